@@ -1,1 +1,60 @@
+//! # novikoff
+//!
+//! The perceptron and its convergence theorem, computed exactly and checked.
+//!
+//! The perceptron keeps a weight vector `w` and a bias `b`. It visits labelled examples `(x, y)` with
+//! `y = ±1`, and whenever `y·(w·x + b) ≤ 0` (a *mistake*) it updates `w ← w + η·y·x` (and `b` by its bias
+//! rule). The **convergence theorem** (Block 1962, Novikoff 1962) says that if some unit vector separates
+//! the data with margin `γ` and every example lies within radius `R` of the origin, the perceptron makes at
+//! most `(R/γ)²` mistakes, whatever the order of the examples and however many there are.
+//!
+//! The crate follows five lecture texts (the "seeds") and names every variant after its source:
+//!
+//! * [`perceptron`]: training in every textbook form: no bias, `b += η·y`, Novikoff's `b += η·y·R²`,
+//!   cyclic, shuffled or online, with an optional per-update [trace](perceptron::Trace);
+//! * [`dataset`]: the validated [`Dataset`] and the proof's simplifications (add a dimension, negate the
+//!   negatives, normalise to unit length), and the radius `R`;
+//! * [`kernel`]: the dot product with a documented summation order, identical bits on every CPU;
+//! * [`io`]: reading data files with errors that name the file, the line and the column;
+//! * [`rng`]: seeded, value-stable randomness.
+//!
+//! ## Conventions
+//!
+//! * A **mistake** is `y·(w·x + b) ≤ 0`: a zero activation is a mistake. Prediction uses sign(0) = +1.
+//! * **`mistakes`** is the number of updates; **`epochs`** counts the passes including the final pass
+//!   with no mistake.
+//! * The **radius** `R = maxᵢ ‖xᵢ‖` is measured about the origin, never about the centroid.
+//!
+//! ## Example: the worked example of seed 004
+//!
+//! ```
+//! use ndarray::array;
+//! use novikoff::{perceptron::PerceptronParams, Dataset};
+//!
+//! let x = array![[-1.0, 2.0], [1.0, 0.0], [1.0, 1.0], [-1.0, 0.0], [-1.0, -2.0], [1.0, -1.0]];
+//! let y = array![-1.0, 1.0, 1.0, -1.0, -1.0, 1.0];
+//! let data = Dataset::new(x, y)?;
+//!
+//! let fit = PerceptronParams::new().max_epochs(100).check()?.fit(&data)?;
+//! assert_eq!(fit.w.to_vec(), vec![3.0, 1.0]);
+//! assert_eq!((fit.mistakes, fit.epochs, fit.converged), (3, 2, true));
+//! // R² = 5 and γ = 1 for this data, so the theorem allows at most 5 mistakes.
+//! assert_eq!(data.radius().powi(2).round(), 5.0);
+//! # Ok::<(), novikoff::Error>(())
+//! ```
+#![warn(missing_docs)]
 
+pub mod dataset;
+pub mod error;
+pub mod io;
+pub mod kernel;
+pub mod perceptron;
+pub mod rng;
+
+pub use dataset::Dataset;
+pub use error::{Error, Location, Result};
+
+/// The README's code blocks, compiled and run as doctests so that they cannot go stale.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -1,0 +1,86 @@
+//! Argument parsing and dispatch. Each subcommand lives in its own file and only parses, calls the
+//! library and formats.
+
+mod output;
+mod train;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use novikoff::io::{LabelColumn, ReadOptions};
+use novikoff::Result;
+
+/// The perceptron and its convergence theorem: exact textbook runs, certified margins, checked bounds.
+#[derive(Debug, Parser)]
+#[command(name = "novikoff", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Train the perceptron on a data file and report the run.
+    Train(train::TrainArgs),
+}
+
+/// How results are printed on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum OutputFormat {
+    /// Aligned text for people.
+    #[default]
+    Table,
+    /// One JSON object.
+    Json,
+}
+
+/// Options shared by every command that reads a data file.
+#[derive(Debug, Clone, Args)]
+pub struct DataArgs {
+    /// The data file (.csv, .tsv or .txt with a header row; the label is the last column by default).
+    pub data: PathBuf,
+    /// The label column: a header name, or a 1-based column number.
+    #[arg(long, value_name = "NAME")]
+    pub label_col: Option<String>,
+    /// The label of the positive class; every other label becomes -1 (one-vs-rest).
+    #[arg(long, value_name = "VALUE")]
+    pub positive: Option<String>,
+    /// The file has no header row.
+    #[arg(long)]
+    pub no_header: bool,
+    /// The field delimiter (a single character).
+    #[arg(long, value_name = "CHAR")]
+    pub delimiter: Option<char>,
+}
+
+impl DataArgs {
+    pub fn read_options(&self) -> Result<ReadOptions> {
+        let mut options = ReadOptions::default()
+            .positive(self.positive.clone())
+            .header(!self.no_header);
+        if let Some(name) = &self.label_col {
+            options = options.label(LabelColumn::parse(name));
+        }
+        if let Some(c) = self.delimiter {
+            let byte = u8::try_from(c).ok().filter(u8::is_ascii).ok_or_else(|| {
+                novikoff::Error::parameter(
+                    "delimiter",
+                    format!("`{c}` is not a single ASCII character"),
+                )
+            })?;
+            options = options.delimiter(byte);
+        }
+        Ok(options)
+    }
+
+    pub fn load(&self) -> Result<novikoff::Dataset> {
+        novikoff::io::open(&self.data, &self.read_options()?)
+    }
+}
+
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Some(Command::Train(args)) => train::run(&args),
+        None => train::run_bundled_example(),
+    }
+}

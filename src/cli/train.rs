@@ -1,0 +1,194 @@
+//! `novikoff train`: one run of the perceptron on a data file.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use novikoff::kernel::Summation;
+use novikoff::perceptron::{BiasRule, CsvTrace, Fit, NoTrace, Order, PerceptronParams};
+use novikoff::{Dataset, Error, Result};
+use serde_json::json;
+
+use super::output::{format_vector, print_json, print_pairs};
+use super::{DataArgs, OutputFormat};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OrderArg {
+    Cyclic,
+    Shuffle,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SummationArg {
+    Sequential,
+    Fast,
+}
+
+impl From<SummationArg> for Summation {
+    fn from(s: SummationArg) -> Self {
+        match s {
+            SummationArg::Sequential => Summation::Sequential,
+            SummationArg::Fast => Summation::Fast,
+        }
+    }
+}
+
+/// The training options shared by `train` and `verify`.
+#[derive(Debug, Clone, Args)]
+pub struct TrainOptions {
+    /// The learning rate η (> 0).
+    #[arg(long, default_value_t = 1.0)]
+    pub eta: f64,
+    /// The order of the examples within an epoch.
+    #[arg(long, value_enum, default_value_t = OrderArg::Cyclic)]
+    pub order: OrderArg,
+    /// The seed of the shuffled order.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Stop after this many epochs.
+    #[arg(long, default_value_t = 1000)]
+    pub max_epochs: usize,
+    /// Stop after this many updates.
+    #[arg(long)]
+    pub max_updates: Option<u64>,
+    /// The dot product's summation order.
+    #[arg(long, value_enum, default_value_t = SummationArg::Fast)]
+    pub summation: SummationArg,
+}
+
+impl TrainOptions {
+    pub fn params(&self, bias: BiasRule) -> PerceptronParams {
+        let order = match self.order {
+            OrderArg::Cyclic => Order::Cyclic,
+            OrderArg::Shuffle => Order::Shuffle { seed: self.seed },
+        };
+        PerceptronParams::new()
+            .bias(bias)
+            .eta(self.eta)
+            .order(order)
+            .max_epochs(self.max_epochs)
+            .max_updates(self.max_updates)
+            .summation(self.summation.into())
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct TrainArgs {
+    #[command(flatten)]
+    pub data: DataArgs,
+    /// The bias rule: none, classic (b += ηy), novikoff (b += ηyR²) or c=VALUE.
+    #[arg(long, default_value = "none", value_parser = parse_bias)]
+    pub bias: BiasRule,
+    #[command(flatten)]
+    pub train: TrainOptions,
+    /// Write one CSV row per update (update,epoch,row,activation,w…,b) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+}
+
+pub fn parse_bias(text: &str) -> std::result::Result<BiasRule, String> {
+    BiasRule::parse(text).map_err(|e| e.to_string())
+}
+
+pub fn run(args: &TrainArgs) -> Result<()> {
+    let data = args.data.load()?;
+    let learner = args.train.params(args.bias).check()?;
+    let fit = match &args.trace {
+        Some(path) => {
+            let file = File::create(path).map_err(|e| Error::io(path, e))?;
+            let mut sink = CsvTrace::new(BufWriter::new(file), data.n_features(), path);
+            let fit = learner.fit_with_trace(&data, &mut sink);
+            // Flush what was written even when the run failed part-way.
+            let flushed = sink.finish();
+            let fit = fit?;
+            flushed?;
+            fit
+        }
+        None => learner.fit_with_trace(&data, &mut NoTrace)?,
+    };
+    report(&args.data.data.display().to_string(), &data, args, &fit)
+}
+
+fn report(source: &str, data: &Dataset, args: &TrainArgs, fit: &Fit) -> Result<()> {
+    let radius = data.radius();
+    let accuracy = fit.accuracy(data)?;
+    match args.format {
+        OutputFormat::Json => print_json(&json!({
+            "data": source,
+            "n": data.n_samples(),
+            "d": data.n_features(),
+            "radius": radius,
+            "converged": fit.converged,
+            "stop_reason": fit.stop_reason.name(),
+            "mistakes": fit.mistakes,
+            "epochs": fit.epochs,
+            "w": fit.w.to_vec(),
+            "b": fit.b,
+            "accuracy": accuracy,
+            "train_seconds": fit.train_seconds,
+            "params": {
+                "bias": args.bias.name(),
+                "bias_constant": fit.bias_constant,
+                "eta": args.train.eta,
+                "order": format!("{:?}", args.train.order).to_lowercase(),
+                "seed": args.train.seed,
+                "max_epochs": args.train.max_epochs,
+                "max_updates": args.train.max_updates,
+                "summation": Summation::from(args.train.summation).name(),
+            },
+        })),
+        OutputFormat::Table => print_pairs(&[
+            ("data", source.to_string()),
+            (
+                "n × d",
+                format!("{} × {}", data.n_samples(), data.n_features()),
+            ),
+            ("radius R", radius.to_string()),
+            ("bias rule", args.bias.name()),
+            ("converged", fit.converged.to_string()),
+            ("stop reason", fit.stop_reason.name().to_string()),
+            ("mistakes", fit.mistakes.to_string()),
+            ("epochs", fit.epochs.to_string()),
+            ("w", format_vector(fit.w.as_slice().unwrap_or(&[]))),
+            ("b", fit.b.to_string()),
+            ("training accuracy", accuracy.to_string()),
+            ("train seconds", format!("{:.6}", fit.train_seconds)),
+        ]),
+    }
+}
+
+/// The main job until the experiment runner lands: the seed 004 worked example with every bias rule.
+pub fn run_bundled_example() -> Result<()> {
+    let data = seed004();
+    println!("novikoff: the worked example of seed 004 (10-607), cyclic order, η = 1\n");
+    for rule in [BiasRule::None, BiasRule::Classic, BiasRule::Novikoff] {
+        let fit = PerceptronParams::new().bias(rule).check()?.fit(&data)?;
+        println!(
+            "{:<9} mistakes {:>2}  epochs {}  converged {}  w = {}  b = {}",
+            rule.name(),
+            fit.mistakes,
+            fit.epochs,
+            fit.converged,
+            format_vector(fit.w.as_slice().unwrap_or(&[])),
+            fit.b
+        );
+    }
+    Ok(())
+}
+
+fn seed004() -> Dataset {
+    let x = ndarray::array![
+        [-1.0, 2.0],
+        [1.0, 0.0],
+        [1.0, 1.0],
+        [-1.0, 0.0],
+        [-1.0, -2.0],
+        [1.0, -1.0]
+    ];
+    let y = ndarray::array![-1.0, 1.0, 1.0, -1.0, -1.0, 1.0];
+    Dataset::new(x, y).expect("the seed 004 example is a valid dataset")
+}

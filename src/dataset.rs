@@ -1,0 +1,342 @@
+//! [`Dataset`]: examples as the rows of an `Array2<f64>`, labels ±1, validated once at construction.
+//!
+//! The transforms here are the simplifications the source documents use on the way to the theorem:
+//!
+//! | transform | source |
+//! |---|---|
+//! | [`Dataset::augment`] (add a constant coordinate `c`) | Helmbold, Simplification 1 (seed 000); the `(x, R)` vectors of seed 002 |
+//! | [`Dataset::negate_negatives`] (`(x, −1) → (−x, +1)`) | Helmbold, Simplification 2 |
+//! | [`Dataset::unit_normalize`] (every row to length 1) | Helmbold, Simplification 3; CS 536's normalised data (seed 001) |
+//! | [`Dataset::radius`] `R = max ‖xᵢ‖` about the origin | seeds 002 and 004 ("the radius is centred at the origin") |
+
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
+
+use crate::error::{Error, Result};
+
+/// A labelled dataset: `x` is `n × d`, one example per row, in standard (row-major) layout; `y` holds
+/// `n` labels, each exactly `+1.0` or `-1.0`.
+///
+/// Construction checks that the lengths match, that there is at least one row and one column, that every
+/// value is finite and that every label is ±1. A dataset may hold a single class (Helmbold's
+/// negate-the-negatives transform produces one); functions that need both classes say so and check.
+///
+/// ```
+/// use ndarray::array;
+/// use novikoff::Dataset;
+/// let data = Dataset::new(array![[3.0, 4.0], [-1.0, 0.0]], array![1.0, -1.0])?;
+/// assert_eq!((data.n_samples(), data.n_features()), (2, 2));
+/// assert_eq!(data.radius(), 5.0);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dataset {
+    x: Array2<f64>,
+    y: Array1<f64>,
+}
+
+impl Dataset {
+    /// Validate and wrap a feature matrix and its labels. The matrix is converted to row-major layout if
+    /// it is not already, so that every row is a contiguous slice for the training loop.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// let err = novikoff::Dataset::new(array![[1.0], [2.0]], array![1.0, 0.0]).unwrap_err();
+    /// assert_eq!(err.to_string(), "row 1: label 0 is not +1 or -1");
+    /// ```
+    pub fn new(x: Array2<f64>, y: Array1<f64>) -> Result<Self> {
+        let (n, d) = x.dim();
+        if y.len() != n {
+            return Err(Error::Shape {
+                what: "labels against rows",
+                expected: n,
+                found: y.len(),
+            });
+        }
+        if n == 0 {
+            return Err(Error::Empty);
+        }
+        if d == 0 {
+            return Err(Error::NoFeatures);
+        }
+        for (row, values) in x.outer_iter().enumerate() {
+            if let Some((column, &value)) = values.iter().enumerate().find(|(_, v)| !v.is_finite())
+            {
+                return Err(Error::NonFinite { row, column, value });
+            }
+        }
+        if let Some((row, &value)) = y.iter().enumerate().find(|(_, &v)| v != 1.0 && v != -1.0) {
+            return Err(Error::Label { row, value });
+        }
+        let x = if x.is_standard_layout() {
+            x
+        } else {
+            x.as_standard_layout().into_owned()
+        };
+        Ok(Self { x, y })
+    }
+
+    /// Like [`Dataset::new`], and also require both classes to be present.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// let err = novikoff::Dataset::with_both_classes(array![[1.0]], array![1.0]).unwrap_err();
+    /// assert!(matches!(err, novikoff::Error::SingleClass { .. }));
+    /// ```
+    pub fn with_both_classes(x: Array2<f64>, y: Array1<f64>) -> Result<Self> {
+        let data = Self::new(x, y)?;
+        data.require_both_classes()?;
+        Ok(data)
+    }
+
+    /// Check that both classes occur.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[1.0], [2.0]], array![1.0, 1.0])?;
+    /// assert!(data.require_both_classes().is_err());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn require_both_classes(&self) -> Result<()> {
+        let (positives, negatives) = self.class_counts();
+        if positives == 0 || negatives == 0 {
+            return Err(Error::SingleClass {
+                label: if positives == 0 { -1.0 } else { 1.0 },
+                context: String::new(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The feature matrix, `n × d`, row-major.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[1.0, 2.0]], array![1.0])?;
+    /// assert_eq!(data.x()[[0, 1]], 2.0);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn x(&self) -> ArrayView2<'_, f64> {
+        self.x.view()
+    }
+
+    /// The labels, each ±1.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[1.0], [2.0]], array![1.0, -1.0])?;
+    /// assert_eq!(data.y().to_vec(), vec![1.0, -1.0]);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn y(&self) -> ArrayView1<'_, f64> {
+        self.y.view()
+    }
+
+    /// Row `i` as a contiguous slice (the dataset is always row-major).
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[1.0, 2.0], [3.0, 4.0]], array![1.0, -1.0])?;
+    /// assert_eq!(data.row(1), &[3.0, 4.0]);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    #[inline]
+    pub fn row(&self, i: usize) -> &[f64] {
+        let d = self.x.ncols();
+        &self.as_flat_slice()[i * d..(i + 1) * d]
+    }
+
+    /// The whole matrix as one row-major slice of length `n·d`.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[1.0, 2.0], [3.0, 4.0]], array![1.0, -1.0])?;
+    /// assert_eq!(data.as_flat_slice(), &[1.0, 2.0, 3.0, 4.0]);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    #[inline]
+    pub fn as_flat_slice(&self) -> &[f64] {
+        self.x
+            .as_slice()
+            .expect("Dataset keeps its matrix in standard layout")
+    }
+
+    /// The labels as a slice.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[1.0]], array![-1.0])?;
+    /// assert_eq!(data.labels(), &[-1.0]);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    #[inline]
+    pub fn labels(&self) -> &[f64] {
+        self.y.as_slice().expect("labels are contiguous")
+    }
+
+    /// Number of examples `n`.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// assert_eq!(novikoff::Dataset::new(array![[1.0], [2.0]], array![1.0, -1.0])?.n_samples(), 2);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn n_samples(&self) -> usize {
+        self.x.nrows()
+    }
+
+    /// Number of features `d`.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// assert_eq!(novikoff::Dataset::new(array![[1.0, 0.0]], array![1.0])?.n_features(), 2);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn n_features(&self) -> usize {
+        self.x.ncols()
+    }
+
+    /// `(positives, negatives)`.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[1.0], [2.0], [3.0]], array![1.0, -1.0, 1.0])?;
+    /// assert_eq!(data.class_counts(), (2, 1));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn class_counts(&self) -> (usize, usize) {
+        let positives = self.y.iter().filter(|&&v| v > 0.0).count();
+        (positives, self.y.len() - positives)
+    }
+
+    /// The radius `R = maxᵢ ‖xᵢ‖₂`, measured about the origin and never about the centroid (seed 004's
+    /// "common misunderstanding"). Each norm is accumulated left to right.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[10.0, 0.0], [11.0, 0.0]], array![1.0, -1.0])?;
+    /// assert_eq!(data.radius(), 11.0); // not 0.5, the radius about the centroid
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn radius(&self) -> f64 {
+        self.x
+            .outer_iter()
+            .map(|row| row.iter().fold(0.0, |acc, v| acc + v * v).sqrt())
+            .fold(0.0, f64::max)
+    }
+
+    /// Append a constant coordinate `c` to every row: `x ↦ (x, c)`.
+    ///
+    /// With `c = 1` this is Helmbold's "add-a-dimension" trick (Simplification 1, seed 000), which turns
+    /// `w·x + b` into `(w, b)·(x, 1)`. With `c = R` it gives the vectors `x̂ = (x, R)` of seed 002's proof.
+    /// The crate's bias rules are the plain perceptron on these vectors; see
+    /// [`BiasRule`](crate::perceptron::BiasRule).
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[3.0, 4.0]], array![1.0])?;
+    /// assert_eq!(data.augment(1.0).x(), array![[3.0, 4.0, 1.0]]);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn augment(&self, c: f64) -> Dataset {
+        let (n, d) = self.x.dim();
+        let mut x = Array2::from_elem((n, d + 1), c);
+        x.slice_mut(ndarray::s![.., ..d]).assign(&self.x);
+        Dataset {
+            x,
+            y: self.y.clone(),
+        }
+    }
+
+    /// Replace each negative example `(x, −1)` by `(−x, +1)` (Helmbold, Simplification 2, seed 000).
+    ///
+    /// A separator through the origin of the old data separates the new data with every label +1 and the
+    /// same margins, and the no-bias perceptron makes the same updates on both.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[1.0, 2.0], [3.0, -1.0]], array![1.0, -1.0])?;
+    /// let flipped = data.negate_negatives();
+    /// assert_eq!(flipped.x(), array![[1.0, 2.0], [-3.0, 1.0]]);
+    /// assert_eq!(flipped.y().to_vec(), vec![1.0, 1.0]);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn negate_negatives(&self) -> Dataset {
+        let mut x = self.x.clone();
+        for (mut row, &label) in x.outer_iter_mut().zip(self.y.iter()) {
+            if label < 0.0 {
+                row.mapv_inplace(|v| -v);
+            }
+        }
+        Dataset {
+            x,
+            y: Array1::ones(self.y.len()),
+        }
+    }
+
+    /// Scale every row to unit Euclidean length (Helmbold, Simplification 3; the normalised data of
+    /// CS 536, seed 001). Scaling a row by a positive number does not change the sign of `w·x`, so a
+    /// separator through the origin still separates; it does change the margin. A zero row is an error.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[3.0, 4.0], [0.0, -2.0]], array![1.0, -1.0])?;
+    /// let unit = data.unit_normalize()?;
+    /// assert_eq!(unit.x(), array![[0.6, 0.8], [0.0, -1.0]]);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn unit_normalize(&self) -> Result<Dataset> {
+        let mut x = self.x.clone();
+        for (row, mut values) in x.outer_iter_mut().enumerate() {
+            let norm = values.iter().fold(0.0, |acc, v| acc + v * v).sqrt();
+            if norm == 0.0 {
+                return Err(Error::ZeroRow { row });
+            }
+            values.mapv_inplace(|v| v / norm);
+        }
+        Ok(Dataset {
+            x,
+            y: self.y.clone(),
+        })
+    }
+
+    /// True when every row has unit length to within `tol` (relative).
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[0.6, 0.8]], array![1.0])?;
+    /// assert!(data.is_unit_norm(1e-12));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn is_unit_norm(&self, tol: f64) -> bool {
+        self.x
+            .outer_iter()
+            .all(|row| (row.iter().fold(0.0, |acc, v| acc + v * v).sqrt() - 1.0).abs() <= tol)
+    }
+
+    /// A new dataset holding the rows at `indices`, in that order.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[1.0], [2.0], [3.0]], array![1.0, -1.0, 1.0])?;
+    /// assert_eq!(data.select(&[2, 0]).x(), array![[3.0], [1.0]]);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn select(&self, indices: &[usize]) -> Dataset {
+        Dataset {
+            x: self.x.select(Axis(0), indices),
+            y: self.y.select(Axis(0), indices),
+        }
+    }
+
+    /// Take the matrix and the labels back.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let (x, y) = novikoff::Dataset::new(array![[1.0]], array![1.0])?.into_parts();
+    /// assert_eq!((x[[0, 0]], y[0]), (1.0, 1.0));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn into_parts(self) -> (Array2<f64>, Array1<f64>) {
+        (self.x, self.y)
+    }
+}

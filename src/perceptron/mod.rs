@@ -1,0 +1,270 @@
+//! The perceptron in every textbook form of the source documents.
+//!
+//! * **One mechanism.** Every bias rule is the plain perceptron on augmented vectors `(x, c)` with
+//!   `b = c·w_{d+1}` (see [`BiasRule`]): `c = 0` is the perceptron through the origin, `c = 1` the classic
+//!   `b += η·y`, `c = R` Novikoff's `b += η·y·R²`.
+//! * **The mistake test** is `y·(w·x + b) ≤ 0`, so a zero activation counts as a mistake, while
+//!   [`Fit::predict`] uses sign(0) = +1 (CS 536, eq. 2).
+//! * **Counts.** `mistakes` is the number of updates; `epochs` counts the passes, including the final
+//!   pass with no mistake. A run stops after the first clean epoch, or at a cap with
+//!   `converged = false` and a [`StopReason`].
+//! * **Orders.** Cyclic, shuffled with a seed (reshuffled every epoch), or a fixed permutation; see
+//!   [`Order`]. Single-pass online learning is [`OnlinePerceptron`].
+//!
+//! The seed 004 worked example:
+//!
+//! ```
+//! use ndarray::array;
+//! use novikoff::{perceptron::{PerceptronParams, Trace}, Dataset};
+//! let x = array![[-1.0, 2.0], [1.0, 0.0], [1.0, 1.0], [-1.0, 0.0], [-1.0, -2.0], [1.0, -1.0]];
+//! let y = array![-1.0, 1.0, 1.0, -1.0, -1.0, 1.0];
+//! let data = Dataset::new(x, y)?;
+//! let mut trace = Trace::default();
+//! let fit = PerceptronParams::new().check()?.fit_with_trace(&data, &mut trace)?;
+//! let steps: Vec<Vec<f64>> = trace.records.iter().map(|r| r.w.clone()).collect();
+//! assert_eq!(steps, vec![vec![1.0, -2.0], vec![2.0, -1.0], vec![3.0, 1.0]]);
+//! assert_eq!((fit.mistakes, fit.epochs, fit.converged), (3, 2, true));
+//! # Ok::<(), novikoff::Error>(())
+//! ```
+
+mod fit;
+mod online;
+mod params;
+mod trace;
+mod weights;
+
+use ndarray::{Array1, ArrayView2};
+use serde::{Deserialize, Serialize};
+
+pub use online::{OnlinePerceptron, Outcome};
+pub use params::{BiasRule, Order, PerceptronParams};
+pub use trace::{CsvTrace, NoTrace, Trace, TraceRecord, TraceSink, UpdateEvent};
+
+use crate::dataset::Dataset;
+use crate::error::{Error, Result};
+use crate::kernel::{self, Summation};
+
+/// Why a run stopped (the argmin `TerminationReason` idea).
+///
+/// ```
+/// use novikoff::perceptron::StopReason;
+/// assert_eq!(StopReason::EpochCap.name(), "epoch_cap");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum StopReason {
+    /// An epoch passed with no mistake: the weights separate the data.
+    Converged,
+    /// `max_epochs` passes were made and the last one still had a mistake.
+    EpochCap,
+    /// `max_updates` updates were made.
+    UpdateCap,
+    /// The weights overflowed to infinity or NaN.
+    NonFinite,
+}
+
+impl StopReason {
+    /// The snake_case name used in JSON and CSV output.
+    ///
+    /// ```
+    /// assert_eq!(novikoff::perceptron::StopReason::Converged.name(), "converged");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            StopReason::Converged => "converged",
+            StopReason::EpochCap => "epoch_cap",
+            StopReason::UpdateCap => "update_cap",
+            StopReason::NonFinite => "non_finite",
+        }
+    }
+}
+
+/// A validated perceptron, ready to fit. Made by [`PerceptronParams::check`].
+///
+/// ```
+/// use ndarray::array;
+/// use novikoff::{perceptron::PerceptronParams, Dataset};
+/// let data = Dataset::new(array![[2.0, 1.0], [-1.0, -3.0]], array![1.0, -1.0])?;
+/// let fit = PerceptronParams::new().check()?.fit(&data)?;
+/// assert!(fit.converged);
+/// assert_eq!(fit.accuracy(&data)?, 1.0);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Perceptron {
+    pub(crate) params: PerceptronParams,
+}
+
+impl Perceptron {
+    /// The validated parameters.
+    ///
+    /// ```
+    /// let p = novikoff::perceptron::PerceptronParams::new().check()?;
+    /// assert_eq!(p.params().eta_value(), 1.0);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn params(&self) -> &PerceptronParams {
+        &self.params
+    }
+
+    /// Train on a fixed dataset, epoch after epoch, until an epoch has no mistake or a cap is reached.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{perceptron::{PerceptronParams, StopReason}, Dataset};
+    /// // XOR (CS 536): not separable, so the run ends at the epoch cap.
+    /// let xor = Dataset::new(array![[0., 0.], [0., 1.], [1., 0.], [1., 1.]], array![1., -1., -1., 1.])?;
+    /// let fit = PerceptronParams::new().max_epochs(50).check()?.fit(&xor)?;
+    /// assert_eq!((fit.converged, fit.stop_reason, fit.epochs), (false, StopReason::EpochCap, 50));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn fit(&self, data: &Dataset) -> Result<Fit> {
+        self.run(data, &mut NoTrace)
+    }
+
+    /// [`Perceptron::fit`], reporting every update to `sink`.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{perceptron::{PerceptronParams, Trace}, Dataset};
+    /// let data = Dataset::new(array![[1.0], [-1.0]], array![1.0, -1.0])?;
+    /// let mut trace = Trace::default();
+    /// let fit = PerceptronParams::new().check()?.fit_with_trace(&data, &mut trace)?;
+    /// assert_eq!(trace.records.len() as u64, fit.mistakes);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn fit_with_trace<S: TraceSink>(&self, data: &Dataset, sink: &mut S) -> Result<Fit> {
+        self.run(data, sink)
+    }
+}
+
+impl PerceptronParams {
+    /// Check the parameters and fit in one call.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[1.0], [-1.0]], array![1.0, -1.0])?;
+    /// let fit = novikoff::perceptron::PerceptronParams::new().fit(&data)?;
+    /// assert_eq!(fit.mistakes, 1);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn fit(&self, data: &Dataset) -> Result<Fit> {
+        self.clone().check()?.fit(data)
+    }
+}
+
+/// The result of a run.
+///
+/// ```
+/// use ndarray::array;
+/// use novikoff::{perceptron::{BiasRule, PerceptronParams}, Dataset};
+/// let data = Dataset::new(array![[3.0], [1.0]], array![1.0, -1.0])?;
+/// let fit = PerceptronParams::new().bias(BiasRule::Classic).fit(&data)?;
+/// assert!(fit.converged);
+/// assert_eq!(fit.predict(data.x())?.to_vec(), vec![1.0, -1.0]);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fit {
+    /// The weights.
+    pub w: Array1<f64>,
+    /// The bias `b = c·w_{d+1}`.
+    pub b: f64,
+    /// The number of updates.
+    pub mistakes: u64,
+    /// The number of passes, including the final clean one.
+    pub epochs: usize,
+    /// True when the last epoch had no mistake.
+    pub converged: bool,
+    /// Why the run stopped.
+    pub stop_reason: StopReason,
+    /// Wall-clock seconds spent in the training loop.
+    pub train_seconds: f64,
+    /// The augmentation constant `c` of the bias rule (0, 1, R or the user's).
+    pub bias_constant: f64,
+    /// The weight `w_{d+1}` of the constant coordinate, so that `b = c·bias_weight` exactly.
+    pub bias_weight: f64,
+    /// The summation order used, and used again by [`Fit::decision_function`].
+    pub summation: Summation,
+}
+
+impl Fit {
+    /// `w·xᵢ + b` for every row of `x`.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// # let data = novikoff::Dataset::new(array![[1.0], [-1.0]], array![1.0, -1.0])?;
+    /// let fit = novikoff::perceptron::PerceptronParams::new().fit(&data)?;
+    /// assert_eq!(fit.decision_function(array![[2.0], [0.0]].view())?.to_vec(), vec![2.0, 0.0]);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn decision_function(&self, x: ArrayView2<'_, f64>) -> Result<Array1<f64>> {
+        if x.ncols() != self.w.len() {
+            return Err(Error::Shape {
+                what: "columns against the fitted weights",
+                expected: self.w.len(),
+                found: x.ncols(),
+            });
+        }
+        let w = self.w.as_slice().expect("fitted weights are contiguous");
+        Ok(x.outer_iter()
+            .map(|row| match row.as_slice() {
+                Some(r) => kernel::dot(w, r, self.summation) + self.b,
+                None => kernel::dot(w, &row.to_vec(), self.summation) + self.b,
+            })
+            .collect())
+    }
+
+    /// `sign(w·xᵢ + b)` with sign(0) = +1 (CS 536, eq. 2).
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// # let data = novikoff::Dataset::new(array![[1.0], [-1.0]], array![1.0, -1.0])?;
+    /// let fit = novikoff::perceptron::PerceptronParams::new().fit(&data)?;
+    /// assert_eq!(fit.predict(array![[0.0], [-3.0]].view())?.to_vec(), vec![1.0, -1.0]);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn predict(&self, x: ArrayView2<'_, f64>) -> Result<Array1<f64>> {
+        Ok(self
+            .decision_function(x)?
+            .mapv(|a| if a >= 0.0 { 1.0 } else { -1.0 }))
+    }
+
+    /// The fraction of `data` that [`Fit::predict`] labels correctly.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[1.0], [-1.0]], array![1.0, -1.0])?;
+    /// let fit = novikoff::perceptron::PerceptronParams::new().fit(&data)?;
+    /// assert_eq!(fit.accuracy(&data)?, 1.0);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn accuracy(&self, data: &Dataset) -> Result<f64> {
+        let predicted = self.predict(data.x())?;
+        let correct = predicted
+            .iter()
+            .zip(data.labels())
+            .filter(|(p, y)| p == y)
+            .count();
+        Ok(correct as f64 / data.n_samples() as f64)
+    }
+
+    /// The weights of the equivalent no-bias perceptron on `(x, c)`: `(w, w_{d+1})` with `b = c·w_{d+1}`.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::perceptron::{BiasRule, PerceptronParams};
+    /// let data = novikoff::Dataset::new(array![[3.0], [1.0]], array![1.0, -1.0])?;
+    /// let fit = PerceptronParams::new().bias(BiasRule::Classic).fit(&data)?;
+    /// assert_eq!(fit.augmented_weights()[1], fit.b);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn augmented_weights(&self) -> Array1<f64> {
+        self.w
+            .iter()
+            .copied()
+            .chain(std::iter::once(self.bias_weight))
+            .collect()
+    }
+}

@@ -1,0 +1,229 @@
+//! Single-pass online learning: predict, then update on a mistake (seed 004, Algorithm 1 "Online").
+
+use ndarray::{Array1, ArrayView1};
+
+use super::trace::{NoTrace, TraceSink, UpdateEvent};
+use super::weights::{is_mistake, Weights};
+use super::{BiasRule, Perceptron};
+use crate::error::{Error, Result};
+
+/// What happened to one example of the stream.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Outcome {
+    /// The prediction made before seeing the label: `sign(w·x + b)` with sign(0) = +1.
+    pub prediction: f64,
+    /// `w·x + b` before any update.
+    pub activation: f64,
+    /// True when `y·(w·x + b) ≤ 0`, in which case the weights were updated.
+    pub mistake: bool,
+}
+
+/// The online perceptron: it consumes one `(x, y)` at a time, predicts, and updates on a mistake. Its
+/// mistake count is the quantity the mistake bounds speak of. It shares its update code with
+/// [`Perceptron::fit`].
+///
+/// ```
+/// use novikoff::perceptron::PerceptronParams;
+/// let mut learner = PerceptronParams::new().check()?.online(2, None)?;
+/// for (x, y) in [([-1.0, 2.0], -1.0), ([1.0, 0.0], 1.0), ([1.0, 1.0], 1.0)] {
+///     learner.observe(&x, y)?;
+/// }
+/// assert_eq!(learner.mistakes(), 2);
+/// assert_eq!(learner.w().to_vec(), vec![2.0, -1.0]);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct OnlinePerceptron {
+    weights: Weights,
+    mistakes: u64,
+    seen: u64,
+}
+
+impl Perceptron {
+    /// An online learner for `n_features` features. The [`BiasRule::Novikoff`] rule needs the radius `R`
+    /// of the whole stream in advance, because its update `b += η·y·R²` uses it.
+    ///
+    /// ```
+    /// use novikoff::perceptron::{BiasRule, PerceptronParams};
+    /// let learner = PerceptronParams::new().bias(BiasRule::Novikoff).check()?;
+    /// assert!(learner.online(3, None).is_err());
+    /// assert!(learner.online(3, Some(2.0)).is_ok());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn online(&self, n_features: usize, radius: Option<f64>) -> Result<OnlinePerceptron> {
+        let p = &self.params;
+        if n_features == 0 {
+            return Err(Error::NoFeatures);
+        }
+        let c = match (p.bias, radius) {
+            (BiasRule::Novikoff, None) => {
+                return Err(Error::parameter(
+                    "radius",
+                    "the novikoff bias rule needs the radius R of the stream in advance",
+                ))
+            }
+            (rule, Some(r)) if !(r.is_finite() && r >= 0.0) => {
+                return Err(Error::parameter(
+                    "radius",
+                    format!("R = {r} for rule {}", rule.name()),
+                ))
+            }
+            (rule, r) => rule.constant(r.unwrap_or(0.0)),
+        };
+        let w0 = match &p.initial_w {
+            Some(w) if w.len() != n_features => {
+                return Err(Error::Shape {
+                    what: "initial weights against features",
+                    expected: n_features,
+                    found: w.len(),
+                })
+            }
+            Some(w) => w.to_vec(),
+            None => vec![0.0; n_features],
+        };
+        Ok(OnlinePerceptron {
+            weights: Weights::new(w0, p.initial_b, c, p.eta, p.summation),
+            mistakes: 0,
+            seen: 0,
+        })
+    }
+}
+
+impl OnlinePerceptron {
+    /// Predict `x`, compare with `y`, and update on a mistake.
+    ///
+    /// ```
+    /// let mut learner = novikoff::perceptron::PerceptronParams::new().check()?.online(1, None)?;
+    /// let outcome = learner.observe(&[2.0], -1.0)?;
+    /// assert!(outcome.mistake);
+    /// assert_eq!(outcome.prediction, 1.0); // sign(0) = +1
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn observe(&mut self, x: &[f64], y: f64) -> Result<Outcome> {
+        self.observe_with_trace(x, y, &mut NoTrace)
+    }
+
+    /// [`OnlinePerceptron::observe`], reporting an update to `sink`.
+    ///
+    /// ```
+    /// use novikoff::perceptron::{PerceptronParams, Trace};
+    /// let mut learner = PerceptronParams::new().check()?.online(1, None)?;
+    /// let mut trace = Trace::default();
+    /// learner.observe_with_trace(&[2.0], 1.0, &mut trace)?;
+    /// assert_eq!(trace.records[0].w, vec![2.0]);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn observe_with_trace<S: TraceSink>(
+        &mut self,
+        x: &[f64],
+        y: f64,
+        sink: &mut S,
+    ) -> Result<Outcome> {
+        let row = self.seen as usize;
+        if x.len() != self.weights.w.len() {
+            return Err(Error::Shape {
+                what: "example length against features",
+                expected: self.weights.w.len(),
+                found: x.len(),
+            });
+        }
+        if let Some((column, &value)) = x.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            return Err(Error::NonFinite { row, column, value });
+        }
+        if y != 1.0 && y != -1.0 {
+            return Err(Error::Label { row, value: y });
+        }
+        self.seen += 1;
+        let activation = self.weights.activation(x);
+        let prediction = if activation >= 0.0 { 1.0 } else { -1.0 };
+        let mistake = is_mistake(y, activation);
+        if mistake {
+            let finite = self.weights.update(x, y);
+            self.mistakes += 1;
+            sink.record(&UpdateEvent {
+                update: self.mistakes,
+                epoch: 1,
+                row,
+                label: y,
+                activation,
+                x,
+                w: &self.weights.w,
+                b: self.weights.b,
+                bias_constant: self.weights.c,
+                eta: self.weights.eta,
+            })?;
+            if !finite {
+                return Err(Error::Solver(format!(
+                    "the weights overflowed to a non-finite value at update {}",
+                    self.mistakes
+                )));
+            }
+        }
+        Ok(Outcome {
+            prediction,
+            activation,
+            mistake,
+        })
+    }
+
+    /// [`OnlinePerceptron::observe`] for an ndarray row view.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// let mut learner = novikoff::perceptron::PerceptronParams::new().check()?.online(2, None)?;
+    /// let x = array![[1.0, 2.0]];
+    /// learner.observe_view(x.row(0), 1.0)?;
+    /// assert_eq!(learner.mistakes(), 1);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn observe_view(&mut self, x: ArrayView1<'_, f64>, y: f64) -> Result<Outcome> {
+        match x.as_slice() {
+            Some(slice) => self.observe(slice, y),
+            None => self.observe(&x.to_vec(), y),
+        }
+    }
+
+    /// The number of updates so far.
+    ///
+    /// ```
+    /// let learner = novikoff::perceptron::PerceptronParams::new().check()?.online(2, None)?;
+    /// assert_eq!(learner.mistakes(), 0);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn mistakes(&self) -> u64 {
+        self.mistakes
+    }
+
+    /// The number of examples seen so far.
+    ///
+    /// ```
+    /// let learner = novikoff::perceptron::PerceptronParams::new().check()?.online(2, None)?;
+    /// assert_eq!(learner.seen(), 0);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn seen(&self) -> u64 {
+        self.seen
+    }
+
+    /// The current weights.
+    ///
+    /// ```
+    /// let learner = novikoff::perceptron::PerceptronParams::new().check()?.online(2, None)?;
+    /// assert_eq!(learner.w().to_vec(), vec![0.0, 0.0]);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn w(&self) -> Array1<f64> {
+        Array1::from_vec(self.weights.w.clone())
+    }
+
+    /// The current bias.
+    ///
+    /// ```
+    /// let learner = novikoff::perceptron::PerceptronParams::new().check()?.online(2, None)?;
+    /// assert_eq!(learner.b(), 0.0);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn b(&self) -> f64 {
+        self.weights.b
+    }
+}

@@ -1,0 +1,227 @@
+//! `novikoff train` through the real binary: textbook runs and bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn novikoff(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_novikoff"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn write(dir: &tempfile::TempDir, name: &str, contents: &[u8]) -> PathBuf {
+    let path = dir.path().join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+fn json(output: &std::process::Output) -> serde_json::Value {
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("stdout is one JSON object")
+}
+
+#[test]
+fn train_reproduces_the_seed004_run_as_json() {
+    let out = json(&novikoff(&[
+        "train",
+        &data("seed004.csv"),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(out["mistakes"], 3);
+    assert_eq!(out["epochs"], 2);
+    assert_eq!(out["converged"], true);
+    assert_eq!(out["stop_reason"], "converged");
+    assert_eq!(out["w"], serde_json::json!([3.0, 1.0]));
+    assert_eq!(out["b"], 0.0);
+    assert_eq!(out["n"], 6);
+    assert_eq!(out["d"], 2);
+    assert_eq!(out["radius"], 5f64.sqrt());
+    assert!(out["train_seconds"].as_f64().unwrap() >= 0.0);
+    assert_eq!(out["params"]["bias"], "none");
+    assert_eq!(out["params"]["eta"], 1.0);
+}
+
+#[test]
+fn train_writes_a_trace_with_one_row_per_update() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("trace.csv");
+    let out = json(&novikoff(&[
+        "train",
+        &data("seed004.csv"),
+        "--format",
+        "json",
+        "--trace",
+        trace.to_str().unwrap(),
+    ]));
+    assert_eq!(out["mistakes"], 3);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    assert_eq!(
+        text,
+        "update,epoch,row,activation,w0,w1,b\n1,1,0,0,1,-2,0\n2,1,2,-1,2,-1,0\n3,1,4,0,3,1,0\n"
+    );
+}
+
+#[test]
+fn every_bias_rule_reports_a_capped_run_on_xor() {
+    for rule in ["none", "classic", "novikoff"] {
+        for file in ["xor.csv", "cs536_1d.csv"] {
+            let out = json(&novikoff(&[
+                "train",
+                &data(file),
+                "--bias",
+                rule,
+                "--max-epochs",
+                "100",
+                "--format",
+                "json",
+            ]));
+            assert_eq!(out["converged"], false, "{rule} {file}");
+            assert_eq!(out["stop_reason"], "epoch_cap");
+            assert_eq!(out["epochs"], 100);
+        }
+    }
+}
+
+#[test]
+fn labels_can_be_chosen_by_name_and_positive_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        &dir,
+        "iris.csv",
+        b"species,a,b\nsetosa,1,2\nvirginica,-1,-2\nversicolor,-2,-1\n",
+    );
+    let out = json(&novikoff(&[
+        "train",
+        path.to_str().unwrap(),
+        "--label-col",
+        "species",
+        "--positive",
+        "setosa",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(out["n"], 3);
+    assert_eq!(out["d"], 2);
+    assert_eq!(out["converged"], true);
+}
+
+/// Each bad file gives exit code 2, no panic, and a message naming the file, the line and the problem.
+#[test]
+fn bad_input_is_refused_with_a_located_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: Vec<(&str, &[u8], Vec<&str>, &str)> = vec![
+        (
+            "nan.csv",
+            b"a,b,y\n1,2,1\n3,NaN,-1\n",
+            vec![],
+            ":3:2: value `NaN` is not finite",
+        ),
+        (
+            "inf.csv",
+            b"a,b,y\n1,inf,1\n3,4,-1\n",
+            vec![],
+            ":2:2: value `inf` is not finite",
+        ),
+        (
+            "ragged.csv",
+            b"a,b,y\n1,2,1\n3,-1\n",
+            vec![],
+            ":3: ragged row: 2 fields where the header has 3",
+        ),
+        ("empty.csv", b"", vec![], "the file is empty"),
+        ("header.csv", b"a,b,y\n", vec![], "no data rows"),
+        ("single.csv", b"a,y\n1,1\n2,1\n", vec![], "only one class"),
+        (
+            "three.csv",
+            b"a,y\n1,1\n2,-1\n3,2\n",
+            vec![],
+            ":4:2: a third class `2`",
+        ),
+        (
+            "text.csv",
+            b"a,b,y\n1,x7,1\n3,4,-1\n",
+            vec![],
+            ":2:2: `x7` is not a number (column `b`)",
+        ),
+        (
+            "col.csv",
+            b"a,b,y\n1,2,1\n3,4,-1\n",
+            vec!["--label-col", "label"],
+            "no column named `label`; the header has: a, b, y",
+        ),
+        (
+            "twovals.csv",
+            b"a,y\n1,2\n3,4\n",
+            vec![],
+            "labels 2 and 4 are neither ±1 nor 0/1",
+        ),
+        (
+            "utf8.csv",
+            b"a,y\n1,1\n\xff,-1\n",
+            vec![],
+            ":3:1: the field is not valid UTF-8",
+        ),
+    ];
+    for (name, contents, extra, expected) in cases {
+        let path = write(&dir, name, contents);
+        let mut args = vec!["train", path.to_str().unwrap()];
+        args.extend(extra);
+        let out = novikoff(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(
+            stderr.contains(name),
+            "{name}: the message names the file: {stderr}"
+        );
+        assert!(
+            stderr.contains(expected),
+            "{name}: expected `{expected}` in: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{name}: {stderr}");
+        assert!(out.stdout.is_empty(), "{name}: nothing on stdout");
+    }
+}
+
+#[test]
+fn missing_files_directories_and_bad_parameters_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.csv");
+    for args in [
+        vec!["train", missing.to_str().unwrap()],
+        vec!["train", dir.path().to_str().unwrap()],
+        vec!["train", &data("seed004.csv"), "--eta", "-1"],
+        vec!["train", &data("seed004.csv"), "--bias", "sometimes"],
+        vec!["train", &data("seed004.csv"), "--max-epochs", "0"],
+        vec!["train"],
+    ] {
+        let out = novikoff(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"));
+    }
+}
+
+#[test]
+fn no_arguments_runs_the_main_job() {
+    let out = novikoff(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!out.stdout.is_empty());
+}
