@@ -1,6 +1,6 @@
 //! The one update mechanism shared by batch fitting and online learning.
 
-use crate::kernel::{self, Summation};
+use crate::kernel::{self, KernelPath, Summation};
 
 /// The weights of the perceptron on augmented vectors `(x, c)`: `w` for the features and `v` for the
 /// constant coordinate, so that the bias is `b = c·v`.
@@ -16,6 +16,8 @@ pub(crate) struct Weights {
     pub(crate) b: f64,
     pub(crate) eta: f64,
     pub(crate) summation: Summation,
+    /// The kernels, resolved once rather than on every call.
+    pub(crate) path: &'static KernelPath,
 }
 
 impl Weights {
@@ -28,22 +30,24 @@ impl Weights {
             b: c * v,
             eta,
             summation,
+            path: kernel::active(),
         }
     }
 
     #[inline(always)]
     pub(crate) fn activation(&self, x: &[f64]) -> f64 {
-        kernel::dot(&self.w, x, self.summation) + self.b
+        self.path.dot(&self.w, x, self.summation) + self.b
     }
 
     /// `(w, v) += η·y·(x, c)`. Returns false when the weights stopped being finite.
     #[inline]
     pub(crate) fn update(&mut self, x: &[f64], y: f64) -> bool {
         let step = self.eta * y;
-        kernel::axpy(step, x, &mut self.w);
+        self.path.axpy(step, x, &mut self.w);
         self.v += step * self.c;
         self.b = self.c * self.v;
-        self.b.is_finite() && self.w.iter().all(|w| w.is_finite())
+        // A fold rather than `all`, so that the check runs without early exits and vectorises.
+        self.b.is_finite() && self.w.iter().fold(true, |finite, w| finite & w.is_finite())
     }
 }
 

@@ -1,0 +1,548 @@
+//! The hot loop: dot products, `axpy` and the blocked mistake scan, with a documented, fixed summation
+//! order and SIMD code chosen at run time.
+//!
+//! This module is the only place in the crate with `unsafe` code or `std::arch`.
+//!
+//! # Summation orders
+//!
+//! Floating-point addition is not associative, so "the dot product" is only defined once its order is.
+//! novikoff offers two, chosen with [`Summation`]:
+//!
+//! * [`Summation::Sequential`]: `s = +0.0; for i in 0..n { s = s + a[i]·b[i] }`, the plain left-to-right
+//!   loop. It reproduces numpy's `for` loops, sklearn's Cython perceptron and the textbooks bit for bit.
+//! * [`Summation::Fast`] (the default): [`LANES`] = 32 accumulators `acc[0..32]`, all `+0.0` at first.
+//!   1. **Lanes.** For `i = 0, 1, …, n−1` in increasing order, `acc[i mod 32] = acc[i mod 32] + a[i]·b[i]`.
+//!      Every element goes to its lane, the last partial chunk included: there is no separate tail.
+//!   2. **Tree.** Fold the upper half onto the lower half until one value is left: for
+//!      `h = 16, 8, 4, 2, 1`, `acc[l] = acc[l] + acc[l + h]` for every `l < h`. The result is `acc[0]`.
+//!
+//!   So for 32 products `p₀ … p₃₁` (one per lane) the result is
+//!   `((((p₀+p₁₆)+(p₈+p₂₄)) + ((p₄+p₂₀)+(p₁₂+p₂₈))) + (((p₂+p₁₈)+(p₁₀+p₂₆)) + ((p₆+p₂₂)+(p₁₄+p₃₀))))`
+//!   `+ (((p₁+p₁₇)+(p₉+p₂₅)) + …)`: lane `l` is paired with `l+16`, then with `l+8`, `l+4`, `l+2`, `l+1`.
+//!
+//! Both orders start from `+0.0`, so a result is never `−0.0`: an exact zero is always `+0.0`.
+//!
+//! Each product `a[i]·b[i]` is rounded before it is added: fused multiply-add is never used. FMA is not
+//! available on every CPU (SSE2-only x86-64, older ARM cores), and it changes the rounding, so using it
+//! where available would make the bits depend on the machine.
+//!
+//! With these rules a dot product is a function of its inputs alone: identical in every bit on every
+//! CPU and on every code path below, for finite inputs. (The payload bits of a NaN result are not
+//! specified: CPUs differ there.)
+//!
+//! ```
+//! use novikoff::kernel::{dot, Summation, LANES};
+//! // A reference written from the description above.
+//! let a: Vec<f64> = (0..45).map(|i| 1.0 / (1.0 + i as f64)).collect();
+//! let b: Vec<f64> = (0..45).map(|i| (i as f64).sqrt() - 3.0).collect();
+//! let mut acc = [0.0f64; LANES];
+//! for i in 0..a.len() {
+//!     acc[i % LANES] += a[i] * b[i];
+//! }
+//! let mut h = LANES / 2;
+//! while h >= 1 {
+//!     for l in 0..h {
+//!         acc[l] += acc[l + h];
+//!     }
+//!     h /= 2;
+//! }
+//! assert_eq!(dot(&a, &b, Summation::Fast).to_bits(), acc[0].to_bits());
+//! ```
+//!
+//! # Code paths
+//!
+//! [`paths`] lists the implementations this CPU can run, and [`active`] is the one used, chosen once on
+//! first use: AVX-512F, else AVX2, else SSE2 on x86-64, and the portable Rust code anywhere else (NEON
+//! has no hand-written path: on AArch64 the portable code runs, and the compiler vectorises its 32
+//! independent lanes without changing the order). The AVX2 path uses no FMA even where the CPU has it.
+//! Every path computes the orders above exactly; `tests/kernel.rs` checks each one against the portable
+//! path bit for bit.
+//!
+//! # The blocked scan
+//!
+//! One perceptron epoch asks, row after row, "is `y·(w·x + b) ≤ 0`?", and changes `w` only when the
+//! answer is yes. [`scan`] answers it for a whole block of [`Rows`] with `w` fixed and returns the first
+//! [`Mistake`]. When the rows are short (`d ≤ 32` for [`Summation::Fast`]; any `d` for
+//! [`Summation::Sequential`]) the SIMD paths compute 8 (AVX-512) or 4 (AVX2) rows at once, one row per
+//! vector lane, each row still in its own documented order; otherwise they vectorise along the row. Either
+//! way every activation has the bits [`dot`]`(w, x, summation) + b` would give, so a training loop that
+//! scans is indistinguishable from one that visits the rows one by one.
+
+mod portable;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+use std::sync::OnceLock;
+
+use crate::error::{Error, Result};
+
+/// Number of independent accumulators of [`Summation::Fast`] (see the [module documentation](self)).
+pub const LANES: usize = 32;
+
+/// Which summation order a dot product uses. See the [module documentation](self) for the exact orders.
+///
+/// ```
+/// use novikoff::kernel::{dot, Summation};
+/// let a = [1.0, 2.0, 3.0];
+/// let b = [4.0, 5.0, 6.0];
+/// assert_eq!(dot(&a, &b, Summation::Sequential), 32.0);
+/// assert_eq!(dot(&a, &b, Summation::Fast), 32.0);
+/// ```
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Summation {
+    /// Left to right, one accumulator: bit-identical to the textbook loop.
+    Sequential,
+    /// 32 lane accumulators folded in a fixed tree: fast and identical on every CPU.
+    #[default]
+    Fast,
+}
+
+impl Summation {
+    /// The lower-case name used by the CLI and in result files.
+    ///
+    /// ```
+    /// assert_eq!(novikoff::kernel::Summation::Fast.name(), "fast");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Summation::Sequential => "sequential",
+            Summation::Fast => "fast",
+        }
+    }
+}
+
+/// `a · b` in the given summation order, on the [`active`] code path. The slices should have the same
+/// length; only the common prefix is used.
+///
+/// ```
+/// use novikoff::kernel::{dot, Summation};
+/// assert_eq!(dot(&[1.0, -1.0], &[2.0, 3.0], Summation::Fast), -1.0);
+/// ```
+#[inline]
+pub fn dot(a: &[f64], b: &[f64], summation: Summation) -> f64 {
+    match summation {
+        Summation::Sequential => dot_sequential(a, b),
+        Summation::Fast => dot_fast(a, b),
+    }
+}
+
+/// The left-to-right dot product ([`Summation::Sequential`]). A single dot product in this order is one
+/// chain of dependent additions, which no SIMD unit can shorten, so it has only the portable path; the
+/// [`scan`] speeds this order up by running several rows side by side instead.
+///
+/// ```
+/// assert_eq!(novikoff::kernel::dot_sequential(&[0.1, 0.2], &[1.0, 1.0]), 0.1 + 0.2);
+/// ```
+#[inline]
+pub fn dot_sequential(a: &[f64], b: &[f64]) -> f64 {
+    debug_assert_eq!(a.len(), b.len());
+    portable::dot_sequential(a, b)
+}
+
+/// The fixed-order 32-lane dot product ([`Summation::Fast`]) on the [`active`] code path.
+///
+/// ```
+/// let a: Vec<f64> = (0..19).map(f64::from).collect();
+/// assert_eq!(novikoff::kernel::dot_fast(&a, &a), (0..19).map(|i| (i * i) as f64).sum::<f64>());
+/// ```
+#[inline]
+pub fn dot_fast(a: &[f64], b: &[f64]) -> f64 {
+    debug_assert_eq!(a.len(), b.len());
+    (active().dot_fast)(a, b)
+}
+
+/// `y ← y + alpha·x`, element by element: each `alpha·x[i]` is rounded, then added (no FMA), so every
+/// path gives the same bits. The slices should have the same length; only the common prefix is used.
+///
+/// ```
+/// let mut y = [1.0, 1.0];
+/// novikoff::kernel::axpy(-2.0, &[1.0, 0.5], &mut y);
+/// assert_eq!(y, [-1.0, 0.0]);
+/// ```
+#[inline]
+pub fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
+    debug_assert_eq!(x.len(), y.len());
+    (active().axpy)(alpha, x, y)
+}
+
+/// A block of labelled rows for [`scan`]: either consecutive rows of a row-major matrix, or the rows of
+/// a matrix listed by an index (a shuffled or permuted visiting order). Nothing is copied.
+///
+/// ```
+/// use novikoff::kernel::Rows;
+/// let x = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]; // three rows of two features
+/// let labels = [1.0, -1.0, 1.0];
+/// let first_two = Rows::contiguous(&x[..4], &labels[..2], 2)?;
+/// assert_eq!(first_two.len(), 2);
+/// let backwards = Rows::indexed(&x, &labels, 2, &[2, 1, 0])?;
+/// assert_eq!(backwards.len(), 3);
+/// assert!(Rows::indexed(&x, &labels, 2, &[3]).is_err());
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Rows<'a> {
+    x: &'a [f64],
+    labels: &'a [f64],
+    n_features: usize,
+    index: Option<&'a [usize]>,
+}
+
+impl<'a> Rows<'a> {
+    /// The rows of the row-major matrix `x` (`labels.len()` rows of `n_features` values), in order.
+    ///
+    /// ```
+    /// use novikoff::kernel::Rows;
+    /// assert!(Rows::contiguous(&[1.0, 2.0], &[1.0], 2).is_ok());
+    /// assert!(Rows::contiguous(&[1.0, 2.0], &[1.0, 1.0], 2).is_err());
+    /// ```
+    pub fn contiguous(x: &'a [f64], labels: &'a [f64], n_features: usize) -> Result<Self> {
+        check_matrix(x, labels, n_features)?;
+        Ok(Self {
+            x,
+            labels,
+            n_features,
+            index: None,
+        })
+    }
+
+    /// The rows `index[0], index[1], …` of the row-major matrix `x` (`labels.len()` rows of
+    /// `n_features` values). Every index must be a row of `x`; repeats are allowed.
+    ///
+    /// ```
+    /// use novikoff::kernel::Rows;
+    /// let rows = Rows::indexed(&[1.0, 2.0], &[1.0, -1.0], 1, &[1, 1, 0])?;
+    /// assert_eq!(rows.len(), 3);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn indexed(
+        x: &'a [f64],
+        labels: &'a [f64],
+        n_features: usize,
+        index: &'a [usize],
+    ) -> Result<Self> {
+        check_matrix(x, labels, n_features)?;
+        let n_rows = labels.len();
+        if let Some(&bad) = index.iter().find(|&&i| i >= n_rows) {
+            return Err(Error::parameter(
+                "index",
+                format!("row {bad} is out of range for a block of {n_rows} rows"),
+            ));
+        }
+        Ok(Self {
+            x,
+            labels,
+            n_features,
+            index: Some(index),
+        })
+    }
+
+    /// [`Rows::indexed`] for an index the caller has already checked (the training loop checks its
+    /// visiting order once per run, not once per block).
+    pub(crate) fn indexed_prechecked(
+        x: &'a [f64],
+        labels: &'a [f64],
+        n_features: usize,
+        index: &'a [usize],
+    ) -> Self {
+        assert!(n_features > 0 && x.len() == labels.len() * n_features);
+        debug_assert!(index.iter().all(|&i| i < labels.len()));
+        Self {
+            x,
+            labels,
+            n_features,
+            index: Some(index),
+        }
+    }
+
+    /// The number of rows in the block (the length of the index for an indexed block).
+    ///
+    /// ```
+    /// let rows = novikoff::kernel::Rows::contiguous(&[1.0, 2.0, 3.0], &[1.0, 1.0, -1.0], 1)?;
+    /// assert_eq!(rows.len(), 3);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn len(&self) -> usize {
+        match self.index {
+            Some(index) => index.len(),
+            None => self.labels.len(),
+        }
+    }
+
+    /// True when the block has no row.
+    ///
+    /// ```
+    /// let rows = novikoff::kernel::Rows::contiguous(&[], &[], 4)?;
+    /// assert!(rows.is_empty());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The number of features per row.
+    ///
+    /// ```
+    /// let rows = novikoff::kernel::Rows::contiguous(&[1.0, 2.0], &[1.0], 2)?;
+    /// assert_eq!(rows.n_features(), 2);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    /// Row `k` of the block and its label (bounds-checked; for the portable path and for tests).
+    pub(crate) fn get(&self, k: usize) -> (&'a [f64], f64) {
+        let i = match self.index {
+            Some(index) => index[k],
+            None => k,
+        };
+        let d = self.n_features;
+        (&self.x[i * d..(i + 1) * d], self.labels[i])
+    }
+}
+
+fn check_matrix(x: &[f64], labels: &[f64], n_features: usize) -> Result<()> {
+    if n_features == 0 {
+        return Err(Error::NoFeatures);
+    }
+    if x.len() != labels.len() * n_features {
+        return Err(Error::Shape {
+            what: "matrix values against labels × features",
+            expected: labels.len() * n_features,
+            found: x.len(),
+        });
+    }
+    Ok(())
+}
+
+/// The first row of a block where `y·(w·x + b) ≤ 0`, found by [`scan`].
+///
+/// ```
+/// use novikoff::kernel::{scan, Mistake, Rows, Summation};
+/// let rows = Rows::contiguous(&[1.0, -2.0, 3.0], &[1.0, 1.0, 1.0], 1)?;
+/// let first = scan(&[1.0], 0.0, &rows, Summation::Fast)?;
+/// assert_eq!(first, Some(Mistake { offset: 1, activation: -2.0 }));
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Mistake {
+    /// Position of the row within the block (`0..rows.len()`; for an indexed block, the position in
+    /// the index, not the row number).
+    pub offset: usize,
+    /// `w·x + b` for that row, with the bits [`dot`] gives.
+    pub activation: f64,
+}
+
+/// The first row of `rows` that `(w, b)` gets wrong, `y·(w·x + b) ≤ 0` (a zero activation is a mistake),
+/// or `None` if there is none. Each activation is exactly `dot(w, x, summation) + b`. Runs on the
+/// [`active`] code path; `w` must have one weight per feature.
+///
+/// ```
+/// use novikoff::kernel::{scan, Rows, Summation};
+/// let x = [1.0, 0.0, 0.0, 1.0, -1.0, -1.0];
+/// let labels = [1.0, 1.0, -1.0];
+/// let rows = Rows::contiguous(&x, &labels, 2)?;
+/// assert_eq!(scan(&[1.0, 1.0], 0.0, &rows, Summation::Sequential)?, None);
+/// let hit = scan(&[1.0, -1.0], 0.0, &rows, Summation::Sequential)?.unwrap();
+/// assert_eq!((hit.offset, hit.activation), (1, -1.0));
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[inline]
+pub fn scan(w: &[f64], b: f64, rows: &Rows<'_>, summation: Summation) -> Result<Option<Mistake>> {
+    active().scan(w, b, rows, summation)
+}
+
+/// One implementation of the kernels (portable, SSE2, AVX2 or AVX-512F). [`paths`] lists those this CPU
+/// can run; all of them give identical bits.
+///
+/// ```
+/// use novikoff::kernel::{paths, Summation};
+/// let a: Vec<f64> = (0..100).map(|i| (i as f64).cos()).collect();
+/// let reference = paths()[0].dot(&a, &a, Summation::Fast);
+/// for path in paths() {
+///     assert_eq!(path.dot(&a, &a, Summation::Fast).to_bits(), reference.to_bits(), "{}", path.name());
+/// }
+/// ```
+#[derive(Clone, Copy)]
+pub struct KernelPath {
+    name: &'static str,
+    dot_fast: fn(&[f64], &[f64]) -> f64,
+    axpy: fn(f64, &[f64], &mut [f64]),
+    scan: fn(&[f64], f64, &Rows<'_>, Summation) -> Option<Mistake>,
+}
+
+impl std::fmt::Debug for KernelPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KernelPath")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+impl KernelPath {
+    /// `portable`, `sse2`, `avx2` or `avx512f`.
+    ///
+    /// ```
+    /// assert_eq!(novikoff::kernel::paths()[0].name(), "portable");
+    /// ```
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// [`dot`] on this path.
+    ///
+    /// ```
+    /// use novikoff::kernel::{active, Summation};
+    /// assert_eq!(active().dot(&[2.0], &[3.0], Summation::Fast), 6.0);
+    /// ```
+    #[inline]
+    pub fn dot(&self, a: &[f64], b: &[f64], summation: Summation) -> f64 {
+        match summation {
+            Summation::Sequential => portable::dot_sequential(a, b),
+            Summation::Fast => (self.dot_fast)(a, b),
+        }
+    }
+
+    /// [`axpy`] on this path.
+    ///
+    /// ```
+    /// let mut y = [1.0];
+    /// novikoff::kernel::active().axpy(2.0, &[3.0], &mut y);
+    /// assert_eq!(y, [7.0]);
+    /// ```
+    #[inline]
+    pub fn axpy(&self, alpha: f64, x: &[f64], y: &mut [f64]) {
+        (self.axpy)(alpha, x, y)
+    }
+
+    /// [`scan`] on this path.
+    ///
+    /// ```
+    /// use novikoff::kernel::{active, Rows, Summation};
+    /// let rows = Rows::contiguous(&[1.0, 2.0], &[1.0, -1.0], 1)?;
+    /// let hit = active().scan(&[1.0], 0.0, &rows, Summation::Fast)?.unwrap();
+    /// assert_eq!(hit.offset, 1);
+    /// assert!(active().scan(&[1.0, 2.0], 0.0, &rows, Summation::Fast).is_err());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    #[inline]
+    pub fn scan(
+        &self,
+        w: &[f64],
+        b: f64,
+        rows: &Rows<'_>,
+        summation: Summation,
+    ) -> Result<Option<Mistake>> {
+        if w.len() != rows.n_features {
+            return Err(Error::Shape {
+                what: "weights against features",
+                expected: rows.n_features,
+                found: w.len(),
+            });
+        }
+        Ok((self.scan)(w, b, rows, summation))
+    }
+}
+
+/// Every code path this CPU can run, the portable one first and the preferred one last.
+///
+/// ```
+/// let paths = novikoff::kernel::paths();
+/// assert_eq!(paths[0].name(), "portable");
+/// assert_eq!(paths.last().unwrap().name(), novikoff::kernel::active().name());
+/// ```
+pub fn paths() -> &'static [KernelPath] {
+    static PATHS: OnceLock<Vec<KernelPath>> = OnceLock::new();
+    PATHS.get_or_init(|| {
+        #[allow(unused_mut)]
+        let mut paths = vec![portable::PATH];
+        #[cfg(target_arch = "x86_64")]
+        paths.extend(x86::detect());
+        paths
+    })
+}
+
+/// The code path used by [`dot`], [`axpy`], [`scan`] and the training loop: the last of [`paths`],
+/// detected once.
+///
+/// ```
+/// println!("novikoff kernels: {}", novikoff::kernel::active().name());
+/// ```
+#[inline]
+pub fn active() -> &'static KernelPath {
+    static ACTIVE: OnceLock<&'static KernelPath> = OnceLock::new();
+    ACTIVE.get_or_init(|| paths().last().expect("the portable path is always present"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The Fast order written from the module documentation, not from any implementation.
+    fn documented_fast(a: &[f64], b: &[f64]) -> f64 {
+        let mut acc = [0.0f64; 32];
+        for i in 0..a.len() {
+            acc[i % 32] += a[i] * b[i];
+        }
+        for h in [16, 8, 4, 2, 1] {
+            for l in 0..h {
+                acc[l] += acc[l + h];
+            }
+        }
+        acc[0]
+    }
+
+    #[test]
+    fn fast_matches_its_documented_order() {
+        for n in [0, 1, 5, 31, 32, 37, 64, 100, 257] {
+            let a: Vec<f64> = (0..n)
+                .map(|i| ((i * 7919) % 113) as f64 * 0.37 - 11.0)
+                .collect();
+            let b: Vec<f64> = (0..n)
+                .map(|i| ((i * 104729) % 97) as f64 * 0.13 - 3.0)
+                .collect();
+            let expected = documented_fast(&a, &b);
+            for path in paths() {
+                let got = path.dot(&a, &b, Summation::Fast);
+                assert_eq!(got.to_bits(), expected.to_bits(), "n={n} {}", path.name());
+            }
+        }
+    }
+
+    #[test]
+    fn the_tree_pairs_lane_l_with_l_plus_16_first() {
+        // Two halves of an ulp of 1 (2⁻⁵³ each) and a 1. Where the two small values meet decides the
+        // result: each one alone is absorbed by 1 (a tie, rounded to even), together they make 2⁻⁵².
+        let tiny = f64::EPSILON / 2.0;
+        let ones = vec![1.0; 32];
+        let with = |lanes: [usize; 2]| {
+            let mut a = vec![0.0; 32];
+            a[0] = 1.0;
+            a[lanes[0]] = tiny;
+            a[lanes[1]] = tiny;
+            a
+        };
+        // Lanes 16 and 1: lane 16 meets lane 0 at h = 16, lane 1 meets lane 0 at h = 1.
+        let apart = with([16, 1]);
+        assert_eq!(documented_fast(&apart, &ones), 1.0);
+        assert_eq!(dot_fast(&apart, &ones), 1.0);
+        // Lanes 8 and 24 meet each other at h = 16, before either meets lane 0 (at h = 8).
+        let together = with([8, 24]);
+        assert_eq!(documented_fast(&together, &ones), 1.0 + f64::EPSILON);
+        assert_eq!(dot_fast(&together, &ones), 1.0 + f64::EPSILON);
+    }
+
+    #[test]
+    fn empty_dot_is_positive_zero() {
+        for path in paths() {
+            assert_eq!(path.dot(&[], &[], Summation::Fast).to_bits(), 0);
+        }
+        assert_eq!(dot_sequential(&[], &[]).to_bits(), 0);
+        // −0 products still give +0, in both orders.
+        assert_eq!(dot_fast(&[-0.0], &[1.0]).to_bits(), 0);
+        assert_eq!(dot_sequential(&[-0.0], &[1.0]).to_bits(), 0);
+    }
+}

@@ -1,0 +1,75 @@
+//! The portable path: plain safe Rust, the reference every SIMD path must reproduce bit for bit.
+
+use super::{KernelPath, Mistake, Rows, Summation, LANES};
+
+pub(super) const PATH: KernelPath = KernelPath {
+    name: "portable",
+    dot_fast,
+    axpy,
+    scan,
+};
+
+pub(super) fn dot_sequential(a: &[f64], b: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for (x, y) in a.iter().zip(b) {
+        sum += x * y;
+    }
+    sum
+}
+
+pub(super) fn dot_fast(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f64; LANES];
+    let mut a_chunks = a.chunks_exact(LANES);
+    let mut b_chunks = b.chunks_exact(LANES);
+    for (ca, cb) in (&mut a_chunks).zip(&mut b_chunks) {
+        for lane in 0..LANES {
+            acc[lane] += ca[lane] * cb[lane];
+        }
+    }
+    // The last partial chunk goes to the same lanes: element i always lands in lane i mod 32.
+    for (lane, (x, y)) in a_chunks
+        .remainder()
+        .iter()
+        .zip(b_chunks.remainder())
+        .enumerate()
+    {
+        acc[lane] += x * y;
+    }
+    fold(acc)
+}
+
+/// The fixed tree: for h = 16, 8, 4, 2, 1, lane l takes lane l + h.
+#[inline(always)]
+fn fold(mut acc: [f64; LANES]) -> f64 {
+    let mut h = LANES / 2;
+    while h >= 1 {
+        for l in 0..h {
+            acc[l] += acc[l + h];
+        }
+        h /= 2;
+    }
+    acc[0]
+}
+
+pub(super) fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
+    for (yi, xi) in y.iter_mut().zip(x) {
+        *yi += alpha * xi;
+    }
+}
+
+pub(super) fn scan(w: &[f64], b: f64, rows: &Rows<'_>, summation: Summation) -> Option<Mistake> {
+    let dot = match summation {
+        Summation::Sequential => dot_sequential,
+        Summation::Fast => dot_fast,
+    };
+    (0..rows.len()).find_map(|k| {
+        let (x, y) = rows.get(k);
+        let activation = dot(w, x) + b;
+        (y * activation <= 0.0).then_some(Mistake {
+            offset: k,
+            activation,
+        })
+    })
+}

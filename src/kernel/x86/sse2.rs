@@ -1,0 +1,114 @@
+//! SSE2, the x86-64 baseline: the 32 lanes of [`Summation::Fast`] are sixteen 2-wide registers.
+//!
+//! Lane `l` lives in register `l / 2`, element `l mod 2`, so the folds `h = 16, 8, 4, 2` add whole
+//! registers and the last one adds a register's two elements. The scan runs along each row.
+
+use std::arch::x86_64::*;
+
+use super::RowSource;
+use crate::kernel::{Mistake, Summation, LANES};
+
+/// Values per register.
+const V: usize = 2;
+/// Registers per chunk of [`LANES`].
+const REGS: usize = LANES / V;
+
+#[target_feature(enable = "sse2")]
+pub(super) unsafe fn dot_fast(a: &[f64], b: &[f64]) -> f64 {
+    unsafe { dot_fast_ptr(a.as_ptr(), b.as_ptr(), a.len().min(b.len())) }
+}
+
+/// The Fast order over `n` values at `a` and `b`. In the last partial chunk a lone value is loaded with
+/// `movsd`, which zeroes the other element: that lane adds `0·0 = +0.0`, which changes no accumulator.
+#[inline]
+#[target_feature(enable = "sse2")]
+unsafe fn dot_fast_ptr(a: *const f64, b: *const f64, n: usize) -> f64 {
+    let mut acc = [_mm_setzero_pd(); REGS];
+    let full = n - n % LANES;
+    let mut i = 0;
+    while i < full {
+        for (r, acc) in acc.iter_mut().enumerate() {
+            let x = unsafe { _mm_loadu_pd(a.add(i + r * V)) };
+            let y = unsafe { _mm_loadu_pd(b.add(i + r * V)) };
+            *acc = _mm_add_pd(*acc, _mm_mul_pd(x, y));
+        }
+        i += LANES;
+    }
+    let rest = n - full;
+    for (r, acc) in acc.iter_mut().enumerate() {
+        let first = r * V;
+        if rest > first + 1 {
+            let x = unsafe { _mm_loadu_pd(a.add(i + first)) };
+            let y = unsafe { _mm_loadu_pd(b.add(i + first)) };
+            *acc = _mm_add_pd(*acc, _mm_mul_pd(x, y));
+        } else if rest > first {
+            let x = unsafe { _mm_load_sd(a.add(i + first)) };
+            let y = unsafe { _mm_load_sd(b.add(i + first)) };
+            *acc = _mm_add_pd(*acc, _mm_mul_pd(x, y));
+        }
+    }
+    let mut h = REGS / 2;
+    while h >= 1 {
+        for r in 0..h {
+            acc[r] = _mm_add_pd(acc[r], acc[r + h]);
+        }
+        h /= 2;
+    }
+    let pair = acc[0];
+    _mm_cvtsd_f64(_mm_add_sd(pair, _mm_unpackhi_pd(pair, pair)))
+}
+
+#[target_feature(enable = "sse2")]
+pub(super) unsafe fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
+    let n = x.len().min(y.len());
+    let (xp, yp) = (x.as_ptr(), y.as_mut_ptr());
+    let a = _mm_set1_pd(alpha);
+    let mut i = 0;
+    while i + V <= n {
+        unsafe {
+            let sum = _mm_add_pd(
+                _mm_loadu_pd(yp.add(i)),
+                _mm_mul_pd(a, _mm_loadu_pd(xp.add(i))),
+            );
+            _mm_storeu_pd(yp.add(i), sum);
+        }
+        i += V;
+    }
+    if i < n {
+        unsafe { *yp.add(i) += alpha * *xp.add(i) };
+    }
+}
+
+/// The first mistake of the block, one row at a time.
+#[target_feature(enable = "sse2")]
+pub(super) unsafe fn scan<R: RowSource>(
+    w: &[f64],
+    b: f64,
+    rows: R,
+    summation: Summation,
+) -> Option<Mistake> {
+    let d = rows.d();
+    debug_assert_eq!(w.len(), d);
+    let w = w.as_ptr();
+    for k in 0..rows.len() {
+        let x = unsafe { rows.row(k) };
+        let dot = match summation {
+            Summation::Fast => unsafe { dot_fast_ptr(w, x, d) },
+            Summation::Sequential => {
+                let mut sum = 0.0;
+                for j in 0..d {
+                    sum += unsafe { *w.add(j) * *x.add(j) };
+                }
+                sum
+            }
+        };
+        let activation = dot + b;
+        if unsafe { rows.label(k) } * activation <= 0.0 {
+            return Some(Mistake {
+                offset: k,
+                activation,
+            });
+        }
+    }
+    None
+}
