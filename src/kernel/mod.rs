@@ -293,6 +293,24 @@ impl<'a> Rows<'a> {
         self.n_features
     }
 
+    /// The block's rows `start..end` (positions in the index for an indexed block).
+    pub(crate) fn part(&self, start: usize, end: usize) -> Rows<'a> {
+        match self.index {
+            Some(index) => Rows {
+                index: Some(&index[start..end]),
+                ..*self
+            },
+            None => {
+                let d = self.n_features;
+                Rows {
+                    x: &self.x[start * d..end * d],
+                    labels: &self.labels[start..end],
+                    ..*self
+                }
+            }
+        }
+    }
+
     /// Row `k` of the block and its label (bounds-checked; for the portable path and for tests).
     pub(crate) fn get(&self, k: usize) -> (&'a [f64], f64) {
         let i = match self.index {

@@ -79,15 +79,16 @@ impl Perceptron {
                 rng::shuffle(stream, &mut visit);
             }
             let mistakes_before = mistakes;
+            let all_rows = if visit.is_empty() {
+                Rows::contiguous(x, labels, d)?
+            } else {
+                Rows::indexed_prechecked(x, labels, d, &visit)
+            };
             // Rows before `next` have been visited in this epoch.
             let mut next = 0;
             while next < n {
                 let end = n.min(next + block);
-                let rows = if visit.is_empty() {
-                    Rows::contiguous(&x[next * d..end * d], &labels[next..end], d)?
-                } else {
-                    Rows::indexed_prechecked(x, labels, d, &visit[next..end])
-                };
+                let rows = all_rows.part(next, end);
                 let Some(found) = weights.path.scan(&weights.w, weights.b, &rows, p.summation)?
                 else {
                     next = end;

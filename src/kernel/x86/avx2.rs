@@ -5,7 +5,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{row_offsets, RowSource};
+use super::{scan_sequential, RowSource};
 use crate::kernel::{Mistake, Summation, LANES};
 
 /// Values per register.
@@ -92,8 +92,8 @@ pub(super) unsafe fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
     }
 }
 
-/// The first mistake of the block. Fast rows of at most 32 values, and Sequential rows of any length,
-/// are computed 4 rows at a time, one row per lane; longer Fast rows one at a time along the row.
+/// The first mistake of the block: Fast rows of at most 32 values with `w` held in registers, longer
+/// Fast rows through the full loop, Sequential rows eight at a time.
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn scan<R: RowSource>(
     w: &[f64],
@@ -101,38 +101,69 @@ pub(super) unsafe fn scan<R: RowSource>(
     rows: R,
     summation: Summation,
 ) -> Option<Mistake> {
-    debug_assert_eq!(w.len(), rows.d());
+    let d = rows.d();
+    debug_assert_eq!(w.len(), d);
+    let w = w.as_ptr();
     unsafe {
-        match summation {
-            Summation::Fast if rows.d() <= LANES => scan_across::<R, true>(w.as_ptr(), b, rows),
-            Summation::Fast => scan_along::<R, true>(w.as_ptr(), b, rows, 0),
-            Summation::Sequential => scan_across::<R, false>(w.as_ptr(), b, rows),
+        match (summation, d) {
+            (Summation::Sequential, _) => scan_sequential::<R, 8>(w, b, rows),
+            (Summation::Fast, 1) => scan_short::<R, 1, 0>(w, b, rows),
+            (Summation::Fast, 2) => scan_short::<R, 1, 1>(w, b, rows),
+            (Summation::Fast, 3..=4) => scan_short::<R, 1, 2>(w, b, rows),
+            (Summation::Fast, 5..=8) => scan_short::<R, 2, 2>(w, b, rows),
+            (Summation::Fast, 9..=12) => scan_short::<R, 3, 2>(w, b, rows),
+            (Summation::Fast, 13..=16) => scan_short::<R, 4, 2>(w, b, rows),
+            (Summation::Fast, 17..=20) => scan_short::<R, 5, 2>(w, b, rows),
+            (Summation::Fast, 21..=24) => scan_short::<R, 6, 2>(w, b, rows),
+            (Summation::Fast, 25..=28) => scan_short::<R, 7, 2>(w, b, rows),
+            (Summation::Fast, 29..=32) => scan_short::<R, 8, 2>(w, b, rows),
+            (Summation::Fast, _) => scan_long(w, b, rows),
         }
     }
 }
 
-/// Rows `start..` one at a time, each dot product vectorised along the row.
+/// Fast rows of `4(K−1) < d ≤ 4K` values: one chunk of the 32 lanes, `w` in `K` registers, products
+/// straight into the tree, `FOLDS` of the last two in-register folds (see the AVX-512F path).
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn scan_along<R: RowSource, const FAST: bool>(
+unsafe fn scan_short<R: RowSource, const K: usize, const FOLDS: usize>(
     w: *const f64,
     b: f64,
     rows: R,
-    start: usize,
 ) -> Option<Mistake> {
     let d = rows.d();
-    for k in start..rows.len() {
-        let x = unsafe { rows.row(k) };
-        let dot = if FAST {
-            unsafe { dot_fast_ptr(w, x, d) }
+    let last = first_lanes(d - V * (K - 1));
+    let load = |p: *const f64, r: usize| unsafe {
+        if r + 1 < K {
+            _mm256_loadu_pd(p.add(r * V))
         } else {
-            let mut sum = 0.0;
-            for j in 0..d {
-                sum += unsafe { *w.add(j) * *x.add(j) };
+            _mm256_maskload_pd(p.add(r * V), last)
+        }
+    };
+    let mut weights = [_mm256_setzero_pd(); REGS];
+    for (r, weight) in weights.iter_mut().enumerate().take(K) {
+        *weight = load(w, r);
+    }
+    let bias = super::bias_for_raw(b);
+    for k in 0..rows.len() {
+        let x = unsafe { rows.row(k) };
+        let mut lanes = [_mm256_setzero_pd(); REGS];
+        for r in 0..K {
+            lanes[r] = _mm256_mul_pd(load(x, r), weights[r]);
+        }
+        // h = 16, 8, 4: register r takes register r + 4, r + 2, r + 1, where that one holds values.
+        let mut present = K;
+        let mut h = 4;
+        while h >= 1 {
+            if present > h {
+                for r in 0..present - h {
+                    lanes[r] = _mm256_add_pd(lanes[r], lanes[r + h]);
+                }
+                present = h;
             }
-            sum
-        };
-        let activation = dot + b;
+            h /= 2;
+        }
+        let activation = fold_register_partly::<FOLDS>(lanes[0]) + bias;
         if unsafe { rows.label(k) } * activation <= 0.0 {
             return Some(Mistake {
                 offset: k,
@@ -143,95 +174,33 @@ unsafe fn scan_along<R: RowSource, const FAST: bool>(
     None
 }
 
-/// Four rows at a time, one per lane, each in its own scalar order (the reasoning of the AVX-512F path:
-/// raw products, `+0.0` added once at the end, empty tree lanes skipped).
+/// The last `FOLDS` of the two in-register folds (`h = 2, 1`).
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn scan_across<R: RowSource, const FAST: bool>(
-    w: *const f64,
-    b: f64,
-    rows: R,
-) -> Option<Mistake> {
-    let (n, d) = (rows.len(), rows.d());
-    let zero = _mm256_setzero_pd();
-    let bias = _mm256_set1_pd(b);
-    let step = d as i64;
-    let stride = _mm256_set_epi64x(3 * step, 2 * step, step, 0);
-    let mut products = [zero; LANES];
-    let groups = n / V;
-    for g in 0..groups {
-        let k0 = g * V;
-        let (base, offsets, labels) = if R::CONTIGUOUS {
-            unsafe {
-                (
-                    rows.x().add(k0 * d),
-                    stride,
-                    _mm256_loadu_pd(rows.labels().add(k0)),
-                )
-            }
-        } else {
-            let (values, labels) = unsafe { row_offsets::<R, V>(rows, k0) };
-            unsafe {
-                (
-                    rows.x(),
-                    _mm256_loadu_si256(values.as_ptr().cast()),
-                    _mm256_i64gather_pd::<8>(
-                        rows.labels(),
-                        _mm256_loadu_si256(labels.as_ptr().cast()),
-                    ),
-                )
-            }
-        };
-        let column = |j: usize| unsafe {
-            _mm256_mul_pd(
-                _mm256_i64gather_pd::<8>(base.add(j), offsets),
-                _mm256_set1_pd(*w.add(j)),
-            )
-        };
-        let dot = if FAST {
-            for (j, product) in products.iter_mut().enumerate().take(d) {
-                *product = column(j);
-            }
-            fold_present(&mut products, d)
-        } else {
-            let mut sum = column(0);
-            for j in 1..d {
-                sum = _mm256_add_pd(sum, column(j));
-            }
-            sum
-        };
-        let activation = _mm256_add_pd(_mm256_add_pd(dot, zero), bias);
-        let wrong = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(
-            _mm256_mul_pd(labels, activation),
-            zero,
-        ));
-        if wrong != 0 {
-            let lane = wrong.trailing_zeros() as usize;
-            let mut values = [0.0; V];
-            unsafe { _mm256_storeu_pd(values.as_mut_ptr(), activation) };
+fn fold_register_partly<const FOLDS: usize>(v: __m256d) -> f64 {
+    match FOLDS {
+        2 => fold_register(v),
+        1 => {
+            let pair = _mm256_castpd256_pd128(v);
+            _mm_cvtsd_f64(_mm_add_sd(pair, _mm_unpackhi_pd(pair, pair)))
+        }
+        _ => _mm_cvtsd_f64(_mm256_castpd256_pd128(v)),
+    }
+}
+
+/// Fast rows longer than one chunk, one at a time, each through the full loop.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn scan_long<R: RowSource>(w: *const f64, b: f64, rows: R) -> Option<Mistake> {
+    let d = rows.d();
+    for k in 0..rows.len() {
+        let activation = unsafe { dot_fast_ptr(w, rows.row(k), d) } + b;
+        if unsafe { rows.label(k) } * activation <= 0.0 {
             return Some(Mistake {
-                offset: k0 + lane,
-                activation: values[lane],
+                offset: k,
+                activation,
             });
         }
     }
-    unsafe { scan_along::<R, FAST>(w, b, rows, groups * V) }
-}
-
-/// The Fast tree over lanes `0..present` (`present ≤ 32`), skipping the lanes that hold no value.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn fold_present(lanes: &mut [__m256d; LANES], present: usize) -> __m256d {
-    let mut present = present;
-    let mut h = LANES / 2;
-    while h >= 1 {
-        if present > h {
-            for l in 0..present - h {
-                lanes[l] = _mm256_add_pd(lanes[l], lanes[l + h]);
-            }
-            present = h;
-        }
-        h /= 2;
-    }
-    lanes[0]
+    None
 }

@@ -5,7 +5,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{row_offsets, RowSource};
+use super::{scan_sequential, RowSource};
 use crate::kernel::{Mistake, Summation, LANES};
 
 /// Values per register.
@@ -103,8 +103,8 @@ pub(super) unsafe fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
     }
 }
 
-/// The first mistake of the block. Fast rows of at most 32 values, and Sequential rows of any length,
-/// are computed 8 rows at a time, one row per lane; longer Fast rows one at a time along the row.
+/// The first mistake of the block: Fast rows of at most 32 values with `w` held in registers, longer
+/// Fast rows through the full loop, Sequential rows eight at a time (see [`scan_sequential`]).
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn scan<R: RowSource>(
     w: &[f64],
@@ -112,34 +112,67 @@ pub(super) unsafe fn scan<R: RowSource>(
     rows: R,
     summation: Summation,
 ) -> Option<Mistake> {
-    debug_assert_eq!(w.len(), rows.d());
+    let d = rows.d();
+    debug_assert_eq!(w.len(), d);
+    let w = w.as_ptr();
     unsafe {
-        match summation {
-            Summation::Fast if rows.d() <= LANES => scan_across::<R, true>(w.as_ptr(), b, rows),
-            Summation::Fast => scan_along::<R, true>(w.as_ptr(), b, rows, 0),
-            Summation::Sequential => scan_across::<R, false>(w.as_ptr(), b, rows),
+        match (summation, d) {
+            (Summation::Sequential, _) => scan_sequential::<R, 8>(w, b, rows),
+            (Summation::Fast, 1) => scan_short::<R, 1, 0>(w, b, rows),
+            (Summation::Fast, 2) => scan_short::<R, 1, 1>(w, b, rows),
+            (Summation::Fast, 3..=4) => scan_short::<R, 1, 2>(w, b, rows),
+            (Summation::Fast, 5..=8) => scan_short::<R, 1, 3>(w, b, rows),
+            (Summation::Fast, 9..=16) => scan_short::<R, 2, 3>(w, b, rows),
+            (Summation::Fast, 17..=24) => scan_short::<R, 3, 3>(w, b, rows),
+            (Summation::Fast, 25..=32) => scan_short::<R, 4, 3>(w, b, rows),
+            (Summation::Fast, _) => scan_long(w, b, rows),
         }
     }
 }
 
-/// Rows `start..` one at a time, each dot product vectorised along the row.
+/// Fast rows of `8(K−1) < d ≤ 8K` values: one chunk of the 32 lanes, `w` in `K` registers.
+///
+/// Each row's products go straight into the tree, without the `+0.0` the accumulators start from, and
+/// lanes past `d` hold `0·0`; the register folds are skipped where only zeros would be added (`FOLDS` of
+/// the last three are done). All this can only change the sign of an exact zero result, and adding
+/// `b + 0.0` instead of `b` makes that sign `+` again (see [`super::bias_for_raw`]).
 #[inline]
 #[target_feature(enable = "avx512f")]
-unsafe fn scan_along<R: RowSource, const FAST: bool>(
+unsafe fn scan_short<R: RowSource, const K: usize, const FOLDS: usize>(
     w: *const f64,
     b: f64,
     rows: R,
-    start: usize,
 ) -> Option<Mistake> {
     let d = rows.d();
-    for k in start..rows.len() {
-        let x = unsafe { rows.row(k) };
-        let dot = if FAST {
-            unsafe { dot_fast_ptr(w, x, d) }
+    let last = first_lanes(d - V * (K - 1));
+    let load = |p: *const f64, r: usize| unsafe {
+        if r + 1 < K {
+            _mm512_loadu_pd(p.add(r * V))
         } else {
-            unsafe { dot_sequential_ptr(w, x, d) }
-        };
-        let activation = dot + b;
+            _mm512_maskz_loadu_pd(last, p.add(r * V))
+        }
+    };
+    let mut weights = [_mm512_setzero_pd(); REGS];
+    for (r, weight) in weights.iter_mut().enumerate().take(K) {
+        *weight = load(w, r);
+    }
+    let bias = super::bias_for_raw(b);
+    for k in 0..rows.len() {
+        let x = unsafe { rows.row(k) };
+        let mut lanes = [_mm512_setzero_pd(); REGS];
+        for r in 0..K {
+            lanes[r] = _mm512_mul_pd(load(x, r), weights[r]);
+        }
+        // h = 16: register r takes register r + 2; h = 8: register 0 takes register 1.
+        for r in 0..2 {
+            if r + 2 < K {
+                lanes[r] = _mm512_add_pd(lanes[r], lanes[r + 2]);
+            }
+        }
+        if K > 1 {
+            lanes[0] = _mm512_add_pd(lanes[0], lanes[1]);
+        }
+        let activation = fold_register_partly::<FOLDS>(lanes[0]) + bias;
         if unsafe { rows.label(k) } * activation <= 0.0 {
             return Some(Mistake {
                 offset: k,
@@ -150,115 +183,42 @@ unsafe fn scan_along<R: RowSource, const FAST: bool>(
     None
 }
 
-#[inline(always)]
-unsafe fn dot_sequential_ptr(a: *const f64, b: *const f64, n: usize) -> f64 {
-    let mut sum = 0.0;
-    for j in 0..n {
-        sum += unsafe { *a.add(j) * *b.add(j) };
-    }
-    sum
-}
-
-/// Eight rows at a time, one per lane: lane `r` of a register holds row `k0 + r`, and column `j` of the
-/// eight rows is gathered into one register, so each row's products are combined in exactly the scalar
-/// order of its summation.
-///
-/// The products are used as they are, without the `+0.0` each accumulator starts from, and `+0.0` is
-/// added once at the end instead. The two agree bit for bit: a `−0.0` leaf only ever changes the sign of
-/// an exact zero result, and adding `+0.0` at the end turns any zero into `+0.0`, as the documented
-/// order gives. For Fast rows (at most 32 values, one per lane of the tree) the additions of lanes that
-/// hold no value (`x + 0.0 = x` for every `x` that is not `−0.0`) are left out.
+/// The last `FOLDS` of the three in-register folds (`h = 4, 2, 1`); the ones left out would only add
+/// lanes that hold `+0.0`.
 #[inline]
 #[target_feature(enable = "avx512f")]
-unsafe fn scan_across<R: RowSource, const FAST: bool>(
-    w: *const f64,
-    b: f64,
-    rows: R,
-) -> Option<Mistake> {
-    let (n, d) = (rows.len(), rows.d());
-    let zero = _mm512_setzero_pd();
-    let bias = _mm512_set1_pd(b);
-    let step = d as i64;
-    let stride = _mm512_set_epi64(
-        7 * step,
-        6 * step,
-        5 * step,
-        4 * step,
-        3 * step,
-        2 * step,
-        step,
-        0,
-    );
-    let mut products = [zero; LANES];
-    let groups = n / V;
-    for g in 0..groups {
-        let k0 = g * V;
-        let (base, offsets, labels) = if R::CONTIGUOUS {
-            unsafe {
-                (
-                    rows.x().add(k0 * d),
-                    stride,
-                    _mm512_loadu_pd(rows.labels().add(k0)),
-                )
-            }
-        } else {
-            let (values, labels) = unsafe { row_offsets::<R, V>(rows, k0) };
-            unsafe {
-                (
-                    rows.x(),
-                    _mm512_loadu_epi64(values.as_ptr()),
-                    _mm512_i64gather_pd::<8>(_mm512_loadu_epi64(labels.as_ptr()), rows.labels()),
-                )
-            }
-        };
-        let column = |j: usize| unsafe {
-            _mm512_mul_pd(
-                _mm512_i64gather_pd::<8>(offsets, base.add(j)),
-                _mm512_set1_pd(*w.add(j)),
-            )
-        };
-        let dot = if FAST {
-            for (j, product) in products.iter_mut().enumerate().take(d) {
-                *product = column(j);
-            }
-            fold_present(&mut products, d)
-        } else {
-            let mut sum = column(0);
-            for j in 1..d {
-                sum = _mm512_add_pd(sum, column(j));
-            }
-            sum
-        };
-        let activation = _mm512_add_pd(_mm512_add_pd(dot, zero), bias);
-        let wrong =
-            _mm512_cmp_pd_mask::<_CMP_LE_OQ>(_mm512_mul_pd(labels, activation), zero);
-        if wrong != 0 {
-            let lane = wrong.trailing_zeros() as usize;
-            let mut values = [0.0; V];
-            unsafe { _mm512_storeu_pd(values.as_mut_ptr(), activation) };
+fn fold_register_partly<const FOLDS: usize>(v: __m512d) -> f64 {
+    match FOLDS {
+        3 => fold_register(v),
+        2 => {
+            let quad = _mm512_castpd512_pd256(v);
+            let pair = _mm_add_pd(
+                _mm256_castpd256_pd128(quad),
+                _mm256_extractf128_pd::<1>(quad),
+            );
+            _mm_cvtsd_f64(_mm_add_sd(pair, _mm_unpackhi_pd(pair, pair)))
+        }
+        1 => {
+            let pair = _mm512_castpd512_pd128(v);
+            _mm_cvtsd_f64(_mm_add_sd(pair, _mm_unpackhi_pd(pair, pair)))
+        }
+        _ => _mm_cvtsd_f64(_mm512_castpd512_pd128(v)),
+    }
+}
+
+/// Fast rows longer than one chunk, one at a time, each through the full loop.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn scan_long<R: RowSource>(w: *const f64, b: f64, rows: R) -> Option<Mistake> {
+    let d = rows.d();
+    for k in 0..rows.len() {
+        let activation = unsafe { dot_fast_ptr(w, rows.row(k), d) } + b;
+        if unsafe { rows.label(k) } * activation <= 0.0 {
             return Some(Mistake {
-                offset: k0 + lane,
-                activation: values[lane],
+                offset: k,
+                activation,
             });
         }
     }
-    unsafe { scan_along::<R, FAST>(w, b, rows, groups * V) }
-}
-
-/// The Fast tree over lanes `0..present` (`present ≤ 32`), skipping the lanes that hold no value.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn fold_present(lanes: &mut [__m512d; LANES], present: usize) -> __m512d {
-    let mut present = present;
-    let mut h = LANES / 2;
-    while h >= 1 {
-        if present > h {
-            for l in 0..present - h {
-                lanes[l] = _mm512_add_pd(lanes[l], lanes[l + h]);
-            }
-            present = h;
-        }
-        h /= 2;
-    }
-    lanes[0]
+    None
 }

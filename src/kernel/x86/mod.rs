@@ -104,7 +104,7 @@ fn avx512_scan(w: &[f64], b: f64, rows: &Rows<'_>, summation: Summation) -> Opti
 /// constructors), and for an indexed block every index is below `n_rows`, so `row(k)` and `label(k)` are
 /// in bounds for every `k < len()`.
 trait RowSource: Copy {
-    /// True when row `k` of the block is row `k` of `x`.
+    /// True when block row `k` is matrix row `k`: the rows of a group are one contiguous region.
     const CONTIGUOUS: bool;
     /// Rows in the block.
     fn len(self) -> usize;
@@ -225,20 +225,93 @@ impl RowSource for Indexed {
     }
 }
 
-/// The matrix rows of block rows `k0 .. k0 + N` (all `< len`), as element offsets of their first values
-/// from `x`, and as label offsets.
+/// The bias to add to a "raw" Fast dot product: one whose products went into the tree without the
+/// `+0.0` every accumulator starts from, and whose empty lanes may hold `+0.0` or nothing at all.
+///
+/// A raw sum can differ from the documented one only in the sign of an exact zero: sums of leaves that
+/// differ only in the sign of zero differ only in the sign of zero, and the documented sum is never
+/// `−0.0`. So `raw + (b + 0.0)` is `documented + b` bit for bit. If `b` is not `−0.0`, then
+/// `b + 0.0 = b`, and `−0.0 + b = +0.0 + b`. If `b` is `−0.0`, then `documented + b = documented`
+/// (never `−0.0`) `= raw + (+0.0)`.
+#[inline(always)]
+fn bias_for_raw(b: f64) -> f64 {
+    b + 0.0
+}
+
+/// Ask for the cache line holding `p` (a hint: any address is allowed, none is dereferenced).
+#[inline(always)]
+fn prefetch(p: *const f64) {
+    // SAFETY: prefetching never faults and reads nothing into the program's state; SSE is part of the
+    // x86-64 baseline.
+    unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast()) }
+}
+
+/// The Sequential scan, `G` rows at a time: `G` independent left-to-right sums, one per row, advance
+/// together through the columns (`w[j]` is read once for all of them). A single row's sum is one chain
+/// of dependent additions, so this is what keeps the adder busy; each row still gets exactly its own
+/// left-to-right sum. Plain scalar code, compiled inside each path's `#[target_feature]` function.
+///
+/// The rows of a group after its first mistake are computed for nothing; the training loop keeps that
+/// waste small by scanning short blocks while mistakes are frequent (a block shorter than `G` goes one
+/// row at a time).
 ///
 /// # Safety
-/// `k0 + N <= rows.len()`.
+/// `w` points to `rows.d()` values.
 #[inline(always)]
-unsafe fn row_offsets<R: RowSource, const N: usize>(rows: R, k0: usize) -> ([i64; N], [i64; N]) {
-    let mut values = [0i64; N];
-    let mut labels = [0i64; N];
-    for lane in 0..N {
-        // The offsets fit in i64: they index live allocations, which never exceed isize::MAX bytes.
-        let row = unsafe { rows.matrix_row(k0 + lane) };
-        values[lane] = (row * rows.d()) as i64;
-        labels[lane] = row as i64;
+unsafe fn scan_sequential<R: RowSource, const G: usize>(
+    w: *const f64,
+    b: f64,
+    rows: R,
+) -> Option<Mistake> {
+    let (n, d) = (rows.len(), rows.d());
+    let mut k = 0;
+    while k + G <= n {
+        let starts: [*const f64; G] = std::array::from_fn(|r| unsafe { rows.row(k + r) });
+        // The next group's rows, fetched one cache line per column step: the hardware prefetchers do
+        // not follow G streams advancing 8 bytes at a time through one region.
+        let ahead: [*const f64; G] = if k + 2 * G <= n {
+            std::array::from_fn(|r| unsafe { rows.row(k + G + r) })
+        } else {
+            starts
+        };
+        let mut sums = [0.0f64; G];
+        for j in 0..d {
+            if R::CONTIGUOUS {
+                // The next group is one region of G·d values: G values per column step, in order.
+                prefetch(ahead[0].wrapping_add(j * G));
+            } else {
+                prefetch(ahead[j % G].wrapping_add(j / G * 8));
+            }
+            let wj = unsafe { *w.add(j) };
+            for (sum, start) in sums.iter_mut().zip(&starts) {
+                *sum += wj * unsafe { *start.add(j) };
+            }
+        }
+        for (r, sum) in sums.iter().enumerate() {
+            let activation = sum + b;
+            if unsafe { rows.label(k + r) } * activation <= 0.0 {
+                return Some(Mistake {
+                    offset: k + r,
+                    activation,
+                });
+            }
+        }
+        k += G;
     }
-    (values, labels)
+    while k < n {
+        let x = unsafe { rows.row(k) };
+        let mut sum = 0.0;
+        for j in 0..d {
+            sum += unsafe { *w.add(j) * *x.add(j) };
+        }
+        let activation = sum + b;
+        if unsafe { rows.label(k) } * activation <= 0.0 {
+            return Some(Mistake {
+                offset: k,
+                activation,
+            });
+        }
+        k += 1;
+    }
+    None
 }

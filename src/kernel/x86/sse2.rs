@@ -1,11 +1,11 @@
 //! SSE2, the x86-64 baseline: the 32 lanes of [`Summation::Fast`] are sixteen 2-wide registers.
 //!
 //! Lane `l` lives in register `l / 2`, element `l mod 2`, so the folds `h = 16, 8, 4, 2` add whole
-//! registers and the last one adds a register's two elements. The scan runs along each row.
+//! registers and the last one adds a register's two elements.
 
 use std::arch::x86_64::*;
 
-use super::RowSource;
+use super::{scan_sequential, RowSource};
 use crate::kernel::{Mistake, Summation, LANES};
 
 /// Values per register.
@@ -79,7 +79,7 @@ pub(super) unsafe fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
     }
 }
 
-/// The first mistake of the block, one row at a time.
+/// The first mistake of the block: Fast rows one at a time, Sequential rows four at a time.
 #[target_feature(enable = "sse2")]
 pub(super) unsafe fn scan<R: RowSource>(
     w: &[f64],
@@ -90,19 +90,11 @@ pub(super) unsafe fn scan<R: RowSource>(
     let d = rows.d();
     debug_assert_eq!(w.len(), d);
     let w = w.as_ptr();
+    if summation == Summation::Sequential {
+        return unsafe { scan_sequential::<R, 4>(w, b, rows) };
+    }
     for k in 0..rows.len() {
-        let x = unsafe { rows.row(k) };
-        let dot = match summation {
-            Summation::Fast => unsafe { dot_fast_ptr(w, x, d) },
-            Summation::Sequential => {
-                let mut sum = 0.0;
-                for j in 0..d {
-                    sum += unsafe { *w.add(j) * *x.add(j) };
-                }
-                sum
-            }
-        };
-        let activation = dot + b;
+        let activation = unsafe { dot_fast_ptr(w, rows.row(k), d) } + b;
         if unsafe { rows.label(k) } * activation <= 0.0 {
             return Some(Mistake {
                 offset: k,
