@@ -72,6 +72,7 @@ mod portable;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
+use std::ops::ControlFlow;
 use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
@@ -293,24 +294,6 @@ impl<'a> Rows<'a> {
         self.n_features
     }
 
-    /// The block's rows `start..end` (positions in the index for an indexed block).
-    pub(crate) fn part(&self, start: usize, end: usize) -> Rows<'a> {
-        match self.index {
-            Some(index) => Rows {
-                index: Some(&index[start..end]),
-                ..*self
-            },
-            None => {
-                let d = self.n_features;
-                Rows {
-                    x: &self.x[start * d..end * d],
-                    labels: &self.labels[start..end],
-                    ..*self
-                }
-            }
-        }
-    }
-
     /// Row `k` of the block and its label (bounds-checked; for the portable path and for tests).
     pub(crate) fn get(&self, k: usize) -> (&'a [f64], f64) {
         let i = match self.index {
@@ -373,6 +356,159 @@ pub fn scan(w: &[f64], b: f64, rows: &Rows<'_>, summation: Summation) -> Result<
     active().scan(w, b, rows, summation)
 }
 
+/// The perceptron's weights as a training pass ([`train`]) updates them in place: `w`, and the bias as
+/// the weight `v` of a constant coordinate `c`, so that `b = c·v` (the one mechanism behind every
+/// [`BiasRule`](crate::perceptron::BiasRule)), with the learning rate `eta`.
+///
+/// ```
+/// let mut w = [0.0, 0.0];
+/// let learner = novikoff::kernel::Learner { w: &mut w, v: 2.0, c: 0.5, eta: 1.0 };
+/// assert_eq!(learner.bias(), 1.0);
+/// ```
+#[derive(Debug)]
+pub struct Learner<'a> {
+    /// The weights, one per feature.
+    pub w: &'a mut [f64],
+    /// The weight of the constant coordinate.
+    pub v: f64,
+    /// The constant coordinate: 0 for no bias, 1 for the classic rule, R for Novikoff's.
+    pub c: f64,
+    /// The learning rate η.
+    pub eta: f64,
+}
+
+impl Learner<'_> {
+    /// The bias `b = c·v`.
+    ///
+    /// ```
+    /// let learner = novikoff::kernel::Learner { w: &mut [], v: 3.0, c: 0.0, eta: 1.0 };
+    /// assert_eq!(learner.bias(), 0.0);
+    /// ```
+    pub fn bias(&self) -> f64 {
+        self.c * self.v
+    }
+}
+
+/// One update of a training pass, reported right after it was made.
+///
+/// ```
+/// use std::ops::ControlFlow;
+/// use novikoff::kernel::{train, Learner, Rows, Summation, Update};
+/// let rows = Rows::contiguous(&[1.0, -1.0], &[1.0, -1.0], 1)?;
+/// let mut w = [0.0];
+/// let mut learner = Learner { w: &mut w, v: 0.0, c: 0.0, eta: 1.0 };
+/// let mut seen = Vec::new();
+/// train(&mut learner, &rows, Summation::Fast, &mut |u: &Update<'_>| {
+///     seen.push((u.offset, u.activation, u.w.to_vec()));
+///     ControlFlow::Continue(())
+/// })?;
+/// assert_eq!(seen, vec![(0, 0.0, vec![1.0])]);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Update<'a> {
+    /// Position of the row in the block.
+    pub offset: usize,
+    /// `w·x + b` before the update.
+    pub activation: f64,
+    /// The weights after the update.
+    pub w: &'a [f64],
+    /// The bias `c·v` after the update.
+    pub b: f64,
+}
+
+/// What an observer of a training pass is: it sees every update and may stop the pass.
+pub type OnUpdate<'o> = dyn FnMut(&Update<'_>) -> ControlFlow<()> + 'o;
+
+/// One pass of the perceptron over `rows`, in order, on the [`active`] code path: at every row where
+/// `y·(w·x + b) ≤ 0` (each activation exactly as [`scan`] computes it), update
+/// `w ← w + η·y·x` and `v ← v + η·y·c` (each product rounded, then added), set `b = c·v`, and call
+/// `on_update`. If `on_update` returns [`ControlFlow::Break`] the pass stops there and returns that
+/// row's position; otherwise it returns `None` after the last row.
+///
+/// The weights are updated in place and the pass continues from the next row with them, so this is the
+/// textbook loop, with the bits of the textbook loop; the SIMD paths only make it faster.
+///
+/// ```
+/// use std::ops::ControlFlow;
+/// use novikoff::kernel::{train, Learner, Rows, Summation};
+/// // The seed 004 worked example: three updates in the first pass.
+/// let x = [-1.0, 2.0, 1.0, 0.0, 1.0, 1.0, -1.0, 0.0, -1.0, -2.0, 1.0, -1.0];
+/// let y = [-1.0, 1.0, 1.0, -1.0, -1.0, 1.0];
+/// let rows = Rows::contiguous(&x, &y, 2)?;
+/// let mut w = [0.0, 0.0];
+/// let mut learner = Learner { w: &mut w, v: 0.0, c: 0.0, eta: 1.0 };
+/// let mut updates = 0;
+/// let stopped = train(&mut learner, &rows, Summation::Fast, &mut |_| {
+///     updates += 1;
+///     ControlFlow::Continue(())
+/// })?;
+/// assert_eq!((stopped, updates, w), (None, 3, [3.0, 1.0]));
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[inline]
+pub fn train(
+    learner: &mut Learner<'_>,
+    rows: &Rows<'_>,
+    summation: Summation,
+    on_update: &mut OnUpdate<'_>,
+) -> Result<Option<usize>> {
+    active().train(learner, rows, summation, on_update)
+}
+
+/// The state the paths' loops share: the weights as a raw pointer (so that SIMD code may keep them in
+/// registers and write them back), the bias, and the observer of a training pass.
+///
+/// Invariant: `w` points to `d` weights that nothing else reads or writes during the pass; they are
+/// written only when the pass trains (`on_update` is `Some`, and then `w` came from a `&mut [f64]`).
+pub(crate) struct Pass<'p, 'o> {
+    pub(crate) w: *mut f64,
+    pub(crate) d: usize,
+    pub(crate) v: f64,
+    pub(crate) c: f64,
+    pub(crate) eta: f64,
+    /// Always `c·v`, except for a scan, which takes `b` as given.
+    pub(crate) b: f64,
+    on_update: Option<&'p mut OnUpdate<'o>>,
+}
+
+impl Pass<'_, '_> {
+    /// The weights.
+    #[inline(always)]
+    pub(crate) fn w(&self) -> &[f64] {
+        // SAFETY: the invariant of `Pass`.
+        unsafe { std::slice::from_raw_parts(self.w, self.d) }
+    }
+
+    /// The weights, to update them (training passes only).
+    #[inline(always)]
+    pub(crate) fn w_mut(&mut self) -> &mut [f64] {
+        assert!(self.on_update.is_some(), "a scan never writes the weights");
+        // SAFETY: the invariant of `Pass`: a training pass holds the weights' only `&mut`.
+        unsafe { std::slice::from_raw_parts_mut(self.w, self.d) }
+    }
+
+    /// After `w ← w + step·x` was made at the mistake at `offset`: update `v` and `b` and report the
+    /// update. True means stop (always, for a scan).
+    #[inline(always)]
+    pub(crate) fn finish_update(&mut self, offset: usize, activation: f64, step: f64) -> bool {
+        self.v += step * self.c;
+        self.b = self.c * self.v;
+        // SAFETY: the invariant of `Pass`; the slice lives only during the call.
+        let w = unsafe { std::slice::from_raw_parts(self.w, self.d) };
+        let update = Update {
+            offset,
+            activation,
+            w,
+            b: self.b,
+        };
+        match self.on_update.as_mut() {
+            Some(observe) => observe(&update).is_break(),
+            None => true,
+        }
+    }
+}
+
 /// One implementation of the kernels (portable, SSE2, AVX2 or AVX-512F). [`paths`] lists those this CPU
 /// can run; all of them give identical bits.
 ///
@@ -389,7 +525,9 @@ pub struct KernelPath {
     name: &'static str,
     dot_fast: fn(&[f64], &[f64]) -> f64,
     axpy: fn(f64, &[f64], &mut [f64]),
-    scan: fn(&[f64], f64, &Rows<'_>, Summation) -> Option<Mistake>,
+    /// Scan (`TRAIN = false`: stop at the first mistake, weights untouched) or train; returns the mistake
+    /// the pass stopped at.
+    run: fn(&mut Pass<'_, '_>, &Rows<'_>, Summation, bool) -> Option<Mistake>,
 }
 
 impl std::fmt::Debug for KernelPath {
@@ -454,15 +592,68 @@ impl KernelPath {
         rows: &Rows<'_>,
         summation: Summation,
     ) -> Result<Option<Mistake>> {
-        if w.len() != rows.n_features {
-            return Err(Error::Shape {
-                what: "weights against features",
-                expected: rows.n_features,
-                found: w.len(),
-            });
-        }
-        Ok((self.scan)(w, b, rows, summation))
+        check_weights(w.len(), rows)?;
+        let mut pass = Pass {
+            // Never written: a scan has no observer, and `Pass::w_mut` refuses without one.
+            w: w.as_ptr().cast_mut(),
+            d: w.len(),
+            v: 0.0,
+            c: 0.0,
+            eta: 0.0,
+            b,
+            on_update: None,
+        };
+        Ok((self.run)(&mut pass, rows, summation, false))
     }
+
+    /// [`train`] on this path.
+    ///
+    /// ```
+    /// use std::ops::ControlFlow;
+    /// use novikoff::kernel::{paths, Learner, Rows, Summation};
+    /// let rows = Rows::contiguous(&[2.0, -1.0, 3.0], &[-1.0, 1.0, 1.0], 1)?;
+    /// for path in paths() {
+    ///     let mut w = [0.0];
+    ///     let mut learner = Learner { w: &mut w, v: 0.0, c: 1.0, eta: 0.5 };
+    ///     // Stop at the first update.
+    ///     let stopped = path.train(&mut learner, &rows, Summation::Fast, &mut |_| ControlFlow::Break(()))?;
+    ///     assert_eq!((stopped, w, learner.v), (Some(0), [-1.0], -0.5));
+    /// }
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    #[inline]
+    pub fn train(
+        &self,
+        learner: &mut Learner<'_>,
+        rows: &Rows<'_>,
+        summation: Summation,
+        on_update: &mut OnUpdate<'_>,
+    ) -> Result<Option<usize>> {
+        check_weights(learner.w.len(), rows)?;
+        let mut pass = Pass {
+            w: learner.w.as_mut_ptr(),
+            d: learner.w.len(),
+            v: learner.v,
+            c: learner.c,
+            eta: learner.eta,
+            b: learner.bias(),
+            on_update: Some(on_update),
+        };
+        let stopped = (self.run)(&mut pass, rows, summation, true);
+        learner.v = pass.v;
+        Ok(stopped.map(|mistake| mistake.offset))
+    }
+}
+
+fn check_weights(n_weights: usize, rows: &Rows<'_>) -> Result<()> {
+    if n_weights != rows.n_features {
+        return Err(Error::Shape {
+            what: "weights against features",
+            expected: rows.n_features,
+            found: n_weights,
+        });
+    }
+    Ok(())
 }
 
 /// Every code path this CPU can run, the portable one first and the preferred one last.

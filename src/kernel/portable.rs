@@ -1,12 +1,12 @@
 //! The portable path: plain safe Rust, the reference every SIMD path must reproduce bit for bit.
 
-use super::{KernelPath, Mistake, Rows, Summation, LANES};
+use super::{KernelPath, Mistake, Pass, Rows, Summation, LANES};
 
 pub(super) const PATH: KernelPath = KernelPath {
     name: "portable",
     dot_fast,
     axpy,
-    scan,
+    run,
 };
 
 pub(super) fn dot_sequential(a: &[f64], b: &[f64]) -> f64 {
@@ -59,17 +59,29 @@ pub(super) fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
     }
 }
 
-pub(super) fn scan(w: &[f64], b: f64, rows: &Rows<'_>, summation: Summation) -> Option<Mistake> {
+/// The textbook loop: one row at a time; at a mistake, stop (a scan) or update and report (training).
+fn run(pass: &mut Pass<'_, '_>, rows: &Rows<'_>, summation: Summation, train: bool) -> Option<Mistake> {
     let dot = match summation {
         Summation::Sequential => dot_sequential,
         Summation::Fast => dot_fast,
     };
-    (0..rows.len()).find_map(|k| {
+    for k in 0..rows.len() {
         let (x, y) = rows.get(k);
-        let activation = dot(w, x) + b;
-        (y * activation <= 0.0).then_some(Mistake {
-            offset: k,
-            activation,
-        })
-    })
+        let activation = dot(pass.w(), x) + pass.b;
+        if y * activation <= 0.0 {
+            let mistake = Mistake {
+                offset: k,
+                activation,
+            };
+            if !train {
+                return Some(mistake);
+            }
+            let step = pass.eta * y;
+            axpy(step, x, pass.w_mut());
+            if pass.finish_update(k, activation, step) {
+                return Some(mistake);
+            }
+        }
+    }
+    None
 }

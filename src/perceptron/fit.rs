@@ -1,12 +1,14 @@
 //! The batch training loop: epochs over a fixed dataset.
 //!
-//! An epoch is a sequence of [`scan`](crate::kernel::scan)s: the kernel finds the next row that the
-//! current weights get wrong, with `w` fixed, and the loop updates there and scans on from the next row.
-//! The scan computes every activation with the same bits as a one-row-at-a-time loop, so the updates,
-//! the trace and the stopping rules are exactly those of the textbook loop. Nothing is allocated per row
-//! or per update, and the data is never copied: memory beyond the dataset is `O(d)` (plus the visiting
-//! order, `O(n)`, for a shuffled or permuted order).
+//! An epoch is one call of the kernel's [`train`](crate::kernel::KernelPath::train): it scans the rows
+//! with `w` fixed (in registers where `w` is short) to the next row the weights get wrong, updates there,
+//! reports the update to this loop (which records it and applies the stopping rules), and scans on from
+//! the next row. Every activation has the bits of a one-row-at-a-time loop, so the updates, the trace and
+//! the stopping rules are exactly those of the textbook loop. Nothing is allocated per row or per update,
+//! and the data is never copied: memory beyond the dataset is `O(d)` (plus the visiting order, `O(n)`,
+//! for a shuffled or permuted order).
 
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 use ndarray::Array1;
@@ -17,18 +19,8 @@ use super::weights::Weights;
 use super::{Fit, Perceptron, StopReason};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
-use crate::kernel::Rows;
+use crate::kernel::{Learner, Rows};
 use crate::rng;
-
-/// The rows scanned with `w` fixed right after an update.
-///
-/// The scan stops at the first mistake, so a block never costs more than the rows up to that mistake
-/// (plus the rest of one 4- or 8-row SIMD group). Blocks start small after an update, while mistakes are
-/// frequent, and double after every block without one, so that long clean stretches are scanned in few
-/// calls with little per-call setup.
-const MIN_BLOCK: usize = 16;
-/// The largest block: long enough to make the per-call cost negligible.
-const MAX_BLOCK: usize = 4096;
 
 impl Perceptron {
     pub(super) fn run<S: TraceSink>(&self, data: &Dataset, sink: &mut S) -> Result<Fit> {
@@ -55,6 +47,7 @@ impl Perceptron {
             check_permutation(perm, n)?;
         }
         let mut weights = Weights::new(w0, p.initial_b, c, p.eta, p.summation);
+        let path = weights.path;
 
         let started = Instant::now();
         let labels = data.labels();
@@ -69,81 +62,87 @@ impl Perceptron {
         };
 
         let x = data.as_flat_slice();
+        let Weights { w, v, .. } = &mut weights;
+        let mut learner = Learner {
+            w,
+            v: *v,
+            c,
+            eta: p.eta,
+        };
         let mut mistakes: u64 = 0;
         let mut epochs = 0;
         let mut stop_reason = StopReason::EpochCap;
-        let mut block = MIN_BLOCK;
-        'epochs: for epoch in 1..=p.max_epochs {
+        let mut failure = None;
+        for epoch in 1..=p.max_epochs {
             epochs = epoch;
             if let Some(stream) = shuffler.as_mut() {
                 rng::shuffle(stream, &mut visit);
             }
-            let mistakes_before = mistakes;
-            let all_rows = if visit.is_empty() {
+            let rows = if visit.is_empty() {
                 Rows::contiguous(x, labels, d)?
             } else {
                 Rows::indexed_prechecked(x, labels, d, &visit)
             };
-            // Rows before `next` have been visited in this epoch.
-            let mut next = 0;
-            while next < n {
-                let end = n.min(next + block);
-                let rows = all_rows.part(next, end);
-                let Some(found) = weights.path.scan(&weights.w, weights.b, &rows, p.summation)?
-                else {
-                    next = end;
-                    block = MAX_BLOCK.min(2 * block);
-                    continue;
-                };
-                block = MIN_BLOCK;
-                let position = next + found.offset;
-                next = position + 1;
-                let i = if visit.is_empty() {
-                    position
-                } else {
-                    visit[position]
-                };
-                let x = data.row(i);
-                let y = labels[i];
-                let finite = weights.update(x, y);
+            let mistakes_before = mistakes;
+            let stopped = path.train(&mut learner, &rows, p.summation, &mut |update| {
                 mistakes += 1;
-                sink.record(&UpdateEvent {
+                let row = if visit.is_empty() {
+                    update.offset
+                } else {
+                    visit[update.offset]
+                };
+                let recorded = sink.record(&UpdateEvent {
                     update: mistakes,
                     epoch,
-                    row: i,
-                    label: y,
-                    activation: found.activation,
-                    x,
-                    w: &weights.w,
-                    b: weights.b,
-                    bias_constant: weights.c,
-                    eta: weights.eta,
-                })?;
+                    row,
+                    label: labels[row],
+                    activation: update.activation,
+                    x: data.row(row),
+                    w: update.w,
+                    b: update.b,
+                    bias_constant: c,
+                    eta: p.eta,
+                });
+                if let Err(error) = recorded {
+                    failure = Some(error);
+                    return ControlFlow::Break(());
+                }
+                // A fold rather than `all`: no early exit, so it vectorises.
+                let finite = update.w.iter().fold(update.b.is_finite(), |ok, w| ok & w.is_finite());
                 if !finite {
                     stop_reason = StopReason::NonFinite;
-                    break 'epochs;
+                    return ControlFlow::Break(());
                 }
                 if p.max_updates.is_some_and(|cap| mistakes >= cap) {
                     stop_reason = StopReason::UpdateCap;
-                    break 'epochs;
+                    return ControlFlow::Break(());
                 }
+                ControlFlow::Continue(())
+            })?;
+            if let Some(error) = failure {
+                return Err(error);
+            }
+            if stopped.is_some() {
+                break;
             }
             if mistakes == mistakes_before {
                 stop_reason = StopReason::Converged;
                 break;
             }
         }
+        let v = learner.v;
+        let b = learner.bias();
         let train_seconds = started.elapsed().as_secs_f64();
         Ok(Fit {
             w: Array1::from_vec(weights.w),
-            b: weights.b,
+            b,
             mistakes,
             epochs,
             converged: stop_reason == StopReason::Converged,
             stop_reason,
             train_seconds,
             bias_constant: c,
-            bias_weight: weights.v,
+            bias_weight: v,
             summation: p.summation,
         })
     }

@@ -5,7 +5,8 @@
 
 use std::arch::x86_64::*;
 
-use super::{scan_sequential, RowSource};
+use super::{run_sequential, RowSource};
+use crate::kernel::Pass;
 use crate::kernel::{Mistake, Summation, LANES};
 
 /// Values per register.
@@ -72,52 +73,64 @@ fn fold_register(v: __m256d) -> f64 {
 
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
-    let n = x.len().min(y.len());
-    let (xp, yp) = (x.as_ptr(), y.as_mut_ptr());
+    unsafe { axpy_ptr(alpha, x.as_ptr(), y.as_mut_ptr(), x.len().min(y.len())) }
+}
+
+/// `y ← y + alpha·x` over `n` values.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn axpy_ptr(alpha: f64, x: *const f64, y: *mut f64, n: usize) {
     let a = _mm256_set1_pd(alpha);
     let mut i = 0;
     while i + V <= n {
         unsafe {
             let sum = _mm256_add_pd(
-                _mm256_loadu_pd(yp.add(i)),
-                _mm256_mul_pd(a, _mm256_loadu_pd(xp.add(i))),
+                _mm256_loadu_pd(y.add(i)),
+                _mm256_mul_pd(a, _mm256_loadu_pd(x.add(i))),
             );
-            _mm256_storeu_pd(yp.add(i), sum);
+            _mm256_storeu_pd(y.add(i), sum);
         }
         i += V;
     }
     while i < n {
-        unsafe { *yp.add(i) += alpha * *xp.add(i) };
+        unsafe { *y.add(i) += alpha * *x.add(i) };
         i += 1;
     }
 }
 
-/// The first mistake of the block: Fast rows of at most 32 values with `w` held in registers, longer
-/// Fast rows through the full loop, Sequential rows eight at a time.
+/// Scan or train over the block: Fast rows of at most 32 values with `w` held in registers, longer Fast
+/// rows through the full loop, Sequential rows four or eight at a time.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn scan<R: RowSource>(
-    w: &[f64],
-    b: f64,
+pub(super) unsafe fn run<R: RowSource, const TRAIN: bool>(
+    pass: &mut Pass<'_, '_>,
     rows: R,
     summation: Summation,
 ) -> Option<Mistake> {
     let d = rows.d();
-    debug_assert_eq!(w.len(), d);
-    let w = w.as_ptr();
+    debug_assert_eq!(pass.d, d);
     unsafe {
         match (summation, d) {
-            (Summation::Sequential, _) => scan_sequential::<R, 8>(w, b, rows),
-            (Summation::Fast, 1) => scan_short::<R, 1, 0>(w, b, rows),
-            (Summation::Fast, 2) => scan_short::<R, 1, 1>(w, b, rows),
-            (Summation::Fast, 3..=4) => scan_short::<R, 1, 2>(w, b, rows),
-            (Summation::Fast, 5..=8) => scan_short::<R, 2, 2>(w, b, rows),
-            (Summation::Fast, 9..=12) => scan_short::<R, 3, 2>(w, b, rows),
-            (Summation::Fast, 13..=16) => scan_short::<R, 4, 2>(w, b, rows),
-            (Summation::Fast, 17..=20) => scan_short::<R, 5, 2>(w, b, rows),
-            (Summation::Fast, 21..=24) => scan_short::<R, 6, 2>(w, b, rows),
-            (Summation::Fast, 25..=28) => scan_short::<R, 7, 2>(w, b, rows),
-            (Summation::Fast, 29..=32) => scan_short::<R, 8, 2>(w, b, rows),
-            (Summation::Fast, _) => scan_long(w, b, rows),
+            (Summation::Sequential, 33..=256) => run_sequential::<R, TRAIN, 4, true>(
+                pass,
+                rows,
+                |alpha, x, y, n| axpy_ptr(alpha, x, y, n),
+            ),
+            (Summation::Sequential, _) => run_sequential::<R, TRAIN, 8, false>(
+                pass,
+                rows,
+                |alpha, x, y, n| axpy_ptr(alpha, x, y, n),
+            ),
+            (Summation::Fast, 1) => run_short::<R, TRAIN, 1, 0>(pass, rows),
+            (Summation::Fast, 2) => run_short::<R, TRAIN, 1, 1>(pass, rows),
+            (Summation::Fast, 3..=4) => run_short::<R, TRAIN, 1, 2>(pass, rows),
+            (Summation::Fast, 5..=8) => run_short::<R, TRAIN, 2, 2>(pass, rows),
+            (Summation::Fast, 9..=12) => run_short::<R, TRAIN, 3, 2>(pass, rows),
+            (Summation::Fast, 13..=16) => run_short::<R, TRAIN, 4, 2>(pass, rows),
+            (Summation::Fast, 17..=20) => run_short::<R, TRAIN, 5, 2>(pass, rows),
+            (Summation::Fast, 21..=24) => run_short::<R, TRAIN, 6, 2>(pass, rows),
+            (Summation::Fast, 25..=28) => run_short::<R, TRAIN, 7, 2>(pass, rows),
+            (Summation::Fast, 29..=32) => run_short::<R, TRAIN, 8, 2>(pass, rows),
+            (Summation::Fast, _) => run_long::<R, TRAIN>(pass, rows),
         }
     }
 }
@@ -126,9 +139,8 @@ pub(super) unsafe fn scan<R: RowSource>(
 /// straight into the tree, `FOLDS` of the last two in-register folds (see the AVX-512F path).
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn scan_short<R: RowSource, const K: usize, const FOLDS: usize>(
-    w: *const f64,
-    b: f64,
+unsafe fn run_short<R: RowSource, const TRAIN: bool, const K: usize, const FOLDS: usize>(
+    pass: &mut Pass<'_, '_>,
     rows: R,
 ) -> Option<Mistake> {
     let d = rows.d();
@@ -142,14 +154,16 @@ unsafe fn scan_short<R: RowSource, const K: usize, const FOLDS: usize>(
     };
     let mut weights = [_mm256_setzero_pd(); REGS];
     for (r, weight) in weights.iter_mut().enumerate().take(K) {
-        *weight = load(w, r);
+        *weight = load(pass.w, r);
     }
-    let bias = super::bias_for_raw(b);
+    let mut bias = super::bias_for_raw(pass.b);
     for k in 0..rows.len() {
         let x = unsafe { rows.row(k) };
+        let mut values = [_mm256_setzero_pd(); REGS];
         let mut lanes = [_mm256_setzero_pd(); REGS];
         for r in 0..K {
-            lanes[r] = _mm256_mul_pd(load(x, r), weights[r]);
+            values[r] = load(x, r);
+            lanes[r] = _mm256_mul_pd(values[r], weights[r]);
         }
         // h = 16, 8, 4: register r takes register r + 4, r + 2, r + 1, where that one holds values.
         let mut present = K;
@@ -164,11 +178,32 @@ unsafe fn scan_short<R: RowSource, const K: usize, const FOLDS: usize>(
             h /= 2;
         }
         let activation = fold_register_partly::<FOLDS>(lanes[0]) + bias;
-        if unsafe { rows.label(k) } * activation <= 0.0 {
-            return Some(Mistake {
+        let y = unsafe { rows.label(k) };
+        if y * activation <= 0.0 {
+            let mistake = Mistake {
                 offset: k,
                 activation,
-            });
+            };
+            if !TRAIN {
+                return Some(mistake);
+            }
+            // w ← w + step·x, as `axpy` does it; the lanes past d stay 0.
+            let step = pass.eta * y;
+            let alpha = _mm256_set1_pd(step);
+            for r in 0..K {
+                weights[r] = _mm256_add_pd(weights[r], _mm256_mul_pd(alpha, values[r]));
+                unsafe {
+                    if r + 1 < K {
+                        _mm256_storeu_pd(pass.w.add(r * V), weights[r]);
+                    } else {
+                        _mm256_maskstore_pd(pass.w.add(r * V), last, weights[r]);
+                    }
+                }
+            }
+            if pass.finish_update(k, activation, step) {
+                return Some(mistake);
+            }
+            bias = super::bias_for_raw(pass.b);
         }
     }
     None
@@ -191,15 +226,28 @@ fn fold_register_partly<const FOLDS: usize>(v: __m256d) -> f64 {
 /// Fast rows longer than one chunk, one at a time, each through the full loop.
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn scan_long<R: RowSource>(w: *const f64, b: f64, rows: R) -> Option<Mistake> {
+unsafe fn run_long<R: RowSource, const TRAIN: bool>(
+    pass: &mut Pass<'_, '_>,
+    rows: R,
+) -> Option<Mistake> {
     let d = rows.d();
     for k in 0..rows.len() {
-        let activation = unsafe { dot_fast_ptr(w, rows.row(k), d) } + b;
-        if unsafe { rows.label(k) } * activation <= 0.0 {
-            return Some(Mistake {
+        let x = unsafe { rows.row(k) };
+        let activation = unsafe { dot_fast_ptr(pass.w, x, d) } + pass.b;
+        let y = unsafe { rows.label(k) };
+        if y * activation <= 0.0 {
+            let mistake = Mistake {
                 offset: k,
                 activation,
-            });
+            };
+            if !TRAIN {
+                return Some(mistake);
+            }
+            let step = pass.eta * y;
+            unsafe { axpy_ptr(step, x, pass.w, d) };
+            if pass.finish_update(k, activation, step) {
+                return Some(mistake);
+            }
         }
     }
     None

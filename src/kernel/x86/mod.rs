@@ -8,7 +8,7 @@ mod avx2;
 mod avx512;
 mod sse2;
 
-use super::{KernelPath, Mistake, Rows, Summation};
+use super::{KernelPath, Mistake, Pass, Rows};
 
 /// The paths this CPU can run, in order of preference (best last).
 pub(super) fn detect() -> Vec<KernelPath> {
@@ -24,79 +24,33 @@ pub(super) fn detect() -> Vec<KernelPath> {
 
 // SAFETY (all wrappers below): SSE2 is part of the x86-64 baseline, and the AVX2 and AVX-512F wrappers
 // are only stored in the `KernelPath`s that `detect` returns after `is_x86_feature_detected!` confirmed
-// the feature; the fields of `KernelPath` are private, so no other code can reach them.
-
-const SSE2: KernelPath = KernelPath {
-    name: "sse2",
-    dot_fast: sse2_dot_fast,
-    axpy: sse2_axpy,
-    scan: sse2_scan,
-};
-
-fn sse2_dot_fast(a: &[f64], b: &[f64]) -> f64 {
-    unsafe { sse2::dot_fast(a, b) }
+// the feature; the fields of `KernelPath` are private, so no other code can reach them. The row sources
+// are built from validated `Rows`, and `Pass` keeps its own invariant (see there).
+macro_rules! path {
+    ($constant:ident, $name:literal, $isa:ident) => {
+        const $constant: KernelPath = KernelPath {
+            name: $name,
+            dot_fast: |a, b| unsafe { $isa::dot_fast(a, b) },
+            axpy: |alpha, x, y| unsafe { $isa::axpy(alpha, x, y) },
+            run: |pass, rows, summation, train| unsafe {
+                match (rows.index, train) {
+                    (None, false) => $isa::run::<_, false>(pass, Contiguous::new(rows), summation),
+                    (None, true) => $isa::run::<_, true>(pass, Contiguous::new(rows), summation),
+                    (Some(index), false) => {
+                        $isa::run::<_, false>(pass, Indexed::new(rows, index), summation)
+                    }
+                    (Some(index), true) => {
+                        $isa::run::<_, true>(pass, Indexed::new(rows, index), summation)
+                    }
+                }
+            },
+        };
+    };
 }
 
-fn sse2_axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
-    unsafe { sse2::axpy(alpha, x, y) }
-}
-
-fn sse2_scan(w: &[f64], b: f64, rows: &Rows<'_>, summation: Summation) -> Option<Mistake> {
-    unsafe {
-        match rows.index {
-            None => sse2::scan(w, b, Contiguous::new(rows), summation),
-            Some(index) => sse2::scan(w, b, Indexed::new(rows, index), summation),
-        }
-    }
-}
-
-const AVX2: KernelPath = KernelPath {
-    name: "avx2",
-    dot_fast: avx2_dot_fast,
-    axpy: avx2_axpy,
-    scan: avx2_scan,
-};
-
-fn avx2_dot_fast(a: &[f64], b: &[f64]) -> f64 {
-    unsafe { avx2::dot_fast(a, b) }
-}
-
-fn avx2_axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
-    unsafe { avx2::axpy(alpha, x, y) }
-}
-
-fn avx2_scan(w: &[f64], b: f64, rows: &Rows<'_>, summation: Summation) -> Option<Mistake> {
-    unsafe {
-        match rows.index {
-            None => avx2::scan(w, b, Contiguous::new(rows), summation),
-            Some(index) => avx2::scan(w, b, Indexed::new(rows, index), summation),
-        }
-    }
-}
-
-const AVX512: KernelPath = KernelPath {
-    name: "avx512f",
-    dot_fast: avx512_dot_fast,
-    axpy: avx512_axpy,
-    scan: avx512_scan,
-};
-
-fn avx512_dot_fast(a: &[f64], b: &[f64]) -> f64 {
-    unsafe { avx512::dot_fast(a, b) }
-}
-
-fn avx512_axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
-    unsafe { avx512::axpy(alpha, x, y) }
-}
-
-fn avx512_scan(w: &[f64], b: f64, rows: &Rows<'_>, summation: Summation) -> Option<Mistake> {
-    unsafe {
-        match rows.index {
-            None => avx512::scan(w, b, Contiguous::new(rows), summation),
-            Some(index) => avx512::scan(w, b, Indexed::new(rows, index), summation),
-        }
-    }
-}
+path!(SSE2, "sse2", sse2);
+path!(AVX2, "avx2", avx2);
+path!(AVX512, "avx512f", avx512);
 
 /// Raw access to the rows of a validated [`Rows`] block, for the SIMD loops (no bounds checks there).
 ///
@@ -246,41 +200,49 @@ fn prefetch(p: *const f64) {
     unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast()) }
 }
 
-/// The Sequential scan, `G` rows at a time: `G` independent left-to-right sums, one per row, advance
-/// together through the columns (`w[j]` is read once for all of them). A single row's sum is one chain
-/// of dependent additions, so this is what keeps the adder busy; each row still gets exactly its own
-/// left-to-right sum. Plain scalar code, compiled inside each path's `#[target_feature]` function.
+/// The Sequential order, `G` rows at a time: `G` independent left-to-right sums, one per row, advance
+/// together through the columns (`w[j]` is read once for all of them). A single row's sum is one chain of
+/// dependent additions, so this is what keeps the adder busy; each row still gets exactly its own
+/// left-to-right sum. Plain scalar code, compiled inside each path's `#[target_feature]` function, with
+/// that path's `axpy` for the updates.
 ///
-/// The rows of a group after its first mistake are computed for nothing; the training loop keeps that
-/// waste small by scanning short blocks while mistakes are frequent (a block shorter than `G` goes one
-/// row at a time).
+/// After a mistake the rows after it in its group are computed again with the new weights, and the
+/// next group starts at the row after the mistake.
+///
+/// Reading G rows side by side is G streams of reads. The hardware prefetchers follow them when they
+/// are long (`d` above a few hundred) and when the G rows are one short run of cache lines (small `d`),
+/// but not in between: there (`PREFETCH`), the next group is prefetched one cache line per column step,
+/// in address order. Rows of an indexed block are scattered, so they are always prefetched, row by
+/// row. (Measured on the machine of `benches/README.md`; software prefetching where the hardware copes
+/// cost bandwidth there.)
 ///
 /// # Safety
-/// `w` points to `rows.d()` values.
+/// The invariant of `Pass`, with `pass.d == rows.d()`; `axpy(alpha, x, w, d)` must be an axpy of `d`
+/// values.
 #[inline(always)]
-unsafe fn scan_sequential<R: RowSource, const G: usize>(
-    w: *const f64,
-    b: f64,
+unsafe fn run_sequential<R: RowSource, const TRAIN: bool, const G: usize, const PREFETCH: bool>(
+    pass: &mut Pass<'_, '_>,
     rows: R,
+    axpy: impl Fn(f64, *const f64, *mut f64, usize),
 ) -> Option<Mistake> {
     let (n, d) = (rows.len(), rows.d());
     let mut k = 0;
-    while k + G <= n {
+    'groups: while k + G <= n {
         let starts: [*const f64; G] = std::array::from_fn(|r| unsafe { rows.row(k + r) });
-        // The next group's rows, fetched one cache line per column step: the hardware prefetchers do
-        // not follow G streams advancing 8 bytes at a time through one region.
+        // With PREFETCH, the next group's rows are fetched one cache line per column step (see above).
         let ahead: [*const f64; G] = if k + 2 * G <= n {
             std::array::from_fn(|r| unsafe { rows.row(k + G + r) })
         } else {
             starts
         };
+        let w = pass.w.cast_const();
         let mut sums = [0.0f64; G];
         for j in 0..d {
-            if R::CONTIGUOUS {
+            if !R::CONTIGUOUS {
+                prefetch(ahead[j % G].wrapping_add(j / G * 8));
+            } else if PREFETCH {
                 // The next group is one region of G·d values: G values per column step, in order.
                 prefetch(ahead[0].wrapping_add(j * G));
-            } else {
-                prefetch(ahead[j % G].wrapping_add(j / G * 8));
             }
             let wj = unsafe { *w.add(j) };
             for (sum, start) in sums.iter_mut().zip(&starts) {
@@ -288,28 +250,49 @@ unsafe fn scan_sequential<R: RowSource, const G: usize>(
             }
         }
         for (r, sum) in sums.iter().enumerate() {
-            let activation = sum + b;
-            if unsafe { rows.label(k + r) } * activation <= 0.0 {
-                return Some(Mistake {
+            let activation = sum + pass.b;
+            let y = unsafe { rows.label(k + r) };
+            if y * activation <= 0.0 {
+                let mistake = Mistake {
                     offset: k + r,
                     activation,
-                });
+                };
+                if !TRAIN {
+                    return Some(mistake);
+                }
+                let step = pass.eta * y;
+                axpy(step, starts[r], pass.w, d);
+                if pass.finish_update(k + r, activation, step) {
+                    return Some(mistake);
+                }
+                k += r + 1;
+                continue 'groups;
             }
         }
         k += G;
     }
     while k < n {
         let x = unsafe { rows.row(k) };
+        let w = pass.w.cast_const();
         let mut sum = 0.0;
         for j in 0..d {
             sum += unsafe { *w.add(j) * *x.add(j) };
         }
-        let activation = sum + b;
-        if unsafe { rows.label(k) } * activation <= 0.0 {
-            return Some(Mistake {
+        let activation = sum + pass.b;
+        let y = unsafe { rows.label(k) };
+        if y * activation <= 0.0 {
+            let mistake = Mistake {
                 offset: k,
                 activation,
-            });
+            };
+            if !TRAIN {
+                return Some(mistake);
+            }
+            let step = pass.eta * y;
+            axpy(step, x, pass.w, d);
+            if pass.finish_update(k, activation, step) {
+                return Some(mistake);
+            }
         }
         k += 1;
     }

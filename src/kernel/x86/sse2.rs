@@ -5,7 +5,8 @@
 
 use std::arch::x86_64::*;
 
-use super::{scan_sequential, RowSource};
+use super::{run_sequential, RowSource};
+use crate::kernel::Pass;
 use crate::kernel::{Mistake, Summation, LANES};
 
 /// Values per register.
@@ -60,46 +61,63 @@ unsafe fn dot_fast_ptr(a: *const f64, b: *const f64, n: usize) -> f64 {
 
 #[target_feature(enable = "sse2")]
 pub(super) unsafe fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
-    let n = x.len().min(y.len());
-    let (xp, yp) = (x.as_ptr(), y.as_mut_ptr());
+    unsafe { axpy_ptr(alpha, x.as_ptr(), y.as_mut_ptr(), x.len().min(y.len())) }
+}
+
+/// `y ← y + alpha·x` over `n` values.
+#[inline]
+#[target_feature(enable = "sse2")]
+unsafe fn axpy_ptr(alpha: f64, x: *const f64, y: *mut f64, n: usize) {
     let a = _mm_set1_pd(alpha);
     let mut i = 0;
     while i + V <= n {
         unsafe {
-            let sum = _mm_add_pd(
-                _mm_loadu_pd(yp.add(i)),
-                _mm_mul_pd(a, _mm_loadu_pd(xp.add(i))),
-            );
-            _mm_storeu_pd(yp.add(i), sum);
+            let sum = _mm_add_pd(_mm_loadu_pd(y.add(i)), _mm_mul_pd(a, _mm_loadu_pd(x.add(i))));
+            _mm_storeu_pd(y.add(i), sum);
         }
         i += V;
     }
     if i < n {
-        unsafe { *yp.add(i) += alpha * *xp.add(i) };
+        unsafe { *y.add(i) += alpha * *x.add(i) };
     }
 }
 
-/// The first mistake of the block: Fast rows one at a time, Sequential rows four at a time.
+/// Scan or train over the block: Fast rows one at a time, Sequential rows four at a time.
 #[target_feature(enable = "sse2")]
-pub(super) unsafe fn scan<R: RowSource>(
-    w: &[f64],
-    b: f64,
+pub(super) unsafe fn run<R: RowSource, const TRAIN: bool>(
+    pass: &mut Pass<'_, '_>,
     rows: R,
     summation: Summation,
 ) -> Option<Mistake> {
     let d = rows.d();
-    debug_assert_eq!(w.len(), d);
-    let w = w.as_ptr();
+    debug_assert_eq!(pass.d, d);
     if summation == Summation::Sequential {
-        return unsafe { scan_sequential::<R, 4>(w, b, rows) };
+        let axpy = |alpha, x, y, n| unsafe { axpy_ptr(alpha, x, y, n) };
+        return unsafe {
+            if (33..=256).contains(&d) {
+                run_sequential::<R, TRAIN, 4, true>(pass, rows, axpy)
+            } else {
+                run_sequential::<R, TRAIN, 4, false>(pass, rows, axpy)
+            }
+        };
     }
     for k in 0..rows.len() {
-        let activation = unsafe { dot_fast_ptr(w, rows.row(k), d) } + b;
-        if unsafe { rows.label(k) } * activation <= 0.0 {
-            return Some(Mistake {
+        let x = unsafe { rows.row(k) };
+        let activation = unsafe { dot_fast_ptr(pass.w, x, d) } + pass.b;
+        let y = unsafe { rows.label(k) };
+        if y * activation <= 0.0 {
+            let mistake = Mistake {
                 offset: k,
                 activation,
-            });
+            };
+            if !TRAIN {
+                return Some(mistake);
+            }
+            let step = pass.eta * y;
+            unsafe { axpy_ptr(step, x, pass.w, d) };
+            if pass.finish_update(k, activation, step) {
+                return Some(mistake);
+            }
         }
     }
     None
