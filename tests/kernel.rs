@@ -1,8 +1,10 @@
 //! The kernels against references written from their documentation: every SIMD path against the
 //! portable one bit for bit, and the blocked training loop against a one-row-at-a-time loop.
 
+use std::ops::ControlFlow;
+
 use ndarray::{array, Array1, Array2};
-use novikoff::kernel::{self, paths, Mistake, Rows, Summation};
+use novikoff::kernel::{self, paths, Learner, Mistake, Rows, Summation, Update};
 use novikoff::perceptron::{BiasRule, Fit, Order, PerceptronParams, Trace};
 use novikoff::{rng, Dataset};
 use rand_chacha::ChaCha8Rng;
@@ -164,7 +166,7 @@ fn every_path_scans_with_the_documented_activations() {
     // putting the single 0 at each position in turn reads every row's activation out of the scan, in
     // every lane of every SIMD group.
     let mut stream = rng::from_seed(3);
-    for d in [1, 2, 3, 5, 7, 8, 9, 10, 16, 17, 31, 32, 33, 64, 100] {
+    for d in [1, 2, 3, 5, 7, 8, 9, 10, 16, 17, 31, 32, 33, 64, 100, 128, 129, 257] {
         for n in [1, 7, 8, 9, 16, 19, 40] {
             let data = block(&mut stream, n, d);
             for b in [0.0, -0.0, 0.25, -3.5] {
@@ -193,7 +195,7 @@ fn every_path_scans_with_the_documented_activations() {
 #[test]
 fn every_path_finds_the_same_first_mistake() {
     let mut stream = rng::from_seed(4);
-    for d in [1, 2, 4, 8, 10, 13, 16, 24, 32, 33, 50, 100, 257] {
+    for d in [1, 2, 4, 8, 10, 13, 16, 24, 32, 33, 50, 100, 128, 129, 256, 257] {
         for n in [0, 1, 5, 8, 12, 33, 100] {
             let data = block(&mut stream, n, d);
             // Labels that agree with the weights except at a few places, including exact zero activations.
@@ -264,6 +266,165 @@ fn first_mistake(
             activation,
         })
     })
+}
+
+#[test]
+fn a_zero_activation_is_positive_zero_on_every_path() {
+    // Every product −0.0 (negative weights times +0.0): the documented sums start from +0.0, so the dot
+    // product is +0.0, and so is +0.0 + (−0.0) with a bias of −0.0. A path that skipped the +0.0 start
+    // without making up for it would report −0.0.
+    for d in [1, 2, 5, 8, 9, 24, 40, 100, 129, 300] {
+        let x = vec![0.0; 3 * d];
+        let w = vec![-1.5; d];
+        let labels = [0.0; 3];
+        let rows = Rows::contiguous(&x, &labels, d).unwrap();
+        for summation in [Summation::Fast, Summation::Sequential] {
+            for b in [-0.0, 0.0] {
+                for path in paths() {
+                    let found = path.scan(&w, b, &rows, summation).unwrap().unwrap();
+                    assert_eq!(
+                        found.activation.to_bits(),
+                        0,
+                        "{} d={d} {summation:?} b={b}",
+                        path.name()
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// One update of a training pass, every float as bits.
+#[derive(Debug, PartialEq)]
+struct PassStep {
+    offset: usize,
+    activation: u64,
+    w: Vec<u64>,
+    b: u64,
+}
+
+/// A training pass as `kernel::train` documents it, on the rows `order` of a row-major matrix.
+#[allow(clippy::too_many_arguments)]
+fn textbook_pass(
+    x: &[f64],
+    labels: &[f64],
+    order: &[usize],
+    w: &mut [f64],
+    v: &mut f64,
+    c: f64,
+    eta: f64,
+    summation: Summation,
+    stop_after: usize,
+) -> (Vec<PassStep>, Option<usize>) {
+    let d = w.len();
+    let mut steps = Vec::new();
+    for (k, &row) in order.iter().enumerate() {
+        let xr = &x[row * d..(row + 1) * d];
+        let y = labels[row];
+        let activation = documented_dot(w, xr, summation) + c * *v;
+        if y * activation <= 0.0 {
+            let step = eta * y;
+            for j in 0..d {
+                w[j] += step * xr[j];
+            }
+            *v += step * c;
+            steps.push(PassStep {
+                offset: k,
+                activation: activation.to_bits(),
+                w: bits(w),
+                b: (c * *v).to_bits(),
+            });
+            if steps.len() == stop_after {
+                return (steps, Some(k));
+            }
+        }
+    }
+    (steps, None)
+}
+
+#[test]
+fn every_path_trains_like_the_textbook_pass() {
+    let mut stream = rng::from_seed(9);
+    let mut updates_seen = 0;
+    for d in [
+        1, 2, 3, 5, 8, 9, 16, 17, 31, 32, 33, 40, 64, 100, 127, 128, 129, 200, 256, 257, 300,
+    ] {
+        for n in [0, 1, 5, 8, 9, 17, 50] {
+            let data = block(&mut stream, n, d);
+            // Labels from a random plane, so that a pass makes many updates early and fewer later.
+            let u = wild(&mut stream, d);
+            let labels: Vec<f64> = (0..n)
+                .map(|k| {
+                    if documented_fast(&u, &data.x[k * d..(k + 1) * d]) >= 0.0 {
+                        1.0
+                    } else {
+                        -1.0
+                    }
+                })
+                .collect();
+            let mut shuffled: Vec<usize> = (0..n).collect();
+            rng::shuffle(&mut stream, &mut shuffled);
+            let orders: [(Rows<'_>, Vec<usize>); 2] = [
+                (
+                    Rows::contiguous(&data.x, &labels, d).unwrap(),
+                    (0..n).collect(),
+                ),
+                (
+                    Rows::indexed(&data.x, &labels, d, &shuffled).unwrap(),
+                    shuffled.clone(),
+                ),
+            ];
+            for (rows, order) in &orders {
+                for summation in [Summation::Fast, Summation::Sequential] {
+                    for (c, eta, stop_after) in [(0.0, 1.0, 0), (1.0, 0.37, 3), (0.3, 1.0, 1)] {
+                        let w0 = wild(&mut stream, d);
+                        let v0 = 0.25;
+                        let (mut w, mut v) = (w0.clone(), v0);
+                        let (expected, expected_stop) = textbook_pass(
+                            &data.x, &labels, order, &mut w, &mut v, c, eta, summation, stop_after,
+                        );
+                        updates_seen += expected.len();
+                        for path in paths() {
+                            let mut got_w = w0.clone();
+                            let mut learner = Learner {
+                                w: &mut got_w,
+                                v: v0,
+                                c,
+                                eta,
+                            };
+                            let mut steps = Vec::new();
+                            let stopped = path
+                                .train(&mut learner, rows, summation, &mut |u: &Update<'_>| {
+                                    steps.push(PassStep {
+                                        offset: u.offset,
+                                        activation: u.activation.to_bits(),
+                                        w: bits(u.w),
+                                        b: u.b.to_bits(),
+                                    });
+                                    if steps.len() == stop_after {
+                                        ControlFlow::Break(())
+                                    } else {
+                                        ControlFlow::Continue(())
+                                    }
+                                })
+                                .unwrap();
+                            let got_v = learner.v;
+                            let context = format!(
+                                "{} {summation:?} n={n} d={d} c={c} indexed={}",
+                                path.name(),
+                                rows.len() > 0 && order[0] != 0
+                            );
+                            assert_eq!(steps, expected, "{context}");
+                            assert_eq!(stopped, expected_stop, "{context}");
+                            assert_eq!(bits(&got_w), bits(&w), "{context}");
+                            assert_eq!(got_v.to_bits(), v.to_bits(), "{context}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(updates_seen > 1000, "{updates_seen}");
 }
 
 #[test]
@@ -482,6 +643,9 @@ fn blocked_fits_equal_the_textbook_loop_on_random_data() {
         (70, 33),
         (60, 64),
         (50, 100),
+        (40, 128),
+        (30, 129),
+        (20, 257),
         (20, 300),
     ];
     let mut converged = 0;
