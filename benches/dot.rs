@@ -14,7 +14,9 @@ const LENGTHS: [usize; 8] = [2, 8, 10, 16, 64, 100, 1000, 10_000];
 
 fn vector(n: usize, seed: u64) -> Vec<f64> {
     let mut stream = rng::from_seed(seed);
-    (0..n).map(|_| rng::unit_f64(&mut stream) * 2.0 - 1.0).collect()
+    (0..n)
+        .map(|_| rng::unit_f64(&mut stream) * 2.0 - 1.0)
+        .collect()
 }
 
 fn dot(c: &mut Criterion) {

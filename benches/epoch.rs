@@ -27,7 +27,12 @@ use novikoff::perceptron::{Perceptron, PerceptronParams};
 use novikoff::{rng, Dataset};
 
 /// (n, d): three 80 MB matrices (beyond every cache) and one of 800 KB (in L2).
-const SHAPES: [(usize, usize); 4] = [(1_000_000, 10), (100_000, 100), (10_000, 1000), (1_000, 100)];
+const SHAPES: [(usize, usize); 4] = [
+    (1_000_000, 10),
+    (100_000, 100),
+    (10_000, 1000),
+    (1_000, 100),
+];
 
 /// Distance kept between every row and the separating plane u·x = 0 (|u| = 1).
 const MARGIN: f64 = 0.1;
@@ -60,7 +65,13 @@ fn problem(n: usize, d: usize, seed: u64) -> Problem {
     }
     let noisy: Vec<f64> = clean
         .iter()
-        .map(|&y| if rng::unit_f64(&mut stream) < FLIPPED { -y } else { y })
+        .map(|&y| {
+            if rng::unit_f64(&mut stream) < FLIPPED {
+                -y
+            } else {
+                y
+            }
+        })
         .collect();
     Problem {
         clean: Dataset::new(x.clone(), Array1::from_vec(clean)).unwrap(),

@@ -166,7 +166,9 @@ fn every_path_scans_with_the_documented_activations() {
     // putting the single 0 at each position in turn reads every row's activation out of the scan, in
     // every lane of every SIMD group.
     let mut stream = rng::from_seed(3);
-    for d in [1, 2, 3, 5, 7, 8, 9, 10, 16, 17, 31, 32, 33, 64, 100, 128, 129, 257] {
+    for d in [
+        1, 2, 3, 5, 7, 8, 9, 10, 16, 17, 31, 32, 33, 64, 100, 128, 129, 257,
+    ] {
         for n in [1, 7, 8, 9, 16, 19, 40] {
             let data = block(&mut stream, n, d);
             for b in [0.0, -0.0, 0.25, -3.5] {
@@ -175,7 +177,8 @@ fn every_path_scans_with_the_documented_activations() {
                         let mut labels = vec![f64::NAN; n];
                         labels[k] = 0.0;
                         let rows = Rows::contiguous(&data.x, &labels, d).unwrap();
-                        let expected = documented_dot(&data.w, &data.x[k * d..(k + 1) * d], summation) + b;
+                        let expected =
+                            documented_dot(&data.w, &data.x[k * d..(k + 1) * d], summation) + b;
                         for path in paths() {
                             let found = path.scan(&data.w, b, &rows, summation).unwrap();
                             assert_eq!(
@@ -195,7 +198,9 @@ fn every_path_scans_with_the_documented_activations() {
 #[test]
 fn every_path_finds_the_same_first_mistake() {
     let mut stream = rng::from_seed(4);
-    for d in [1, 2, 4, 8, 10, 13, 16, 24, 32, 33, 50, 100, 128, 129, 256, 257] {
+    for d in [
+        1, 2, 4, 8, 10, 13, 16, 24, 32, 33, 50, 100, 128, 129, 256, 257,
+    ] {
         for n in [0, 1, 5, 8, 12, 33, 100] {
             let data = block(&mut stream, n, d);
             // Labels that agree with the weights except at a few places, including exact zero activations.
@@ -412,7 +417,7 @@ fn every_path_trains_like_the_textbook_pass() {
                             let context = format!(
                                 "{} {summation:?} n={n} d={d} c={c} indexed={}",
                                 path.name(),
-                                rows.len() > 0 && order[0] != 0
+                                !rows.is_empty() && order[0] != 0
                             );
                             assert_eq!(steps, expected, "{context}");
                             assert_eq!(stopped, expected_stop, "{context}");
@@ -612,10 +617,10 @@ fn settings(n: usize, seed: u64) -> Vec<Setting> {
             ] {
                 all.push(Setting {
                     bias,
-                    eta: if seed % 2 == 0 { 1.0 } else { 0.37 },
+                    eta: if seed.is_multiple_of(2) { 1.0 } else { 0.37 },
                     order,
                     max_epochs: 12,
-                    max_updates: (seed % 3 == 0).then_some(25),
+                    max_updates: seed.is_multiple_of(3).then_some(25),
                     summation,
                 });
             }

@@ -58,15 +58,31 @@
 //! Every path computes the orders above exactly; `tests/kernel.rs` checks each one against the portable
 //! path bit for bit.
 //!
-//! # The blocked scan
+//! # Scanning and training
 //!
 //! One perceptron epoch asks, row after row, "is `y·(w·x + b) ≤ 0`?", and changes `w` only when the
-//! answer is yes. [`scan`] answers it for a whole block of [`Rows`] with `w` fixed and returns the first
-//! [`Mistake`]. When the rows are short (`d ≤ 32` for [`Summation::Fast`]; any `d` for
-//! [`Summation::Sequential`]) the SIMD paths compute 8 (AVX-512) or 4 (AVX2) rows at once, one row per
-//! vector lane, each row still in its own documented order; otherwise they vectorise along the row. Either
-//! way every activation has the bits [`dot`]`(w, x, summation) + b` would give, so a training loop that
-//! scans is indistinguishable from one that visits the rows one by one.
+//! answer is yes. [`scan`] answers it for a block of [`Rows`] with `w` fixed and returns the first
+//! [`Mistake`]; [`train`] is the whole pass: it updates `w` at each mistake, reports the update to an
+//! observer (which may stop the pass), and goes on from the next row. The training loop of
+//! [`perceptron`](crate::perceptron) runs one `train` per epoch. Every activation has the bits
+//! [`dot`]`(w, x, summation) + b` gives, so the pass is indistinguishable from the textbook loop.
+//!
+//! How the SIMD paths find the next mistake, with `w` fixed between updates:
+//!
+//! * **Fast, short rows** (`d ≤ 128` on AVX-512F, `d ≤ 32` on AVX2): `w` lives in registers for the
+//!   whole pass (and is updated there), so the pass reads nothing but the rows and their labels, one
+//!   sequential stream.
+//! * **Fast, long rows**: one row at a time through the 32-lane loop; the four register accumulators
+//!   keep the adders busy within the row.
+//! * **Sequential**: a row's sum is one chain of dependent additions, so 4 or 8 rows are summed side by
+//!   side, each in its own left-to-right order; after a mistake the rows behind it in the group are
+//!   summed again with the new weights. The next group is prefetched where the hardware prefetchers do
+//!   not follow the interleaved reads.
+//!
+//! A pass stops at nothing but the observer's request: there is no block computed ahead whose work a
+//! mistake would waste (except, for Sequential, the rest of one group of 4 or 8 rows). Computing 8 rows
+//! at once with one row per vector lane (a gather per column) was tried and dropped: on the AMD Zen 4
+//! of `benches/README.md` it was 3–5 times slower than the loops above.
 
 mod portable;
 #[cfg(target_arch = "x86_64")]

@@ -60,7 +60,12 @@ pub(super) fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
 }
 
 /// The textbook loop: one row at a time; at a mistake, stop (a scan) or update and report (training).
-fn run(pass: &mut Pass<'_, '_>, rows: &Rows<'_>, summation: Summation, train: bool) -> Option<Mistake> {
+fn run(
+    pass: &mut Pass<'_, '_>,
+    rows: &Rows<'_>,
+    summation: Summation,
+    train: bool,
+) -> Option<Mistake> {
     let dot = match summation {
         Summation::Sequential => dot_sequential,
         Summation::Fast => dot_fast,

@@ -108,7 +108,10 @@ impl Perceptron {
                     return ControlFlow::Break(());
                 }
                 // A fold rather than `all`: no early exit, so it vectorises.
-                let finite = update.w.iter().fold(update.b.is_finite(), |ok, w| ok & w.is_finite());
+                let finite = update
+                    .w
+                    .iter()
+                    .fold(update.b.is_finite(), |ok, w| ok & w.is_finite());
                 if !finite {
                     stop_reason = StopReason::NonFinite;
                     return ControlFlow::Break(());

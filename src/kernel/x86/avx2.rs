@@ -110,16 +110,16 @@ pub(super) unsafe fn run<R: RowSource, const TRAIN: bool>(
     debug_assert_eq!(pass.d, d);
     unsafe {
         match (summation, d) {
-            (Summation::Sequential, 33..=256) => run_sequential::<R, TRAIN, 4, true>(
-                pass,
-                rows,
-                |alpha, x, y, n| axpy_ptr(alpha, x, y, n),
-            ),
-            (Summation::Sequential, _) => run_sequential::<R, TRAIN, 8, false>(
-                pass,
-                rows,
-                |alpha, x, y, n| axpy_ptr(alpha, x, y, n),
-            ),
+            (Summation::Sequential, 33..=256) => {
+                run_sequential::<R, TRAIN, 4, true>(pass, rows, |alpha, x, y, n| {
+                    axpy_ptr(alpha, x, y, n)
+                })
+            }
+            (Summation::Sequential, _) => {
+                run_sequential::<R, TRAIN, 8, false>(pass, rows, |alpha, x, y, n| {
+                    axpy_ptr(alpha, x, y, n)
+                })
+            }
             (Summation::Fast, 1) => run_short::<R, TRAIN, 1, 0>(pass, rows),
             (Summation::Fast, 2) => run_short::<R, TRAIN, 1, 1>(pass, rows),
             (Summation::Fast, 3..=4) => run_short::<R, TRAIN, 1, 2>(pass, rows),

@@ -59,10 +59,7 @@ unsafe fn dot_fast_ptr(a: *const f64, b: *const f64, n: usize) -> f64 {
             *acc = _mm512_add_pd(*acc, _mm512_mul_pd(x, y));
         }
     }
-    let folded = _mm512_add_pd(
-        _mm512_add_pd(acc[0], acc[2]),
-        _mm512_add_pd(acc[1], acc[3]),
-    );
+    let folded = _mm512_add_pd(_mm512_add_pd(acc[0], acc[2]), _mm512_add_pd(acc[1], acc[3]));
     fold_register(folded)
 }
 
@@ -123,16 +120,16 @@ pub(super) unsafe fn run<R: RowSource, const TRAIN: bool>(
     debug_assert_eq!(pass.d, d);
     unsafe {
         match (summation, d) {
-            (Summation::Sequential, 33..=256) => run_sequential::<R, TRAIN, 4, true>(
-                pass,
-                rows,
-                |alpha, x, y, n| axpy_ptr(alpha, x, y, n),
-            ),
-            (Summation::Sequential, _) => run_sequential::<R, TRAIN, 8, false>(
-                pass,
-                rows,
-                |alpha, x, y, n| axpy_ptr(alpha, x, y, n),
-            ),
+            (Summation::Sequential, 33..=256) => {
+                run_sequential::<R, TRAIN, 4, true>(pass, rows, |alpha, x, y, n| {
+                    axpy_ptr(alpha, x, y, n)
+                })
+            }
+            (Summation::Sequential, _) => {
+                run_sequential::<R, TRAIN, 8, false>(pass, rows, |alpha, x, y, n| {
+                    axpy_ptr(alpha, x, y, n)
+                })
+            }
             (Summation::Fast, 1) => run_short::<R, TRAIN, 1, 0>(pass, rows),
             (Summation::Fast, 2) => run_short::<R, TRAIN, 1, 1>(pass, rows),
             (Summation::Fast, 3..=4) => run_short::<R, TRAIN, 1, 2>(pass, rows),

@@ -72,7 +72,10 @@ unsafe fn axpy_ptr(alpha: f64, x: *const f64, y: *mut f64, n: usize) {
     let mut i = 0;
     while i + V <= n {
         unsafe {
-            let sum = _mm_add_pd(_mm_loadu_pd(y.add(i)), _mm_mul_pd(a, _mm_loadu_pd(x.add(i))));
+            let sum = _mm_add_pd(
+                _mm_loadu_pd(y.add(i)),
+                _mm_mul_pd(a, _mm_loadu_pd(x.add(i))),
+            );
             _mm_storeu_pd(y.add(i), sum);
         }
         i += V;
