@@ -1,10 +1,16 @@
 //! One dot product of two vectors of length d: a naive iterator sum, ndarray's `.dot()`, novikoff's
 //! Sequential order and its Fast order (the active code path, and every other path this CPU can run).
 //!
-//! `cargo bench --bench dot -- --warm-up-time 1 --measurement-time 3`
+//! `cargo bench --bench dot -- --warm-up-time 1 --measurement-time 2`
+//!
+//! Times are the benchmark thread's CPU time (see `common/mod.rs`; `NOVIKOFF_BENCH_CLOCK=wall` for
+//! wall time). Results and the machine are in `benches/README.md`.
 
 use std::hint::black_box;
 
+mod common;
+
+use common::Clock;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ndarray::Array1;
 use novikoff::kernel::{self, Summation};
@@ -19,7 +25,7 @@ fn vector(n: usize, seed: u64) -> Vec<f64> {
         .collect()
 }
 
-fn dot(c: &mut Criterion) {
+fn dot(c: &mut Criterion<Clock>) {
     let mut group = c.benchmark_group("dot");
     for d in LENGTHS {
         let (a, b) = (vector(d, 1), vector(d, 2));
@@ -57,5 +63,9 @@ fn dot(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dot);
+criterion_group! {
+    name = benches;
+    config = common::criterion();
+    targets = dot
+}
 criterion_main!(benches);

@@ -17,9 +17,15 @@
 //! Throughput is the matrix's bytes (n·d·8) for every entry, so throughput ratios are time ratios.
 //!
 //! `cargo bench --bench epoch -- --warm-up-time 1 --measurement-time 3`
+//!
+//! Times are the benchmark thread's CPU time (see `common/mod.rs`; `NOVIKOFF_BENCH_CLOCK=wall` for
+//! wall time). Results and the machine are in `benches/README.md`.
 
 use std::hint::black_box;
 
+mod common;
+
+use common::Clock;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ndarray::{Array1, Array2};
 use novikoff::kernel::{self, Summation};
@@ -119,7 +125,7 @@ fn read_sum(x: &[f64]) -> f64 {
     acc.iter().sum::<f64>() + chunks.remainder().iter().sum::<f64>()
 }
 
-fn epoch(c: &mut Criterion) {
+fn epoch(c: &mut Criterion<Clock>) {
     eprintln!("kernel path: {}", kernel::active().name());
     for (k, &(n, d)) in SHAPES.iter().enumerate() {
         let problem = problem(n, d, 100 + k as u64);
@@ -172,5 +178,9 @@ fn epoch(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, epoch);
+criterion_group! {
+    name = benches;
+    config = common::criterion();
+    targets = epoch
+}
 criterion_main!(benches);

@@ -14,7 +14,8 @@
 //!   cyclic, shuffled or online, with an optional per-update [trace](perceptron::Trace);
 //! * [`dataset`]: the validated [`Dataset`] and the proof's simplifications (add a dimension, negate the
 //!   negatives, normalise to unit length), and the radius `R`;
-//! * [`kernel`]: the dot product with a documented summation order, identical bits on every CPU;
+//! * [`kernel`]: the hot loop: the dot product with a documented summation order, identical bits on
+//!   every CPU, and the training pass, with SIMD code (AVX-512F, AVX2, SSE2) chosen at run time;
 //! * [`io`]: reading data files with errors that name the file, the line and the column;
 //! * [`rng`]: seeded, value-stable randomness.
 //!

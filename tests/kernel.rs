@@ -106,6 +106,12 @@ fn every_path_computes_the_documented_fast_dot_bit_for_bit() {
                 b = a.iter().map(|v| -0.0 * v.signum()).collect();
             }
             let expected = documented_fast(&a, &b);
+            let public = kernel::dot(&a, &b, Summation::Fast);
+            assert_eq!(
+                public.to_bits(),
+                expected.to_bits(),
+                "dot n={n} trial={trial}"
+            );
             for path in paths() {
                 let got = path.dot(&a, &b, Summation::Fast);
                 assert_eq!(

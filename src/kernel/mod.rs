@@ -168,6 +168,10 @@ pub fn dot_sequential(a: &[f64], b: &[f64]) -> f64 {
 #[inline]
 pub fn dot_fast(a: &[f64], b: &[f64]) -> f64 {
     debug_assert_eq!(a.len(), b.len());
+    // Eight values or fewer take less time than the call to a SIMD path: same order, inline.
+    if a.len().min(b.len()) <= 8 {
+        return portable::dot_fast_short(a, b);
+    }
     (active().dot_fast)(a, b)
 }
 

@@ -40,6 +40,26 @@ pub(super) fn dot_fast(a: &[f64], b: &[f64]) -> f64 {
     fold(acc)
 }
 
+/// [`dot_fast`] for at most 8 values: lanes 8 to 31 stay `+0.0`, so the folds `h = 16, 8` add nothing
+/// (an accumulator that starts at `+0.0` is never `−0.0`, and `x + 0.0 = x` for every other `x`).
+///
+/// The products go into the tree as they are, without the `+0.0` each lane starts from, and `+0.0` is
+/// added once at the end instead: that can only change the sign of an exact zero, which the final
+/// addition makes `+0.0`, as in the documented order.
+#[inline]
+pub(super) fn dot_fast_short(a: &[f64], b: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 8];
+    for (lane, (x, y)) in acc.iter_mut().zip(a.iter().zip(b)) {
+        *lane = x * y;
+    }
+    for h in [4, 2, 1] {
+        for l in 0..h {
+            acc[l] += acc[l + h];
+        }
+    }
+    acc[0] + 0.0
+}
+
 /// The fixed tree: for h = 16, 8, 4, 2, 1, lane l takes lane l + h.
 #[inline(always)]
 fn fold(mut acc: [f64; LANES]) -> f64 {
