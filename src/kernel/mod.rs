@@ -637,7 +637,8 @@ impl KernelPath {
     ///     let mut learner = Learner { w: &mut w, v: 0.0, c: 1.0, eta: 0.5 };
     ///     // Stop at the first update.
     ///     let stopped = path.train(&mut learner, &rows, Summation::Fast, &mut |_| ControlFlow::Break(()))?;
-    ///     assert_eq!((stopped, w, learner.v), (Some(0), [-1.0], -0.5));
+    ///     let v = learner.v;
+    ///     assert_eq!((stopped, w, v), (Some(0), [-1.0], -0.5));
     /// }
     /// # Ok::<(), novikoff::Error>(())
     /// ```
