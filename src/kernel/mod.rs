@@ -94,6 +94,13 @@ use std::sync::OnceLock;
 use crate::error::{Error, Result};
 
 /// Number of independent accumulators of [`Summation::Fast`] (see the [module documentation](self)).
+///
+/// ```
+/// use novikoff::kernel::{dot_fast, LANES};
+/// // One value in each lane, folded by the tree: 1 + 2 + … + 32, exact in any order.
+/// let a: Vec<f64> = (1..=LANES).map(|i| i as f64).collect();
+/// assert_eq!(dot_fast(&a, &vec![1.0; LANES]), 528.0);
+/// ```
 pub const LANES: usize = 32;
 
 /// Which summation order a dot product uses. See the [module documentation](self) for the exact orders.
@@ -438,6 +445,17 @@ pub struct Update<'a> {
 }
 
 /// What an observer of a training pass is: it sees every update and may stop the pass.
+///
+/// ```
+/// use std::ops::ControlFlow;
+/// use novikoff::kernel::OnUpdate;
+/// let mut updates = 0;
+/// let observer: &mut OnUpdate<'_> = &mut |_| {
+///     updates += 1;
+///     if updates == 10 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+/// };
+/// # let _ = observer;
+/// ```
 pub type OnUpdate<'o> = dyn FnMut(&Update<'_>) -> ControlFlow<()> + 'o;
 
 /// One pass of the perceptron over `rows`, in order, on the [`active`] code path: at every row where
