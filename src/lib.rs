@@ -15,7 +15,10 @@
 //! * [`dataset`]: the validated [`Dataset`] and the proof's simplifications (add a dimension, negate the
 //!   negatives, normalise to unit length), and the radius `R`;
 //! * [`kernel`]: the dot product with a documented summation order, identical bits on every CPU;
-//! * [`io`]: reading data files with errors that name the file, the line and the column;
+//! * [`io`]: reading and writing CSV, LIBSVM and NumPy files, with errors that name the file, the line and
+//!   the column;
+//! * [`generate`]: seeded synthetic datasets with a prescribed margin and radius, and worst cases;
+//! * [`preprocess`]: standardise, min–max, unit ball, bias column, each with its effect on R and γ;
 //! * [`rng`]: seeded, value-stable randomness.
 //!
 //! ## Conventions
@@ -46,9 +49,11 @@
 
 pub mod dataset;
 pub mod error;
+pub mod generate;
 pub mod io;
 pub mod kernel;
 pub mod perceptron;
+pub mod preprocess;
 pub mod rng;
 
 pub use dataset::Dataset;
