@@ -35,6 +35,15 @@ fn readers(c: &mut Criterion) {
             },
         );
     }
+    // The floor: reading the .npy file's bytes into memory, nothing else.
+    let npy = dir.path().join("data.npy");
+    group.throughput(Throughput::Bytes(
+        std::fs::metadata(&npy).expect("metadata").len(),
+    ));
+    group.bench_function(
+        BenchmarkId::new("fs_read_baseline", format!("{n}x{d}")),
+        |b| b.iter(|| std::fs::read(&npy).expect("read")),
+    );
     group.finish();
 
     // Parsing alone, from memory (no file system).

@@ -556,6 +556,17 @@ fn libsvm_index_zero() {
 }
 
 #[test]
+fn libsvm_index_zero_after_others() {
+    refused(
+        "zero2.svm",
+        b"1 1:2 0:3\n-1 1:2\n",
+        &defaults(),
+        &[],
+        "zero2.svm:1:7: feature index 0: LIBSVM indices start at 1",
+    );
+}
+
+#[test]
 fn libsvm_repeated_index() {
     refused(
         "repeat.svm",
@@ -925,6 +936,19 @@ fn unclosed_quote_csv() {
         &[],
         "quote.csv:2:1: a quoted field is not closed on its line",
     );
+}
+
+#[test]
+fn a_delimiter_that_cannot_separate_fields_is_refused() {
+    for delimiter in [0xffu8, b'"', b'\n'] {
+        let err = io::read_csv_from(
+            b"a,y\n1,1\n",
+            "d.csv".as_ref(),
+            &defaults().delimiter(delimiter),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("cannot separate fields"), "{err}");
+    }
 }
 
 #[test]

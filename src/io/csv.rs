@@ -11,7 +11,7 @@ use std::path::Path;
 use ndarray::{Array1, Array2};
 
 use super::labels::LabelMapper;
-use super::text::{push_f64, trim, with_capacity, Text};
+use super::text::{find_byte, push_f64, trim, with_capacity, Text};
 use super::{LabelColumn, ReadOptions};
 use crate::dataset::Dataset;
 use crate::error::{Error, Location, Result};
@@ -59,6 +59,17 @@ pub fn read_csv_from(bytes: &[u8], path: &Path, options: &ReadOptions) -> Result
 }
 
 fn parse(text: Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dataset> {
+    if let Some(delimiter) = options.delimiter {
+        if !delimiter.is_ascii() || matches!(delimiter, b'"' | b'\n' | b'\r') {
+            return Err(Error::parameter(
+                "delimiter",
+                format!(
+                    "{:?} cannot separate fields: use an ASCII character other than a quote or a line end",
+                    char::from(delimiter)
+                ),
+            ));
+        }
+    }
     let line_bound = text.count_lines(path)?;
     let byte_len = text.byte_len(path)?;
     let mut reader = CsvReader {
@@ -95,16 +106,16 @@ struct CsvReader<'a> {
     rows: usize,
 }
 
-/// One field: a slice of the line, or the unescaped text of a quoted field.
-enum Field<'l> {
-    Raw(&'l [u8]),
+/// One field: a range of the line, or the unescaped text of a quoted field.
+enum Field {
+    Raw(std::ops::Range<usize>),
     Quoted(Vec<u8>),
 }
 
-impl Field<'_> {
-    fn bytes(&self) -> &[u8] {
+impl Field {
+    fn bytes<'a>(&'a self, line: &'a [u8]) -> &'a [u8] {
         match self {
-            Field::Raw(b) => b,
+            Field::Raw(range) => &line[range.clone()],
             Field::Quoted(v) => v,
         }
     }
@@ -117,31 +128,33 @@ impl CsvReader<'_> {
 
     /// The next field starting at `start`, and where the following one starts (`None` at the end).
     #[inline]
-    fn field<'l>(
+    fn field(
         &self,
-        line: &'l [u8],
+        line: &[u8],
         start: usize,
         number: usize,
         column: usize,
-    ) -> Result<(Field<'l>, Option<usize>)> {
+    ) -> Result<(Field, Option<usize>)> {
         let rest = &line[start..];
         if rest.first() == Some(&b'"') {
             return self.quoted(line, start, number, column);
         }
-        match rest.iter().position(|&b| b == self.delimiter) {
-            Some(end) => Ok((Field::Raw(&rest[..end]), Some(start + end + 1))),
-            None => Ok((Field::Raw(rest), None)),
+        let end = start + find_byte(rest, self.delimiter);
+        if end == line.len() {
+            Ok((Field::Raw(start..end), None))
+        } else {
+            Ok((Field::Raw(start..end), Some(end + 1)))
         }
     }
 
     #[cold]
-    fn quoted<'l>(
+    fn quoted(
         &self,
-        line: &'l [u8],
+        line: &[u8],
         start: usize,
         number: usize,
         column: usize,
-    ) -> Result<(Field<'l>, Option<usize>)> {
+    ) -> Result<(Field, Option<usize>)> {
         let mut text = Vec::new();
         let mut i = start + 1;
         loop {
@@ -200,7 +213,7 @@ impl CsvReader<'_> {
         let mut start = Some(0);
         while let Some(at) = start {
             let (field, next) = self.field(line, at, number, cells.len() + 1)?;
-            cells.push(field.bytes().to_vec());
+            cells.push(field.bytes(line).to_vec());
             start = next;
         }
         let fields = cells.len();
@@ -257,6 +270,9 @@ impl CsvReader<'_> {
     #[inline]
     fn row(&mut self, number: usize, line: &[u8]) -> Result<()> {
         let width = self.width;
+        // One UTF-8 check for the whole line; only an invalid line is checked field by field, to name
+        // the column.
+        let text = std::str::from_utf8(line).ok();
         let mut start = Some(0);
         let mut j = 0;
         while let Some(at) = start {
@@ -265,11 +281,15 @@ impl CsvReader<'_> {
             }
             let (field, next) = self.field(line, at, number, j + 1)?;
             start = next;
-            let cell = field.bytes();
+            let cell = match (&field, text) {
+                // The range ends at ASCII delimiters, hence on character boundaries.
+                (Field::Raw(range), Some(text)) => text.get(range.clone()),
+                _ => std::str::from_utf8(field.bytes(line)).ok(),
+            }
+            .ok_or_else(|| self.not_utf8(number, j))?;
             if j == self.label_index {
-                let text = std::str::from_utf8(cell).map_err(|_| self.not_utf8(number, j))?;
                 self.labels
-                    .push_text(text, number)
+                    .push_text(cell, number)
                     .map_err(|message| Error::parse(self.at(number).column(j + 1), message))?;
             } else {
                 let value = self.number(cell, number, j)?;
@@ -285,9 +305,8 @@ impl CsvReader<'_> {
     }
 
     #[inline]
-    fn number(&self, cell: &[u8], number: usize, j: usize) -> Result<f64> {
-        let (trimmed, _) = trim(cell);
-        let text = std::str::from_utf8(trimmed).map_err(|_| self.not_utf8(number, j))?;
+    fn number(&self, cell: &str, number: usize, j: usize) -> Result<f64> {
+        let text = cell.trim_ascii();
         match text.parse::<f64>() {
             Ok(value) if value.is_finite() => Ok(value),
             Ok(_) => Err(Error::parse(

@@ -69,7 +69,7 @@ impl LabelMapper {
                 "label `{text}` is not a number; name the positive class with --positive VALUE"
             ));
         };
-        self.record_number(value, text, place)
+        self.record_number(value, || text.to_string(), place)
     }
 
     /// Record one numeric label (binary formats).
@@ -83,7 +83,7 @@ impl LabelMapper {
             self.record_one_vs_rest(is_positive, place);
             return Ok(());
         }
-        self.record_number(value, &value.to_string(), place)
+        self.record_number(value, || value.to_string(), place)
     }
 
     fn record_one_vs_rest(&mut self, is_positive: bool, place: usize) {
@@ -94,14 +94,15 @@ impl LabelMapper {
         self.raw.push(label);
     }
 
+    /// `text` spells the label for messages; it is only called on an error.
     fn record_number(
         &mut self,
         value: f64,
-        text: &str,
+        text: impl Fn() -> String,
         place: usize,
     ) -> std::result::Result<(), String> {
         if !value.is_finite() {
-            return Err(format!("label `{text}` is not finite"));
+            return Err(format!("label `{}` is not finite", text()));
         }
         // -0.0 and 0.0 are the same class.
         let key = if value == 0.0 { 0.0f64 } else { value };
@@ -109,7 +110,8 @@ impl LabelMapper {
             if self.seen.len() == 2 {
                 let known: Vec<String> = self.seen.iter().map(|(v, _)| v.to_string()).collect();
                 return Err(format!(
-                    "a third class `{text}` (after {}); choose the positive class with --positive VALUE",
+                    "a third class `{}` (after {}); choose the positive class with --positive VALUE",
+                    text(),
                     known.join(" and ")
                 ));
             }

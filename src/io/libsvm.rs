@@ -10,7 +10,7 @@ use std::path::Path;
 use ndarray::{Array1, Array2};
 
 use super::labels::LabelMapper;
-use super::text::{push_f64, zeros, Text};
+use super::text::{find_byte, push_f64, zeros, Text};
 use super::ReadOptions;
 use crate::dataset::Dataset;
 use crate::error::{Error, Location, Result};
@@ -55,7 +55,7 @@ pub fn read_libsvm_from(bytes: &[u8], path: &Path, options: &ReadOptions) -> Res
 /// The part of a line before any `#`, without trailing whitespace.
 #[inline]
 fn content(line: &[u8]) -> &[u8] {
-    let end = line.iter().position(|&b| b == b'#').unwrap_or(line.len());
+    let end = find_byte(line, b'#');
     let mut line = &line[..end];
     while let [rest @ .., last] = line {
         if last.is_ascii_whitespace() {
@@ -103,7 +103,7 @@ fn parse(text: Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dataset> 
             let start = line.iter().rposition(|&b| is_blank(b)).map_or(0, |i| i + 1);
             let last = &line[start..];
             if let Some(colon) = last.iter().position(|&b| b == b':') {
-                if let Some(index) = parse_index(&last[..colon]) {
+                if let Some(index) = parse_index(&last[..colon]).filter(|&i| i > 0) {
                     largest = largest.max(index);
                     break;
                 }
@@ -143,14 +143,20 @@ fn parse(text: Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dataset> 
             ));
         }
         let at = |column: usize| Location::new(path).line(number).column(column);
+        // One UTF-8 check per line; tokens split at ASCII bytes, so their ranges are char boundaries.
+        let text = std::str::from_utf8(line).ok();
+        let as_str = |range: std::ops::Range<usize>| match text {
+            Some(text) => text.get(range),
+            None => std::str::from_utf8(&line[range]).ok(),
+        };
         let dense = &mut values[row * d..(row + 1) * d];
         let mut previous = 0usize;
         let mut tokens = Tokens { line, position: 0 };
         let Some((label_start, label)) = tokens.next() else {
             return Ok(());
         };
-        let label_text = std::str::from_utf8(label)
-            .map_err(|_| Error::parse(at(label_start + 1), "the label is not valid UTF-8"))?;
+        let label_text = as_str(label_start..label_start + label.len())
+            .ok_or_else(|| Error::parse(at(label_start + 1), "the label is not valid UTF-8"))?;
         labels
             .push_text(label_text, number)
             .map_err(|message| Error::parse(at(label_start + 1), message))?;
@@ -201,12 +207,13 @@ fn parse(text: Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dataset> 
                 });
             }
             previous = index;
-            let value_at = at(start + colon + 2);
-            let value_str = std::str::from_utf8(value_text)
-                .map_err(|_| Error::parse(value_at.clone(), "the value is not valid UTF-8"))?;
+            let value_at = || at(start + colon + 2);
+            let value_start = start + colon + 1;
+            let value_str = as_str(value_start..value_start + value_text.len())
+                .ok_or_else(|| Error::parse(value_at(), "the value is not valid UTF-8"))?;
             let value: f64 = value_str.parse().map_err(|_| {
                 Error::parse(
-                    value_at.clone(),
+                    value_at(),
                     if value_str.is_empty() {
                         format!("feature {index} has no value")
                     } else {
@@ -216,7 +223,7 @@ fn parse(text: Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dataset> 
             })?;
             if !value.is_finite() {
                 return Err(Error::parse(
-                    value_at,
+                    value_at(),
                     format!("value `{value_str}` is not finite (feature {index})"),
                 ));
             }
@@ -290,6 +297,12 @@ fn later_disorder(
                 ),
             ));
         };
+        if index == 0 {
+            return Some(Error::parse(
+                at(start + 1),
+                "feature index 0: LIBSVM indices start at 1",
+            ));
+        }
         if index <= previous {
             return Some(Error::parse(
                 at(start + 1),
