@@ -41,12 +41,9 @@ const MAX_HEADER: u64 = 1 << 20;
 pub fn read_npy(path: &Path, options: &ReadOptions) -> Result<Dataset> {
     let file = super::text::open(path)?;
     let size = file.metadata().map_err(|e| Error::io(path, e))?.len();
-    read_matrix(
-        std::io::BufReader::with_capacity(BLOCK, file),
-        size,
-        path,
-        options,
-    )
+    // Unbuffered: the header takes two small reads, the data is read in blocks of 64 KiB, and a buffer
+    // in between would only add a copy.
+    read_matrix(file, size, path, options)
 }
 
 /// Read `.npy` bytes from memory; `path` names the source in error messages.
