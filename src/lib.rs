@@ -45,11 +45,14 @@
 #![warn(missing_docs)]
 
 pub mod dataset;
+pub mod experiment;
 pub mod error;
 pub mod io;
 pub mod kernel;
 pub mod perceptron;
+pub mod plot;
 pub mod rng;
+pub mod textbook;
 
 pub use dataset::Dataset;
 pub use error::{Error, Location, Result};

@@ -1,6 +1,7 @@
 //! Argument parsing and dispatch. Each subcommand lives in its own file and only parses, calls the
 //! library and formats.
 
+mod experiment;
 mod output;
 mod train;
 
@@ -22,6 +23,14 @@ pub struct Cli {
 enum Command {
     /// Train the perceptron on a data file and report the run.
     Train(train::TrainArgs),
+    /// Run a batch experiment (the built-in default without a spec).
+    Experiment(experiment::ExperimentArgs),
+    /// Combine the results of shards into one results file.
+    Merge(experiment::MergeArgs),
+    /// Print the per-rule summary table of a results file.
+    Summary(experiment::SummaryArgs),
+    /// Redraw the plots of a results file.
+    Plot(experiment::PlotArgs),
 }
 
 /// How results are printed on stdout.
@@ -81,6 +90,10 @@ impl DataArgs {
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Train(args)) => train::run(&args),
-        None => train::run_bundled_example(),
+        Some(Command::Experiment(args)) => experiment::run_experiment(&args),
+        Some(Command::Merge(args)) => experiment::run_merge(&args),
+        Some(Command::Summary(args)) => experiment::run_summary(&args),
+        Some(Command::Plot(args)) => experiment::run_plot(&args),
+        None => experiment::run_experiment(&experiment::ExperimentArgs::main_job()),
     }
 }
