@@ -15,6 +15,8 @@
 //! * [`dataset`]: the validated [`Dataset`] and the proof's simplifications (add a dimension, negate the
 //!   negatives, normalise to unit length), and the radius `R`;
 //! * [`kernel`]: the dot product with a documented summation order, identical bits on every CPU;
+//! * [`margin`]: the radius `R`, the margin of a separator, and the exact maximum margin `γ*` with a
+//!   certified bracket, or a certificate that no separator exists;
 //! * [`io`]: reading data files with errors that name the file, the line and the column;
 //! * [`rng`]: seeded, value-stable randomness.
 //!
@@ -48,6 +50,7 @@ pub mod dataset;
 pub mod error;
 pub mod io;
 pub mod kernel;
+pub mod margin;
 pub mod perceptron;
 pub mod rng;
 
