@@ -39,7 +39,7 @@ fn radius_and_margins_of_seed_004() {
     assert_relative_eq!(margin::margin(&data, array![3.0, 1.0].view(), 0.0).unwrap(), 1.0 / 10f64.sqrt());
     // A plane that misclassifies: signed margin negative, unsigned positive.
     let w = array![0.0, 1.0];
-    assert_eq!(margin::margin(&data, w.view(), 0.5).unwrap(), -1.5);
+    assert_eq!(margin::margin(&data, w.view(), 0.5).unwrap(), -2.5);
     assert_eq!(margin::unsigned_margin(&data, w.view(), 0.5).unwrap(), 0.5);
 }
 

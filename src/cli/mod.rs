@@ -1,6 +1,7 @@
 //! Argument parsing and dispatch. Each subcommand lives in its own file and only parses, calls the
 //! library and formats.
 
+mod margin;
 mod output;
 mod train;
 
@@ -22,6 +23,8 @@ pub struct Cli {
 enum Command {
     /// Train the perceptron on a data file and report the run.
     Train(train::TrainArgs),
+    /// The radius and the certified maximum margin of a data file, or a proof that none exists.
+    Margin(margin::MarginArgs),
 }
 
 /// How results are printed on stdout.
@@ -81,6 +84,7 @@ impl DataArgs {
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Train(args)) => train::run(&args),
+        Some(Command::Margin(args)) => margin::run(&args),
         None => train::run_bundled_example(),
     }
 }

@@ -556,7 +556,8 @@ pub(crate) fn best_bias(data: &Dataset, w: ArrayView1<'_, f64>) -> f64 {
         }
     }
     if lowest_positive.is_finite() && highest_negative.is_finite() {
-        -0.5 * (lowest_positive + highest_negative)
+        // `+ 0.0` turns a negative zero into zero.
+        -0.5 * (lowest_positive + highest_negative) + 0.0
     } else {
         0.0
     }
