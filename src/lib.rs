@@ -12,6 +12,8 @@
 //!
 //! * [`perceptron`]: training in every textbook form: no bias, `b += η·y`, Novikoff's `b += η·y·R²`,
 //!   cyclic, shuffled or online, with an optional per-update [trace](perceptron::Trace);
+//! * [`bounds`]: every form of the mistake bound with its hypotheses, checked on a run, with the proof's
+//!   two inequalities verified after every update, and the tight and adversarial cases;
 //! * [`dataset`]: the validated [`Dataset`] and the proof's simplifications (add a dimension, negate the
 //!   negatives, normalise to unit length), and the radius `R`;
 //! * [`kernel`]: the dot product with a documented summation order, identical bits on every CPU;
@@ -46,6 +48,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod bounds;
 pub mod dataset;
 pub mod error;
 pub mod io;

@@ -4,6 +4,7 @@
 mod margin;
 mod output;
 mod train;
+mod verify;
 
 use std::path::PathBuf;
 
@@ -25,6 +26,8 @@ enum Command {
     Train(train::TrainArgs),
     /// The radius and the certified maximum margin of a data file, or a proof that none exists.
     Margin(margin::MarginArgs),
+    /// Train with each bias rule and check every form of the convergence theorem on the run.
+    Verify(verify::VerifyArgs),
 }
 
 /// How results are printed on stdout.
@@ -85,6 +88,7 @@ pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Train(args)) => train::run(&args),
         Some(Command::Margin(args)) => margin::run(&args),
+        Some(Command::Verify(args)) => verify::run(&args),
         None => train::run_bundled_example(),
     }
 }
