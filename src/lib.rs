@@ -12,9 +12,13 @@
 //!
 //! * [`perceptron`]: training in every textbook form: no bias, `b += η·y`, Novikoff's `b += η·y·R²`,
 //!   cyclic, shuffled or online, with an optional per-update [trace](perceptron::Trace);
+//! * [`bounds`]: every form of the mistake bound with its hypotheses, checked on a run, with the proof's
+//!   two inequalities verified after every update, and the tight and adversarial cases;
 //! * [`dataset`]: the validated [`Dataset`] and the proof's simplifications (add a dimension, negate the
 //!   negatives, normalise to unit length), and the radius `R`;
 //! * [`kernel`]: the dot product with a documented summation order, identical bits on every CPU;
+//! * [`margin`]: the radius `R`, the margin of a separator, and the exact maximum margin `γ*` with a
+//!   certified bracket, or a certificate that no separator exists;
 //! * [`io`]: reading data files with errors that name the file, the line and the column;
 //! * [`rng`]: seeded, value-stable randomness.
 //!
@@ -44,11 +48,13 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod bounds;
 pub mod dataset;
 pub mod experiment;
 pub mod error;
 pub mod io;
 pub mod kernel;
+pub mod margin;
 pub mod perceptron;
 pub mod plot;
 pub mod rng;

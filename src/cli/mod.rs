@@ -2,8 +2,10 @@
 //! library and formats.
 
 mod experiment;
+mod margin;
 mod output;
 mod train;
+mod verify;
 
 use std::path::PathBuf;
 
@@ -31,6 +33,10 @@ enum Command {
     Summary(experiment::SummaryArgs),
     /// Redraw the plots of a results file.
     Plot(experiment::PlotArgs),
+    /// The radius and the certified maximum margin of a data file, or a proof that none exists.
+    Margin(margin::MarginArgs),
+    /// Train with each bias rule and check every form of the convergence theorem on the run.
+    Verify(verify::VerifyArgs),
 }
 
 /// How results are printed on stdout.
@@ -95,5 +101,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Summary(args)) => experiment::run_summary(&args),
         Some(Command::Plot(args)) => experiment::run_plot(&args),
         None => experiment::run_experiment(&experiment::ExperimentArgs::main_job()),
+        Some(Command::Margin(args)) => margin::run(&args),
+        Some(Command::Verify(args)) => verify::run(&args),
     }
 }
