@@ -19,7 +19,13 @@
 //! * [`kernel`]: the dot product with a documented summation order, identical bits on every CPU;
 //! * [`margin`]: the radius `R`, the margin of a separator, and the exact maximum margin `γ*` with a
 //!   certified bracket, or a certificate that no separator exists;
-//! * [`io`]: reading data files with errors that name the file, the line and the column;
+//! * [`io`]: reading and writing CSV, LIBSVM and NumPy files, with errors that name the file, the line and
+//!   the column;
+//! * [`generate`]: seeded synthetic datasets with a prescribed margin and radius, and worst cases;
+//! * [`preprocess`]: standardise, min–max, unit ball, bias column, each with its effect on R and γ;
+//! * [`experiment`]: batch experiments over grids of datasets, rules, orders, η and seeds, in parallel,
+//!   reproducible, resumable and shardable; [`plot`] draws their figures;
+//! * [`textbook`]: the worked examples of the source documents, built in;
 //! * [`rng`]: seeded, value-stable randomness.
 //!
 //! ## Conventions
@@ -52,11 +58,13 @@ pub mod bounds;
 pub mod dataset;
 pub mod experiment;
 pub mod error;
+pub mod generate;
 pub mod io;
 pub mod kernel;
 pub mod margin;
 pub mod perceptron;
 pub mod plot;
+pub mod preprocess;
 pub mod rng;
 pub mod textbook;
 

@@ -3,6 +3,8 @@
 
 mod experiment;
 mod margin;
+mod convert;
+mod generate;
 mod output;
 mod train;
 mod verify;
@@ -37,6 +39,10 @@ enum Command {
     Margin(margin::MarginArgs),
     /// Train with each bias rule and check every form of the convergence theorem on the run.
     Verify(verify::VerifyArgs),
+    /// Write a seeded synthetic dataset (separable, noisy, blobs, xor, concentric, basis, anisotropic).
+    Generate(generate::GenerateArgs),
+    /// Convert a dataset between CSV, LIBSVM, .npy and .npz (by extension).
+    Convert(convert::ConvertArgs),
 }
 
 /// How results are printed on stdout.
@@ -52,7 +58,8 @@ pub enum OutputFormat {
 /// Options shared by every command that reads a data file.
 #[derive(Debug, Clone, Args)]
 pub struct DataArgs {
-    /// The data file (.csv, .tsv or .txt with a header row; the label is the last column by default).
+    /// The data file: .csv/.tsv/.txt (header row; the label is the last column by default), .svm/.libsvm,
+    /// .npy (label in the last column) or .npz (arrays x and y).
     pub data: PathBuf,
     /// The label column: a header name, or a 1-based column number.
     #[arg(long, value_name = "NAME")]
@@ -66,6 +73,9 @@ pub struct DataArgs {
     /// The field delimiter (a single character).
     #[arg(long, value_name = "CHAR")]
     pub delimiter: Option<char>,
+    /// The number of features (LIBSVM: the dimension, default the largest index; other formats: a check).
+    #[arg(long, value_name = "D")]
+    pub features: Option<usize>,
 }
 
 impl DataArgs {
@@ -85,6 +95,12 @@ impl DataArgs {
             })?;
             options = options.delimiter(byte);
         }
+        if let Some(d) = self.features {
+            if d == 0 {
+                return Err(novikoff::Error::parameter("features", "must be at least 1"));
+            }
+            options = options.n_features(d);
+        }
         Ok(options)
     }
 
@@ -103,5 +119,8 @@ pub fn run(cli: Cli) -> Result<()> {
         None => experiment::run_experiment(&experiment::ExperimentArgs::main_job()),
         Some(Command::Margin(args)) => margin::run(&args),
         Some(Command::Verify(args)) => verify::run(&args),
+        Some(Command::Generate(args)) => generate::run(&args),
+        Some(Command::Convert(args)) => convert::run(&args),
+        None => train::run_bundled_example(),
     }
 }
