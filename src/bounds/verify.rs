@@ -90,6 +90,12 @@ pub struct Verdict {
     pub invariants: InvariantReport,
     /// The dataset's geometry.
     pub geometry: GeometrySummary,
+    /// The run's final weights.
+    pub w: Vec<f64>,
+    /// The run's final bias.
+    pub b: f64,
+    /// Wall-clock seconds in the training loop (invariant checks included when on).
+    pub train_seconds: f64,
 }
 
 /// Train with `params` on `data` and check the run against every form of the theorem, with the proof's
@@ -276,6 +282,9 @@ pub(crate) fn assemble(
     let applicable: Vec<bool> = bounds.iter().filter_map(|b| b.holds).collect();
     let found = run_vectors.found();
     Verdict {
+        w: fit.w.to_vec(),
+        b: fit.b,
+        train_seconds: fit.train_seconds,
         rule: setup.rule.clone(),
         bias_constant: setup.c,
         eta: params.eta_value(),

@@ -121,6 +121,5 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Verify(args)) => verify::run(&args),
         Some(Command::Generate(args)) => generate::run(&args),
         Some(Command::Convert(args)) => convert::run(&args),
-        None => train::run_bundled_example(),
     }
 }

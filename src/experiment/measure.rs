@@ -158,8 +158,7 @@ fn fill(record: &mut TaskRecord, task: &Task, prepared: &Prepared, measure: &Mea
                     extra.insert("trace".into(), trace);
                 }
             }
-            let fit = verdict_fit(&verdict);
-            (fit.0, fit.1)
+            (Some(verdict.w.clone()), Some(verdict.b))
         }
         _ => {
             let fit = learner.fit(data)?;
@@ -195,11 +194,6 @@ fn fill(record: &mut TaskRecord, task: &Task, prepared: &Prepared, measure: &Mea
     Ok(())
 }
 
-/// The final weights of a verified run (the verdict keeps them in its invariant report's last step when
-/// recorded; otherwise they are not needed for plots of d ≠ 2).
-fn verdict_fit(verdict: &Verdict) -> (Option<Vec<f64>>, Option<f64>) {
-    (verdict.w.clone(), verdict.b)
-}
 
 fn fill_verdict(record: &mut TaskRecord, verdict: &Verdict) {
     record.mistakes = Some(verdict.mistakes);

@@ -17,6 +17,7 @@ mod store;
 mod summary;
 
 pub use env::Environment;
+pub use measure::bound_names;
 pub use runner::{run, spec_hash, RunOptions, RunReport};
 pub use plan::{task_id, DatasetInstance, Plan, Shard, Source, Task};
 pub use spec::{DatasetSpec, Measure, ParamValue, Scalar, Spec, TrainGrid, DEFAULT_SPEC};

@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
 use super::env::Environment;
-use super::measure::{failed_record, measure, prepare, BOUND_NAMES};
+use super::measure::{bound_names, failed_record, measure, prepare};
 use super::plan::{Plan, Shard, Task};
 use super::spec::Spec;
 use super::store::{read_records, result_paths, write_atomically, Store, TaskRecord};
@@ -117,7 +117,7 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
     let env_json = serde_json::to_vec_pretty(&env).map_err(|e| Error::io(&options.out, std::io::Error::other(e)))?;
     write_atomically(&options.out.join(env_name), &env_json)?;
 
-    let bound_names: Vec<String> = BOUND_NAMES.iter().map(|s| s.to_string()).collect();
+    let bound_names = bound_names();
     let store = Store::open(&options.out, options.shard, bound_names, options.resume)?;
     let pending: Vec<&Task> = plan.tasks.iter().filter(|t| !store.done().contains(&t.id)).collect();
     let skipped = plan.tasks.len() - pending.len();
@@ -153,7 +153,9 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
                 }
                 let appended = store.lock().map_err(|_| Error::Solver("store lock poisoned".into())).and_then(|mut s| s.append(&record));
                 if let Err(e) = appended {
-                    write_error.lock().map(|mut slot| slot.get_or_insert(e)).ok();
+                    if let Ok(mut slot) = write_error.lock() {
+                        slot.get_or_insert(e);
+                    }
                 }
                 bar.inc(1);
             });
