@@ -67,6 +67,8 @@ pub struct Verdict {
     pub converged: bool,
     /// Why the run stopped.
     pub stop_reason: StopReason,
+    /// Wall-clock seconds of the training loop, the invariant check included.
+    pub train_seconds: f64,
     /// `R = max ‖xᵢ‖`.
     pub radius: f64,
     /// `R̂ = max ‖(xᵢ, c)‖`, the radius of the vectors the run sees.
@@ -284,6 +286,7 @@ pub(crate) fn assemble(
         epochs: fit.epochs,
         converged: fit.converged,
         stop_reason: fit.stop_reason,
+        train_seconds: fit.train_seconds,
         radius: geometry.radius,
         radius_eff: (geometry.max_sq_norm + setup.c * setup.c).sqrt(),
         gamma: found.map(|s| s.gamma),

@@ -92,7 +92,8 @@ pub fn run(args: &VerifyArgs) -> Result<()> {
         let adversary = if args.adversary {
             let adversary_params = AdversaryParams::new()
                 .restarts(args.restarts)
-                .seed(args.train.seed);
+                .seed(args.train.seed)
+                .max_updates(args.train.max_updates);
             Some(search(&data, &geometry, &perceptron, &adversary_params)?)
         } else {
             None
