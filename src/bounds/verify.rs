@@ -239,7 +239,14 @@ pub(crate) fn invariant_check(
         );
     }
     match run_vectors {
-        Separation::Missing(reason) => InvariantCheck::not_applicable(reason.clone()),
+        Separation::Missing(reason) => InvariantCheck::not_applicable(format!(
+            "the vectors the run sees, {}, have no separator through the origin: {reason}",
+            if setup.c == 0.0 {
+                "x".to_string()
+            } else {
+                format!("(x, {})", setup.c)
+            }
+        )),
         Separation::Found(s) => {
             let radius_eff_sq = geometry.max_sq_norm + setup.c * setup.c;
             InvariantCheck::new(s.u.view(), setup.c, s.gamma, radius_eff_sq)
