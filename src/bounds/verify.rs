@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::bound::{evaluate_all, Bound, Facts, RunSetup};
 use super::geometry::{vectors_name, Geometry, GeometrySummary, Separation};
 use super::invariants::{InvariantCheck, InvariantReport};
-use super::kinds::BoundKind;
+use super::kinds::{BoundKind, RuleFamily};
 use crate::dataset::Dataset;
 use crate::error::Result;
 use crate::perceptron::{Fit, Perceptron, PerceptronParams, StopReason};
@@ -90,7 +90,9 @@ pub struct Verdict {
     pub holds: Option<bool>,
     /// The proof's two inequalities (and the cosine), checked after every update.
     pub invariants: InvariantReport,
-    /// The dataset's geometry.
+    /// The dataset's geometry. Not serialised: it is the same for every run on the dataset, so reports
+    /// write [`Geometry::summary`] once (as `novikoff verify --format json` does).
+    #[serde(skip)]
     pub geometry: GeometrySummary,
 }
 
@@ -220,7 +222,8 @@ pub(crate) fn run_separation(
         facts.origin.clone()
     } else if c == geometry.radius {
         facts.radius_vectors.clone()
-    } else if facts.run_vectors.found().is_some() {
+    } else if RuleFamily::AnyConstant.matches(c, geometry.radius) {
+        // Facts::optimal already solved (or looked up) the (x, c) problem for this c.
         facts.run_vectors.clone()
     } else {
         geometry.augmented(data, c)?.separation(&vectors_name(c))

@@ -121,7 +121,6 @@ fn to_json(
     for report in reports {
         let mut rule = to_value(&report.verdict)?;
         if let Some(object) = rule.as_object_mut() {
-            object.remove("geometry");
             if let Some(supplied) = &report.supplied {
                 object.insert("supplied_separator_bounds".into(), to_value(supplied)?);
             }
