@@ -404,8 +404,9 @@ impl MaxMargin {
 
     fn polish_settings(&self) -> PolishSettings {
         PolishSettings {
-            relative_gap: self.params.tolerance * 1e-3,
+            relative_gap: self.params.tolerance * 0.1,
             max_iterations: self.params.max_polish_iterations,
+            pricing: std::env::var("NOVIKOFF_PRICING").ok().and_then(|s| s.parse().ok()).unwrap_or(8),
         }
     }
 
@@ -414,14 +415,23 @@ impl MaxMargin {
     /// optimum; when the working set alone is not separable, neither are the data.
     fn solve_problem(&self, problem: &Problem) -> Polished {
         let n = problem.n();
+        let debug = std::env::var_os("NOVIKOFF_DEBUG").is_some();
         let mut working = initial_working_set(problem);
         let mut in_working = vec![false; n];
         for &i in &working {
             in_working[i] = true;
         }
         let settings = self.polish_settings();
+        let all: Vec<usize> = (0..n).collect();
+        // The exact polish may finish on all rows from the working set's optimum: each of its iterations
+        // costs one pass over the data, far less than another interior-point solve.
+        let finishing = PolishSettings {
+            max_iterations: settings.max_iterations.min(4 * (problem.dim() + 1) + 50),
+            ..settings
+        };
         let mut last: Option<Polished> = None;
         for _ in 0..self.params.max_rounds {
+            let clock = std::time::Instant::now();
             let start = match socp_dual(problem, &working) {
                 Some(alpha) => working.iter().copied().zip(alpha).collect::<Vec<_>>(),
                 None => last
@@ -429,23 +439,59 @@ impl MaxMargin {
                     .map(|p| p.rows.iter().copied().zip(p.weights.iter().copied()).collect())
                     .unwrap_or_default(),
             };
+            let socp_seconds = clock.elapsed().as_secs_f64();
             let polished = polish(problem, &working, &start, settings);
+            if debug {
+                eprintln!(
+                    "max_margin: working set {} socp {socp_seconds:.3}s polish {:.3}s {:?} support {}",
+                    working.len(),
+                    clock.elapsed().as_secs_f64() - socp_seconds,
+                    polished.status,
+                    polished.rows.len()
+                );
+            }
             if polished.status == PolishStatus::Zero || working.len() == n {
                 return polished;
             }
-            let violators = violators(problem, &polished, &in_working, settings.relative_gap);
+            let violators = violators_of(problem, &polished, &in_working, settings.relative_gap);
             if violators.is_empty() {
                 return polished;
             }
-            let batch = (2 * (problem.dim() + 1)).max(16);
-            for &i in violators.iter().take(batch) {
-                in_working[i] = true;
-                working.push(i);
+            // Finish with the exact polish on all rows (each of its iterations is one pass over the
+            // data), within a budget; if that is not enough, grow the working set and solve again.
+            let clock = std::time::Instant::now();
+            let start: Vec<(usize, f64)> = polished
+                .rows
+                .iter()
+                .copied()
+                .zip(polished.weights.iter().copied())
+                .collect();
+            let finished = polish(problem, &all, &start, finishing);
+            if debug {
+                eprintln!(
+                    "max_margin: {} violators; polish on all rows {:.3}s {:?} support {} iterations {}",
+                    violators.len(),
+                    clock.elapsed().as_secs_f64(),
+                    finished.status,
+                    finished.rows.len(),
+                    finished.iterations
+                );
             }
-            last = Some(polished);
+            if matches!(finished.status, PolishStatus::Optimal | PolishStatus::Zero) {
+                return finished;
+            }
+            // Double the working set: the finished support and the worst violators of its point.
+            let violators = violators_of(problem, &finished, &in_working, settings.relative_gap);
+            let batch = working.len().max(16);
+            for &i in finished.rows.iter().chain(violators.iter().take(batch)) {
+                if !in_working[i] {
+                    in_working[i] = true;
+                    working.push(i);
+                }
+            }
+            last = Some(finished);
         }
-        // Out of rounds: polish on every row from the last support.
-        let all: Vec<usize> = (0..n).collect();
+        // Out of rounds: polish on every row from the last support, with the full iteration budget.
         let start: Vec<(usize, f64)> = last
             .map(|p| p.rows.into_iter().zip(p.weights).collect())
             .unwrap_or_default();
@@ -605,7 +651,7 @@ fn support_rows(
 }
 
 /// The rows outside the working set that violate the polished optimum, worst first.
-fn violators(
+fn violators_of(
     problem: &Problem,
     polished: &Polished,
     in_working: &[bool],
@@ -641,7 +687,9 @@ fn violators(
 fn initial_working_set(problem: &Problem) -> Vec<usize> {
     let n = problem.n();
     let r = problem.dim();
-    let per_group = (2 * (r + 1)).max(20);
+    // Enough rows that the working set usually holds the support; capped because the interior-point
+    // solve grows faster than linearly with the working set.
+    let per_group = (4 * (r + 1)).clamp(20, 600);
     if n <= per_group * problem.groups() {
         return (0..n).collect();
     }
@@ -710,7 +758,7 @@ fn socp_dual(problem: &Problem, working: &[usize]) -> Option<Vec<f64>> {
         SupportedConeT::SecondOrderConeT(r + 1),
     ];
     let settings = DefaultSettings {
-        verbose: false,
+        verbose: std::env::var_os("NOVIKOFF_CLARABEL").is_some(),
         tol_gap_abs: 1e-11,
         tol_gap_rel: 1e-11,
         tol_feas: 1e-11,
