@@ -100,3 +100,70 @@ fn single_class_needs_a_bias_free_answer() {
     let result = max_margin(&data, Bias::ThroughOrigin).unwrap();
     check_separable(&data, &result, 1e-9);
 }
+
+fn gauss(r: &mut rand_chacha::ChaCha8Rng) -> f64 {
+    use rand_distr::Distribution;
+    rand_distr::StandardNormal.sample(r)
+}
+
+fn unit_vector(r: &mut rand_chacha::ChaCha8Rng, d: usize) -> Array1<f64> {
+    let v: Array1<f64> = (0..d).map(|_| gauss(r)).collect();
+    let norm = v.dot(&v).sqrt();
+    v / norm
+}
+
+/// A dataset whose maximum margin is `gamma0` (to the rounding of the construction): features on scales
+/// from `1e-3` to `1e3` with positive offsets (like the breast-cancer data), labelled by a random plane
+/// through their centre. The `pairs` points nearest the plane are projected onto it and become mirror
+/// pairs `p ± gamma0·w` (one of each class; the partner overwrites one of the farthest points), so some
+/// pair of hull points is exactly `2·gamma0` apart; every other point is pushed out to distance `gamma0`.
+fn tiny_margin_data(seed: u64, n: usize, d: usize, pairs: usize, gamma0: f64) -> (Dataset, Array1<f64>) {
+    let mut r = rng::from_seed(seed);
+    let scales: Vec<f64> = (0..d).map(|j| 10f64.powf(-3.0 + 6.0 * j as f64 / (d - 1) as f64)).collect();
+    let mut x = Array2::from_shape_fn((n, d), |(_, j)| scales[j] * (3.0 + gauss(&mut r)));
+    let w = unit_vector(&mut r, d);
+    let centre = x.mean_axis(ndarray::Axis(0)).unwrap();
+    let b = -w.dot(&centre);
+    let mut order: Vec<(f64, usize)> = (0..n).map(|i| (x.row(i).dot(&w) + b, i)).collect();
+    order.sort_by(|a, b| a.0.abs().total_cmp(&b.0.abs()));
+    let mut y = Array1::zeros(n);
+    for (k, &(s, i)) in order.iter().enumerate() {
+        if k < pairs {
+            let foot = &x.row(i) - &(&w * s);
+            x.row_mut(i).assign(&(&foot + &(&w * gamma0)));
+            y[i] = 1.0;
+            let partner = order[n - 1 - k].1;
+            x.row_mut(partner).assign(&(&foot - &(&w * gamma0)));
+            y[partner] = -1.0;
+        } else if k < n - pairs {
+            let label = if s >= 0.0 { 1.0 } else { -1.0 };
+            y[i] = label;
+            if s.abs() < gamma0 {
+                x.row_mut(i).scaled_add(label * gamma0 - s, &w);
+            }
+        }
+    }
+    (Dataset::new(x, y).unwrap(), w)
+}
+
+#[test]
+fn a_margin_of_1e_minus_8_radius_is_resolved_to_1e_minus_6() {
+    let gamma0 = 4e-5;
+    let (data, w0) = tiny_margin_data(2024, 600, 30, 40, gamma0);
+    let radius = data.radius();
+    assert!((2e3..1e4).contains(&radius), "R = {radius}");
+    assert!(gamma0 / radius < 2e-8);
+    let result = max_margin(&data, Bias::Free).unwrap();
+    let (lower, upper) = match &result {
+        MarginResult::Separable { bracket, .. } => *bracket,
+        MarginResult::Inaccurate { bracket, reason, .. } => panic!("{bracket:?}: {reason}"),
+        other => panic!("{other:?}"),
+    };
+    assert!((upper - lower) / upper <= 1e-6, "relative width {}", (upper - lower) / upper);
+    assert!((lower - gamma0).abs() / gamma0 < 1e-6, "{lower} vs {gamma0}");
+    // The separator is the planted one.
+    let (w, _) = result.separator().unwrap();
+    assert!((w.dot(&w0) - 1.0).abs() < 1e-9);
+    let achieved = margin::margin(&data, w, result.separator().unwrap().1).unwrap();
+    assert!(achieved >= lower * (1.0 - 1e-12));
+}

@@ -45,6 +45,8 @@ pub(crate) struct Polished {
     pub weights: Vec<f64>,
     /// `v = Σ cᵢyᵢpᵢ`.
     pub v: Vec<f64>,
+    /// The separator's unit normal, `v` with its rounding errors projected out.
+    pub w: Vec<f64>,
     pub status: PolishStatus,
     /// Major iterations used.
     pub iterations: usize,
@@ -87,6 +89,7 @@ pub(crate) fn polish(
 
     let mut status = PolishStatus::IterationLimit;
     let mut v = corral.point();
+    let mut w: Vec<f64> = Vec::new();
     let mut iterations = 0;
     let mut pricing = settings.pricing.max(1);
     let mut added: Vec<usize> = Vec::new();
@@ -99,6 +102,7 @@ pub(crate) fn polish(
             status = PolishStatus::Zero;
             break;
         }
+        if std::env::var_os("NOVIKOFF_TRACE").is_some() { eprintln!("iter {iterations} |S| {} ‖v‖ {:e} added {:?} members-of-added {}", corral.rows().len(), length2.sqrt(), added, added.iter().filter(|&&i| corral.is_member(i)).count()); }
         if !added.is_empty() && !added.iter().any(|&i| corral.is_member(i)) {
             if pricing > 1 {
                 // A whole batch left again: fall back to Wolfe's one row at a time.
@@ -109,29 +113,31 @@ pub(crate) fn polish(
                 break;
             }
         }
-        // Major cycle: the worst violators among the candidates. A plain dot product of unit-ball points
-        // is off by at most about r·u·‖v‖; when that is not small against the gap we are asked to
-        // resolve (tiny margins), the rows that might violate are re-scored in twice working precision.
-        let length = length2.sqrt();
+        // Major cycle: the worst violators among the candidates, scored against the unit normal of the
+        // corral (see `Corral::normal`). A plain dot product of unit-ball points is off by at most about
+        // r·u; when that is not small against the gap we are asked to resolve (tiny margins), the rows
+        // that might violate are re-scored in twice working precision.
+        let normal = corral.normal(&v);
         let r = problem.dim() as f64;
-        let plain_noise = 4.0 * (r + 2.0) * UNIT_ROUNDOFF * length;
-        let accurate = plain_noise > settings.relative_gap * length2;
-        let noise = if accurate {
-            8.0 * UNIT_ROUNDOFF * length2 + 8.0 * (r + 2.0).powi(2) * UNIT_ROUNDOFF.powi(2) * length
-        } else {
-            plain_noise
-        };
-        let exact_score = |i: usize| problem.labels[i] * dot2(&v, problem.row(i)).0;
+        let exact_score = |i: usize| problem.labels[i] * dot2(&normal, problem.row(i)).0;
         let mut level = vec![0.0; groups];
         for &i in corral.rows() {
             level[problem.group(i)] += corral.weight(i) * exact_score(i);
         }
+        let scale: f64 = level.iter().sum::<f64>().max(f64::MIN_POSITIVE);
+        let plain_noise = 4.0 * (r + 2.0) * UNIT_ROUNDOFF;
+        let accurate = plain_noise > settings.relative_gap * scale;
+        let noise = if accurate {
+            8.0 * UNIT_ROUNDOFF * scale + 8.0 * (r + 2.0).powi(2) * UNIT_ROUNDOFF.powi(2)
+        } else {
+            plain_noise
+        };
         let mut worst = vec![0.0f64; groups];
         let mut violating: Vec<(f64, usize)> = Vec::new();
         for &i in candidates {
             let g = problem.group(i);
             let mut violation =
-                level[g] - problem.labels[i] * dot(&v, problem.row(i), Summation::Fast);
+                level[g] - problem.labels[i] * dot(&normal, problem.row(i), Summation::Fast);
             if accurate && violation > -plain_noise {
                 violation = level[g] - exact_score(i);
             }
@@ -143,7 +149,9 @@ pub(crate) fn polish(
             }
         }
         let gap: f64 = worst.iter().sum();
-        if gap <= settings.relative_gap * length2 || gap <= noise {
+        if std::env::var_os("NOVIKOFF_TRACE").is_some() { eprintln!("   gap/scale {:e} noise/scale {:e} accurate {accurate} violating {}", gap/scale, noise/scale, violating.len()); }
+        w = normal;
+        if gap <= settings.relative_gap * scale || gap <= noise {
             status = PolishStatus::Optimal;
             break;
         }
@@ -164,10 +172,14 @@ pub(crate) fn polish(
     }
     let rows: Vec<usize> = corral.rows().to_vec();
     let weights = rows.iter().map(|&i| corral.weight(i)).collect();
+    if w.is_empty() {
+        w = corral.normal(&v);
+    }
     Polished {
         rows,
         weights,
         v,
+        w,
         status,
         iterations,
     }
