@@ -248,7 +248,10 @@ fn xor_is_not_separable_and_no_bound_applies() {
         .reason
         .clone()
         .unwrap();
-    assert!(reason.contains("not separable"), "{reason}");
+    assert!(
+        reason.contains("separable") && reason.contains("certificate"),
+        "{reason}"
+    );
 }
 
 #[test]
@@ -335,18 +338,20 @@ fn adversarial_orders_stay_within_the_bound() {
         let geometry = Geometry::compute(&data).unwrap();
         for rule in [BiasRule::None, BiasRule::Classic, BiasRule::Novikoff] {
             let perceptron = PerceptronParams::new().bias(rule).check().unwrap();
-            let report = search(
-                &data,
-                &geometry,
-                &perceptron,
-                &AdversaryParams::new().restarts(2),
-            )
-            .unwrap();
+            // A cap keeps the debug-profile runtime small: badly scaled data (R = 0.01 with b += ηy) can
+            // need 10⁵ updates and more.
+            let cap = 20_000;
+            let adversary = AdversaryParams::new().restarts(2).max_updates(Some(cap));
+            let report = search(&data, &geometry, &perceptron, &adversary).unwrap();
             let best = &report.runs[report.best];
             assert!(report.runs.iter().all(|r| r.mistakes <= best.mistakes));
             if let Some(bound) = report.bound {
                 for run in &report.runs {
-                    assert!(run.converged, "trial {trial} {rule:?} {:?}", run.strategy);
+                    assert!(
+                        run.converged || run.mistakes == cap,
+                        "trial {trial} {rule:?} {:?}",
+                        run.strategy
+                    );
                     assert!(run.mistakes as f64 <= bound * (1.0 + 1e-9));
                     assert_eq!(run.invariants.holds(), Some(true), "{:?}", run.invariants);
                 }

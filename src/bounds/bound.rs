@@ -449,7 +449,7 @@ pub(crate) fn evaluate(kind: BoundKind, facts: &Facts, setup: &RunSetup) -> Boun
     let reason = hypotheses
         .iter()
         .find(|h| !h.holds)
-        .map(|h| format!("{}: {}", h.statement, h.detail));
+        .map(|h| format!("{} — no: {}", h.statement, h.detail));
     let found = separation.found();
     let mut notes: Vec<String> = kind_note(kind, c, radius).into_iter().collect();
     if let Some(note) = found.and_then(|s| s.note.clone()) {

@@ -130,8 +130,7 @@ impl MarginSolve {
                 vectors,
             ),
             MarginResult::NotSeparable { certificate } => Separation::Missing(format!(
-                "the data are not separable {vectors}: a certificate of non-separability was found \
-                 (residual {:.3e}{})",
+                "a certificate of non-separability was found (residual {:.3e}{})",
                 certificate.residual,
                 match self {
                     MarginSolve::Solved {

@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::bound::{evaluate_all, Bound, Facts, RunSetup};
 use super::geometry::{vectors_name, Geometry, GeometrySummary, Separation};
 use super::invariants::{InvariantCheck, InvariantReport};
-use super::kinds::BoundKind;
+use super::kinds::{BoundKind, RuleFamily};
 use crate::dataset::Dataset;
 use crate::error::Result;
 use crate::perceptron::{Fit, Perceptron, PerceptronParams, StopReason};
@@ -67,6 +67,8 @@ pub struct Verdict {
     pub converged: bool,
     /// Why the run stopped.
     pub stop_reason: StopReason,
+    /// Wall-clock seconds of the training loop, the invariant check included.
+    pub train_seconds: f64,
     /// `R = max ‖xᵢ‖`.
     pub radius: f64,
     /// `R̂ = max ‖(xᵢ, c)‖`, the radius of the vectors the run sees.
@@ -88,7 +90,9 @@ pub struct Verdict {
     pub holds: Option<bool>,
     /// The proof's two inequalities (and the cosine), checked after every update.
     pub invariants: InvariantReport,
-    /// The dataset's geometry.
+    /// The dataset's geometry. Not serialised: it is the same for every run on the dataset, so reports
+    /// write [`Geometry::summary`] once (as `novikoff verify --format json` does).
+    #[serde(skip)]
     pub geometry: GeometrySummary,
     /// The run's final weights.
     pub w: Vec<f64>,
@@ -224,7 +228,8 @@ pub(crate) fn run_separation(
         facts.origin.clone()
     } else if c == geometry.radius {
         facts.radius_vectors.clone()
-    } else if facts.run_vectors.found().is_some() {
+    } else if RuleFamily::AnyConstant.matches(c, geometry.radius) {
+        // Facts::optimal already solved (or looked up) the (x, c) problem for this c.
         facts.run_vectors.clone()
     } else {
         geometry.augmented(data, c)?.separation(&vectors_name(c))
@@ -243,7 +248,14 @@ pub(crate) fn invariant_check(
         );
     }
     match run_vectors {
-        Separation::Missing(reason) => InvariantCheck::not_applicable(reason.clone()),
+        Separation::Missing(reason) => InvariantCheck::not_applicable(format!(
+            "the vectors the run sees, {}, have no separator through the origin: {reason}",
+            if setup.c == 0.0 {
+                "x".to_string()
+            } else {
+                format!("(x, {})", setup.c)
+            }
+        )),
         Separation::Found(s) => {
             let radius_eff_sq = geometry.max_sq_norm + setup.c * setup.c;
             InvariantCheck::new(s.u.view(), setup.c, s.gamma, radius_eff_sq)
@@ -293,6 +305,7 @@ pub(crate) fn assemble(
         epochs: fit.epochs,
         converged: fit.converged,
         stop_reason: fit.stop_reason,
+        train_seconds: fit.train_seconds,
         radius: geometry.radius,
         radius_eff: (geometry.max_sq_norm + setup.c * setup.c).sqrt(),
         gamma: found.map(|s| s.gamma),

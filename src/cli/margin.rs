@@ -19,7 +19,7 @@ pub struct MarginArgs {
     #[arg(long)]
     pub through_origin: bool,
     /// The largest accepted relative width of the bracket [lower, upper].
-    #[arg(long, default_value_t = 1e-9)]
+    #[arg(long, default_value_t = 1e-6)]
     pub tolerance: f64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]

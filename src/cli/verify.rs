@@ -92,7 +92,8 @@ pub fn run(args: &VerifyArgs) -> Result<()> {
         let adversary = if args.adversary {
             let adversary_params = AdversaryParams::new()
                 .restarts(args.restarts)
-                .seed(args.train.seed);
+                .seed(args.train.seed)
+                .max_updates(args.train.max_updates);
             Some(search(&data, &geometry, &perceptron, &adversary_params)?)
         } else {
             None
@@ -120,7 +121,6 @@ fn to_json(
     for report in reports {
         let mut rule = to_value(&report.verdict)?;
         if let Some(object) = rule.as_object_mut() {
-            object.remove("geometry");
             if let Some(supplied) = &report.supplied {
                 object.insert("supplied_separator_bounds".into(), to_value(supplied)?);
             }

@@ -145,6 +145,7 @@ pub fn separable_lp(data: &Dataset, bias: Bias) -> Result<Separability> {
             let settings = PolishSettings {
                 relative_gap: 1e-12,
                 max_iterations: 10 * (support.len() + 10),
+                pricing: 1,
             };
             let polished = polish(&problem, &support, &start, settings);
             let mut raw = vec![0.0; n];

@@ -47,6 +47,7 @@
 
 mod accurate;
 mod certificate;
+mod corral;
 mod lp;
 mod max_margin;
 mod polish;
