@@ -98,8 +98,6 @@ pub struct Verdict {
     pub w: Vec<f64>,
     /// The run's final bias.
     pub b: f64,
-    /// Wall-clock seconds in the training loop (invariant checks included when on).
-    pub train_seconds: f64,
 }
 
 /// Train with `params` on `data` and check the run against every form of the theorem, with the proof's
@@ -296,7 +294,6 @@ pub(crate) fn assemble(
     Verdict {
         w: fit.w.to_vec(),
         b: fit.b,
-        train_seconds: fit.train_seconds,
         rule: setup.rule.clone(),
         bias_constant: setup.c,
         eta: params.eta_value(),
