@@ -75,9 +75,9 @@ fn small_spec_end_to_end() {
     let stdout = run_ok(&["experiment", spec.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(stdout.contains("bounds held"), "{stdout}");
 
-    // 7 datasets × 3 rules × (1 cyclic + 2 shuffled) = 63 tasks.
+    // 6 datasets (seed004, XOR, 2 × 2 generated) × 3 rules × (1 cyclic + 2 shuffled) = 54 tasks.
     let rows = records(&out, "results.jsonl");
-    assert_eq!(rows.len(), 63);
+    assert_eq!(rows.len(), 54);
     assert!(rows.iter().all(|r| r.error.is_none()), "{:?}", rows.iter().find(|r| r.error.is_some()));
 
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
@@ -89,7 +89,7 @@ fn small_spec_end_to_end() {
     ] {
         assert!(header.contains(&column), "missing column {column}: {header:?}");
     }
-    assert_eq!(csv.lines().count(), 64);
+    assert_eq!(csv.lines().count(), 55);
 
     // The seed 004 example: 3 mistakes against the Block–Novikoff bound (R/γ)² = 5.
     let seed004 = rows
@@ -144,7 +144,7 @@ fn thread_count_does_not_change_results() {
     run_ok(&["experiment", spec.to_str().unwrap(), "--out", two.to_str().unwrap(), "--threads", "2", "--no-plots"]);
     let a = canonical(records(&one, "results.jsonl"));
     let b = canonical(records(&two, "results.jsonl"));
-    assert_eq!(a.len(), 63);
+    assert_eq!(a.len(), 54);
     assert_eq!(a, b);
 }
 
@@ -178,7 +178,7 @@ fn resume_after_a_crash_completes_without_duplicates() {
     let resumed = canonical(records(&crashed, "results.jsonl"));
     assert_eq!(resumed, expected);
     let csv = std::fs::read_to_string(crashed.join("results.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 64, "the CSV is rebuilt whole, without the torn row");
+    assert_eq!(csv.lines().count(), 55, "the CSV is rebuilt whole, without the torn row");
 }
 
 #[test]
