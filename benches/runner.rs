@@ -23,22 +23,29 @@ replicates = 2
 
 fn bench_runner(c: &mut Criterion) {
     let spec = Spec::parse(SPEC, "bench.toml".as_ref()).expect("the bench spec parses");
-    let tasks = Plan::new(&spec, None).expect("the bench spec expands").tasks.len() as u64;
+    let tasks = Plan::new(&spec, None)
+        .expect("the bench spec expands")
+        .tasks
+        .len() as u64;
     let mut group = c.benchmark_group("runner");
     group.sample_size(10);
     group.throughput(Throughput::Elements(tasks));
     for threads in [1usize, 2] {
-        group.bench_with_input(BenchmarkId::new("threads", threads), &threads, |b, &threads| {
-            b.iter_with_setup(
-                || tempfile::tempdir().expect("a temporary folder"),
-                |dir| {
-                    let mut options = RunOptions::new(dir.path().join("out"));
-                    options.threads = Some(threads);
-                    options.progress = false;
-                    run(&spec, SPEC, &options).expect("the bench experiment runs")
-                },
-            );
-        });
+        group.bench_with_input(
+            BenchmarkId::new("threads", threads),
+            &threads,
+            |b, &threads| {
+                b.iter_with_setup(
+                    || tempfile::tempdir().expect("a temporary folder"),
+                    |dir| {
+                        let mut options = RunOptions::new(dir.path().join("out"));
+                        options.threads = Some(threads);
+                        options.progress = false;
+                        run(&spec, SPEC, &options).expect("the bench experiment runs")
+                    },
+                );
+            },
+        );
     }
     group.finish();
 }

@@ -56,8 +56,8 @@
 
 pub mod bounds;
 pub mod dataset;
-pub mod experiment;
 pub mod error;
+pub mod experiment;
 pub mod generate;
 pub mod io;
 pub mod kernel;

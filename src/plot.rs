@@ -42,15 +42,21 @@ const PALETTE: [RGBColor; 6] = [
 ];
 
 fn plot_error<E: std::fmt::Debug>(path: &Path) -> impl Fn(E) -> Error + '_ {
-    move |e| Error::io(path, std::io::Error::other(format!("drawing failed: {e:?}")))
+    move |e| {
+        Error::io(
+            path,
+            std::io::Error::other(format!("drawing failed: {e:?}")),
+        )
+    }
 }
 
 /// Draw one figure as `stem.svg` and `stem.png`.
 macro_rules! render {
     ($stem:expr, $size:expr, $draw:ident ( $($arg:expr),* )) => {{
         let stem: &Path = $stem;
-        let svg = stem.with_extension("svg");
-        let png = stem.with_extension("png");
+        // Append rather than `with_extension`: dataset keys hold dots (`margin=0.5`).
+        let svg = PathBuf::from(format!("{}.svg", stem.display()));
+        let png = PathBuf::from(format!("{}.png", stem.display()));
         {
             let root = SVGBackend::new(&svg, $size).into_drawing_area();
             $draw(&root, $($arg),*).map_err(plot_error(&svg))?;
@@ -65,7 +71,8 @@ macro_rules! render {
     }};
 }
 
-type DrawResult<DB> = std::result::Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+type DrawResult<DB> =
+    std::result::Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
 /// Draw every plot for `records` into `dir`; returns the files written.
 ///
@@ -107,8 +114,8 @@ pub fn plot_all(records: &[TaskRecord], dir: &Path) -> Result<Vec<PathBuf>> {
         files.extend(render!(&stem, (800, 800), draw_dataset(&dataset, &rows)));
     }
 
-    for record in records.iter().filter(|r| r.extra.get("trace").is_some()) {
-        let stem = dir.join(format!("trace_{}", file_safe(&record.key)));
+    for record in representative_traces(records) {
+        let stem = dir.join(format!("trace_{}", file_safe(&record.rule)));
         files.extend(render!(&stem, (1000, 500), draw_trace(record)));
     }
     Ok(files)
@@ -117,7 +124,13 @@ pub fn plot_all(records: &[TaskRecord], dir: &Path) -> Result<Vec<PathBuf>> {
 fn file_safe(name: &str) -> String {
     let safe: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if safe.len() > 120 {
         format!("{}_{}", &safe[..100], crate::experiment::task_id(name))
@@ -142,7 +155,9 @@ fn series_by_rule(
 fn log_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
     let (lo, hi) = values
         .filter(|v| *v > 0.0 && v.is_finite())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
     if lo.is_finite() {
         (lo / 2.0).max(0.25)..(hi * 2.0).max(2.0)
     } else {
@@ -158,7 +173,10 @@ fn draw_mistakes_vs_bound<DB: DrawingBackend>(
     let all = || by_rule.values().flatten();
     let range = log_range(all().map(|p| p.0).chain(all().map(|p| p.1)));
     let mut chart = ChartBuilder::on(root)
-        .caption("Mistakes against the mistake bound (every point must lie on or below y = x)", ("sans-serif", 20))
+        .caption(
+            "Mistakes against the mistake bound (every point must lie on or below y = x)",
+            ("sans-serif", 20),
+        )
         .margin(15)
         .x_label_area_size(45)
         .y_label_area_size(60)
@@ -169,7 +187,10 @@ fn draw_mistakes_vs_bound<DB: DrawingBackend>(
         .y_desc("mistakes (updates)")
         .draw()?;
     chart
-        .draw_series(LineSeries::new(vec![(range.start, range.start), (range.end, range.end)], BLACK.stroke_width(1)))?
+        .draw_series(LineSeries::new(
+            vec![(range.start, range.start), (range.end, range.end)],
+            BLACK.stroke_width(1),
+        ))?
         .label("y = x")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK));
     for (k, (rule, points)) in by_rule.iter().enumerate() {
@@ -223,11 +244,42 @@ fn draw_mistakes_vs_inverse_gamma2<DB: DrawingBackend>(
     Ok(())
 }
 
+/// One traced run per rule: the one that came closest to its bound (most mistakes on a tie), so the
+/// figure shows the proof's inequalities where they are tightest. The `basis` worst case attains the
+/// bound exactly, which would hide the bound curves under the run's, so other runs are preferred.
+fn representative_traces(records: &[TaskRecord]) -> Vec<&TaskRecord> {
+    let mut best: BTreeMap<&str, &TaskRecord> = BTreeMap::new();
+    for r in records
+        .iter()
+        .filter(|r| r.extra.get("trace").is_some() && r.mistakes.unwrap_or(0) > 1)
+    {
+        let score = |r: &TaskRecord| {
+            (
+                r.source != "basis",
+                r.ratio.unwrap_or(0.0),
+                r.mistakes.unwrap_or(0),
+            )
+        };
+        let slot = best.entry(r.rule.as_str()).or_insert(r);
+        if score(r) > score(slot) {
+            *slot = r;
+        }
+    }
+    best.into_values().collect()
+}
+
+/// At most this many 2-D datasets are drawn (the first replicate of each grid point).
+const MAX_DATASET_PLOTS: usize = 40;
+
 /// 2-D datasets whose rows carry their points, with the rows of each (one per rule and order).
 fn datasets_2d(records: &[TaskRecord]) -> BTreeMap<String, Vec<&TaskRecord>> {
     let mut map: BTreeMap<String, Vec<&TaskRecord>> = BTreeMap::new();
     for r in records {
-        if r.d == Some(2) && r.extra.get("points").is_some() {
+        let first_replicate = !r.dataset.contains('#') || r.dataset.ends_with("#0");
+        if r.d == Some(2) && first_replicate && r.extra.get("points").is_some() {
+            if map.len() >= MAX_DATASET_PLOTS && !map.contains_key(&r.dataset) {
+                continue;
+            }
             map.entry(r.dataset.clone()).or_default().push(r);
         }
     }
@@ -242,7 +294,13 @@ fn floats(value: Option<&serde_json::Value>) -> Vec<f64> {
 }
 
 /// The segment of the line `w·x + b = offset` inside the box.
-fn line_in_box(w: &[f64], b: f64, offset: f64, (x0, x1): (f64, f64), (y0, y1): (f64, f64)) -> Vec<(f64, f64)> {
+fn line_in_box(
+    w: &[f64],
+    b: f64,
+    offset: f64,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> Vec<(f64, f64)> {
     if w.len() != 2 || (w[0] == 0.0 && w[1] == 0.0) {
         return Vec::new();
     }
@@ -255,7 +313,11 @@ fn line_in_box(w: &[f64], b: f64, offset: f64, (x0, x1): (f64, f64), (y0, y1): (
     }
 }
 
-fn draw_dataset<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, name: &str, rows: &[&TaskRecord]) -> DrawResult<DB> {
+fn draw_dataset<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    name: &str,
+    rows: &[&TaskRecord],
+) -> DrawResult<DB> {
     root.fill(&WHITE)?;
     let first = rows[0];
     let points: Vec<(f64, f64)> = first
@@ -278,7 +340,10 @@ fn draw_dataset<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, name: &str, r
         * 1.15;
     let (xr, yr) = ((-extent, extent), (-extent, extent));
     let mut chart = ChartBuilder::on(root)
-        .caption(format!("{name}: max-margin separator and the perceptron's"), ("sans-serif", 18))
+        .caption(
+            format!("{name}: max-margin separator and the perceptron's"),
+            ("sans-serif", 18),
+        )
         .margin(15)
         .x_label_area_size(35)
         .y_label_area_size(45)
@@ -291,16 +356,26 @@ fn draw_dataset<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, name: &str, r
         let gamma = mm.get("gamma").and_then(|v| v.as_f64()).unwrap_or(0.0);
         // With ‖w‖ = 1 the margin band is w·x + b = ±γ.
         chart
-            .draw_series(LineSeries::new(line_in_box(&w, b, 0.0, xr, yr), BLACK.stroke_width(2)))?
+            .draw_series(LineSeries::new(
+                line_in_box(&w, b, 0.0, xr, yr),
+                BLACK.stroke_width(2),
+            ))?
             .label("max-margin separator")
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
         for offset in [gamma, -gamma] {
-            chart.draw_series(LineSeries::new(line_in_box(&w, b, offset, xr, yr), BLACK.mix(0.4).stroke_width(1)))?;
+            chart.draw_series(LineSeries::new(
+                line_in_box(&w, b, offset, xr, yr),
+                BLACK.mix(0.4).stroke_width(1),
+            ))?;
         }
         let support: Vec<usize> = mm
             .get("support")
             .and_then(|s| s.as_array())
-            .map(|a| a.iter().filter_map(|v| v.as_u64().map(|v| v as usize)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_u64().map(|v| v as usize))
+                    .collect()
+            })
             .unwrap_or_default();
         chart.draw_series(
             support
@@ -325,7 +400,15 @@ fn draw_dataset<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, name: &str, r
                 .iter()
                 .zip(&labels)
                 .filter(|(_, &y)| y < 0.0)
-                .map(|(&(x, y), _)| Rectangle::new([(x - extent * 0.008, y - extent * 0.008), (x + extent * 0.008, y + extent * 0.008)], PALETTE[3].filled())),
+                .map(|(&(x, y), _)| {
+                    Rectangle::new(
+                        [
+                            (x - extent * 0.008, y - extent * 0.008),
+                            (x + extent * 0.008, y + extent * 0.008),
+                        ],
+                        PALETTE[3].filled(),
+                    )
+                }),
         )?
         .label("y = −1")
         .legend(|(x, y)| Rectangle::new([(x + 6, y - 4), (x + 14, y + 4)], PALETTE[3].filled()));
@@ -334,9 +417,14 @@ fn draw_dataset<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, name: &str, r
         let b = row.extra.get("b").and_then(|v| v.as_f64()).unwrap_or(0.0);
         let colour = PALETTE[(k + 1) % PALETTE.len()];
         chart
-            .draw_series(LineSeries::new(line_in_box(&w, b, 0.0, xr, yr), colour.stroke_width(2)))?
+            .draw_series(LineSeries::new(
+                line_in_box(&w, b, 0.0, xr, yr),
+                colour.stroke_width(2),
+            ))?
             .label(format!("perceptron, rule {}", row.rule))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
+            });
     }
     chart
         .configure_series_labels()
@@ -347,7 +435,10 @@ fn draw_dataset<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, name: &str, r
     Ok(())
 }
 
-fn draw_trace<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, record: &TaskRecord) -> DrawResult<DB> {
+fn draw_trace<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    record: &TaskRecord,
+) -> DrawResult<DB> {
     root.fill(&WHITE)?;
     let trace = &record.extra["trace"];
     let ks = floats(trace.get("k"));
@@ -360,14 +451,20 @@ fn draw_trace<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, record: &TaskRe
     let (left, right) = root.split_horizontally(500);
 
     let mut chart = ChartBuilder::on(&left)
-        .caption(format!("cos(u, w_k), rule {}", record.rule), ("sans-serif", 16))
+        .caption(
+            format!("cos(u, w_k), rule {}", record.rule),
+            ("sans-serif", 16),
+        )
         .margin(10)
         .x_label_area_size(35)
         .y_label_area_size(45)
         .build_cartesian_2d(0.0..k_max, 0.0..1.05)?;
     chart.configure_mesh().x_desc("update k").draw()?;
     chart
-        .draw_series(LineSeries::new(ks.iter().copied().zip(cos.iter().copied()), PALETTE[0].stroke_width(2)))?
+        .draw_series(LineSeries::new(
+            ks.iter().copied().zip(cos.iter().copied()),
+            PALETTE[0].stroke_width(2),
+        ))?
         .label("cos(u, w_k)")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], PALETTE[0]));
     let steps = 200;
@@ -401,7 +498,10 @@ fn draw_trace<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, record: &TaskRe
         .build_cartesian_2d(0.0..k_max, 0.0..norm_max)?;
     chart.configure_mesh().x_desc("update k").draw()?;
     chart
-        .draw_series(LineSeries::new(ks.iter().copied().zip(norms.iter().copied()), PALETTE[0].stroke_width(2)))?
+        .draw_series(LineSeries::new(
+            ks.iter().copied().zip(norms.iter().copied()),
+            PALETTE[0].stroke_width(2),
+        ))?
         .label("‖w_k‖")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], PALETTE[0]));
     chart

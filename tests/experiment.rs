@@ -72,22 +72,52 @@ fn small_spec_end_to_end() {
     let tmp = tempfile::tempdir().unwrap();
     let spec = write_spec(tmp.path(), SPEC);
     let out = tmp.path().join("out");
-    let stdout = run_ok(&["experiment", spec.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stdout = run_ok(&[
+        "experiment",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert!(stdout.contains("bounds held"), "{stdout}");
 
     // 6 datasets (seed004, XOR, 2 × 2 generated) × 3 rules × (1 cyclic + 2 shuffled) = 54 tasks.
     let rows = records(&out, "results.jsonl");
     assert_eq!(rows.len(), 54);
-    assert!(rows.iter().all(|r| r.error.is_none()), "{:?}", rows.iter().find(|r| r.error.is_some()));
+    assert!(
+        rows.iter().all(|r| r.error.is_none()),
+        "{:?}",
+        rows.iter().find(|r| r.error.is_some())
+    );
 
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     for column in [
-        "task_id", "dataset", "n", "d", "rule", "order", "eta", "seed", "radius", "gamma", "gamma_lower",
-        "gamma_upper", "separable", "mistakes", "epochs", "converged", "ratio", "holds", "train_seconds",
-        "solve_seconds", "bound_block_novikoff",
+        "task_id",
+        "dataset",
+        "n",
+        "d",
+        "rule",
+        "order",
+        "eta",
+        "seed",
+        "radius",
+        "gamma",
+        "gamma_lower",
+        "gamma_upper",
+        "separable",
+        "mistakes",
+        "epochs",
+        "converged",
+        "ratio",
+        "holds",
+        "train_seconds",
+        "solve_seconds",
+        "bound_block_novikoff",
     ] {
-        assert!(header.contains(&column), "missing column {column}: {header:?}");
+        assert!(
+            header.contains(&column),
+            "missing column {column}: {header:?}"
+        );
     }
     assert_eq!(csv.lines().count(), 55);
 
@@ -99,7 +129,11 @@ fn small_spec_end_to_end() {
     assert_eq!(seed004.mistakes, Some(3));
     assert_eq!(seed004.epochs, Some(2));
     assert_eq!(seed004.bound_name.as_deref(), Some("block_novikoff"));
-    assert!((seed004.bound.unwrap() - 5.0).abs() < 1e-6, "{:?}", seed004.bound);
+    assert!(
+        (seed004.bound.unwrap() - 5.0).abs() < 1e-6,
+        "{:?}",
+        seed004.bound
+    );
     assert_eq!(seed004.holds, Some(true));
     assert_eq!(seed004.invariants_ok, Some(true));
 
@@ -109,10 +143,14 @@ fn small_spec_end_to_end() {
     assert_eq!(xor.converged, Some(false));
 
     // Every applicable bound held on separable data.
-    assert!(rows.iter().filter(|r| r.separable == Some(true)).all(|r| r.holds == Some(true)));
+    assert!(rows
+        .iter()
+        .filter(|r| r.separable == Some(true))
+        .all(|r| r.holds == Some(true)));
 
     assert!(out.join("spec.toml").exists());
-    let env: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("env.json")).unwrap()).unwrap();
+    let env: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("env.json")).unwrap()).unwrap();
     assert_eq!(env["crate_version"], env!("CARGO_PKG_VERSION"));
     assert!(env["threads"].as_u64().unwrap() >= 1);
 
@@ -124,13 +162,22 @@ fn small_spec_end_to_end() {
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     assert!(plots.join("dataset_seed004.svg").exists());
     assert!(plots.join("mistakes_vs_inverse_gamma2.png").exists());
-    assert!(std::fs::read_dir(&plots).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with("trace_")));
+    assert!(std::fs::read_dir(&plots).unwrap().any(|e| e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .starts_with("trace_")));
 
     // `summary` and `plot` work from the results file alone.
     let summary = run_ok(&["summary", out.to_str().unwrap()]);
     assert!(summary.lines().count() >= 4, "{summary}");
     let replot = tmp.path().join("replot");
-    run_ok(&["plot", out.join("results.jsonl").to_str().unwrap(), "--out", replot.to_str().unwrap()]);
+    run_ok(&[
+        "plot",
+        out.join("results.jsonl").to_str().unwrap(),
+        "--out",
+        replot.to_str().unwrap(),
+    ]);
     assert!(replot.join("mistakes_vs_bound.svg").exists());
 }
 
@@ -140,8 +187,24 @@ fn thread_count_does_not_change_results() {
     let spec = write_spec(tmp.path(), SPEC);
     let one = tmp.path().join("one");
     let two = tmp.path().join("two");
-    run_ok(&["experiment", spec.to_str().unwrap(), "--out", one.to_str().unwrap(), "--threads", "1", "--no-plots"]);
-    run_ok(&["experiment", spec.to_str().unwrap(), "--out", two.to_str().unwrap(), "--threads", "2", "--no-plots"]);
+    run_ok(&[
+        "experiment",
+        spec.to_str().unwrap(),
+        "--out",
+        one.to_str().unwrap(),
+        "--threads",
+        "1",
+        "--no-plots",
+    ]);
+    run_ok(&[
+        "experiment",
+        spec.to_str().unwrap(),
+        "--out",
+        two.to_str().unwrap(),
+        "--threads",
+        "2",
+        "--no-plots",
+    ]);
     let a = canonical(records(&one, "results.jsonl"));
     let b = canonical(records(&two, "results.jsonl"));
     assert_eq!(a.len(), 54);
@@ -153,7 +216,13 @@ fn resume_after_a_crash_completes_without_duplicates() {
     let tmp = tempfile::tempdir().unwrap();
     let spec = write_spec(tmp.path(), SPEC);
     let full = tmp.path().join("full");
-    run_ok(&["experiment", spec.to_str().unwrap(), "--out", full.to_str().unwrap(), "--no-plots"]);
+    run_ok(&[
+        "experiment",
+        spec.to_str().unwrap(),
+        "--out",
+        full.to_str().unwrap(),
+        "--no-plots",
+    ]);
     let expected = canonical(records(&full, "results.jsonl"));
 
     // Simulate a crash: keep 20 whole rows and half of the 21st, in both files.
@@ -170,15 +239,31 @@ fn resume_after_a_crash_completes_without_duplicates() {
         std::fs::write(crashed.join(name), lines.join("\n")).unwrap();
     }
     // Without --resume the folder is refused rather than overwritten.
-    let refused = novikoff(&["experiment", spec.to_str().unwrap(), "--out", crashed.to_str().unwrap()]);
+    let refused = novikoff(&[
+        "experiment",
+        spec.to_str().unwrap(),
+        "--out",
+        crashed.to_str().unwrap(),
+    ]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--resume"));
 
-    run_ok(&["experiment", spec.to_str().unwrap(), "--out", crashed.to_str().unwrap(), "--resume", "--no-plots"]);
+    run_ok(&[
+        "experiment",
+        spec.to_str().unwrap(),
+        "--out",
+        crashed.to_str().unwrap(),
+        "--resume",
+        "--no-plots",
+    ]);
     let resumed = canonical(records(&crashed, "results.jsonl"));
     assert_eq!(resumed, expected);
     let csv = std::fs::read_to_string(crashed.join("results.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 55, "the CSV is rebuilt whole, without the torn row");
+    assert_eq!(
+        csv.lines().count(),
+        55,
+        "the CSV is rebuilt whole, without the torn row"
+    );
 }
 
 #[test]
@@ -186,13 +271,31 @@ fn shards_plus_merge_equal_the_whole_run() {
     let tmp = tempfile::tempdir().unwrap();
     let spec = write_spec(tmp.path(), SPEC);
     let whole = tmp.path().join("whole");
-    run_ok(&["experiment", spec.to_str().unwrap(), "--out", whole.to_str().unwrap(), "--no-plots"]);
+    run_ok(&[
+        "experiment",
+        spec.to_str().unwrap(),
+        "--out",
+        whole.to_str().unwrap(),
+        "--no-plots",
+    ]);
     let shards = tmp.path().join("shards");
     for shard in ["0/3", "1/3", "2/3"] {
-        run_ok(&["experiment", spec.to_str().unwrap(), "--out", shards.to_str().unwrap(), "--shard", shard]);
+        run_ok(&[
+            "experiment",
+            spec.to_str().unwrap(),
+            "--out",
+            shards.to_str().unwrap(),
+            "--shard",
+            shard,
+        ]);
     }
     let merged = tmp.path().join("merged");
-    run_ok(&["merge", shards.to_str().unwrap(), "--out", merged.to_str().unwrap()]);
+    run_ok(&[
+        "merge",
+        shards.to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
     assert_eq!(
         canonical(records(&merged, "results.jsonl")),
         canonical(records(&whole, "results.jsonl"))
@@ -200,7 +303,13 @@ fn shards_plus_merge_equal_the_whole_run() {
     // Merging the same shard twice is refused.
     let twice = tmp.path().join("twice");
     let shard0 = shards.join("results.shard-0-of-3.jsonl");
-    let out = novikoff(&["merge", shard0.to_str().unwrap(), shard0.to_str().unwrap(), "--out", twice.to_str().unwrap()]);
+    let out = novikoff(&[
+        "merge",
+        shard0.to_str().unwrap(),
+        shard0.to_str().unwrap(),
+        "--out",
+        twice.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("duplicates"));
 }
@@ -219,11 +328,22 @@ fn bad_specs_give_clear_errors() {
         let dir = tmp.path().join(format!("case{k}"));
         std::fs::create_dir_all(&dir).unwrap();
         let spec = write_spec(&dir, text);
-        let out = novikoff(&["experiment", spec.to_str().unwrap(), "--out", dir.join("out").to_str().unwrap()]);
+        let out = novikoff(&[
+            "experiment",
+            spec.to_str().unwrap(),
+            "--out",
+            dir.join("out").to_str().unwrap(),
+        ]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "case {k}: {stderr}");
-        assert!(stderr.contains(location), "case {k}: expected {location} in {stderr}");
-        assert!(stderr.to_lowercase().contains(&word.to_lowercase()), "case {k}: expected {word} in {stderr}");
+        assert!(
+            stderr.contains(location),
+            "case {k}: expected {location} in {stderr}"
+        );
+        assert!(
+            stderr.to_lowercase().contains(&word.to_lowercase()),
+            "case {k}: expected {word} in {stderr}"
+        );
         assert!(!stderr.contains("panicked"));
     }
 }
@@ -234,5 +354,9 @@ fn the_default_spec_is_printed_and_parses() {
     assert_eq!(text, novikoff::experiment::DEFAULT_SPEC);
     let spec = novikoff::experiment::Spec::parse(&text, "default.toml".as_ref()).unwrap();
     let plan = novikoff::experiment::Plan::new(&spec, None).unwrap();
-    assert!(plan.tasks.len() >= 300, "hundreds of tasks: {}", plan.tasks.len());
+    assert!(
+        plan.tasks.len() >= 300,
+        "hundreds of tasks: {}",
+        plan.tasks.len()
+    );
 }

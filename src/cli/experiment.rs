@@ -77,7 +77,9 @@ pub fn run_experiment(args: &ExperimentArgs) -> Result<()> {
         "novikoff: experiment `{}` → {}{}",
         spec.name,
         args.out.display(),
-        args.shard.map(|s| format!(" (shard {}/{})", s.index, s.count)).unwrap_or_default()
+        args.shard
+            .map(|s| format!(" (shard {}/{})", s.index, s.count))
+            .unwrap_or_default()
     );
     let report = run(&spec, &text, &options)?;
     if report.skipped > 0 {
@@ -112,9 +114,17 @@ pub fn run_experiment(args: &ExperimentArgs) -> Result<()> {
                 report.ran, report.skipped, report.failed, report.threads, report.seconds
             );
             print!("{}", summary_table(&summary));
-            println!("\nresults: {} and {}", report.csv_path.display(), report.jsonl_path.display());
+            println!(
+                "\nresults: {} and {}",
+                report.csv_path.display(),
+                report.jsonl_path.display()
+            );
             if !plots.is_empty() {
-                println!("plots:   {} files in {}", plots.len(), args.out.join("plots").display());
+                println!(
+                    "plots:   {} files in {}",
+                    plots.len(),
+                    args.out.join("plots").display()
+                );
             }
             Ok(())
         }
@@ -132,7 +142,11 @@ pub struct MergeArgs {
 }
 
 pub fn run_merge(args: &MergeArgs) -> Result<()> {
-    let summary = merge(&args.inputs, &args.out, &novikoff::experiment::bound_names())?;
+    let summary = merge(
+        &args.inputs,
+        &args.out,
+        &novikoff::experiment::bound_names(),
+    )?;
     println!(
         "merged {} rows from {} file(s) into {}",
         summary.rows,
@@ -162,7 +176,10 @@ fn jsonl_path(path: &std::path::Path) -> PathBuf {
 pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     let path = jsonl_path(&args.results);
     if !path.exists() {
-        return Err(Error::io(&path, std::io::Error::from(std::io::ErrorKind::NotFound)));
+        return Err(Error::io(
+            &path,
+            std::io::Error::from(std::io::ErrorKind::NotFound),
+        ));
     }
     let records = read_records(&path)?;
     let summary = summarize(&records);
@@ -187,13 +204,17 @@ pub struct PlotArgs {
 pub fn run_plot(args: &PlotArgs) -> Result<()> {
     let path = jsonl_path(&args.results);
     if !path.exists() {
-        return Err(Error::io(&path, std::io::Error::from(std::io::ErrorKind::NotFound)));
+        return Err(Error::io(
+            &path,
+            std::io::Error::from(std::io::ErrorKind::NotFound),
+        ));
     }
     let records = read_records(&path)?;
-    let dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| path.parent().unwrap_or(std::path::Path::new(".")).join("plots"));
+    let dir = args.out.clone().unwrap_or_else(|| {
+        path.parent()
+            .unwrap_or(std::path::Path::new("."))
+            .join("plots")
+    });
     let files = novikoff::plot::plot_all(&records, &dir)?;
     println!("wrote {} plot files to {}", files.len(), dir.display());
     Ok(())

@@ -1,10 +1,10 @@
 //! Argument parsing and dispatch. Each subcommand lives in its own file and only parses, calls the
 //! library and formats.
 
-mod experiment;
-mod margin;
 mod convert;
+mod experiment;
 mod generate;
+mod margin;
 mod output;
 mod train;
 mod verify;

@@ -35,7 +35,12 @@ impl Environment {
     /// assert_eq!(env.threads, 2);
     /// assert!(env.started.ends_with('Z'));
     /// ```
-    pub fn capture(threads: usize, spec_name: &str, spec_hash: &str, shard: Option<String>) -> Self {
+    pub fn capture(
+        threads: usize,
+        spec_name: &str,
+        spec_hash: &str,
+        shard: Option<String>,
+    ) -> Self {
         Environment {
             crate_version: env!("CARGO_PKG_VERSION"),
             git_commit: git_commit(),

@@ -36,10 +36,17 @@ pub(crate) struct Prepared {
 }
 
 /// The generator behind a `family` entry, validated (used at plan time to report spec errors early).
-pub(crate) fn generator(family: &str, params: &std::collections::BTreeMap<String, Scalar>, seed: u64) -> Result<Option<GeneratorSpec>> {
+pub(crate) fn generator(
+    family: &str,
+    params: &std::collections::BTreeMap<String, Scalar>,
+    seed: u64,
+) -> Result<Option<GeneratorSpec>> {
     if crate::textbook::NAMES.contains(&family) {
         if let Some(key) = params.keys().next() {
-            return Err(Error::parameter("params", format!("the built-in example `{family}` takes no parameters (got `{key}`)")));
+            return Err(Error::parameter(
+                "params",
+                format!("the built-in example `{family}` takes no parameters (got `{key}`)"),
+            ));
         }
         return Ok(None);
     }
@@ -75,9 +82,14 @@ pub(crate) fn generator(family: &str, params: &std::collections::BTreeMap<String
 pub(crate) fn prepare(instance: &DatasetInstance, measure: &Measure) -> Result<Prepared> {
     let data = match &instance.source {
         Source::File { path, options } => crate::io::open(path, options)?,
-        Source::Generated { family, params, seed } => match generator(family, params, *seed)? {
+        Source::Generated {
+            family,
+            params,
+            seed,
+        } => match generator(family, params, *seed)? {
             Some(spec) => spec.generate()?.data,
-            None => crate::textbook::example(family).ok_or_else(|| Error::parameter("family", format!("unknown example `{family}`")))?,
+            None => crate::textbook::example(family)
+                .ok_or_else(|| Error::parameter("family", format!("unknown example `{family}`")))?,
         },
     };
     let (geometry, solve_seconds) = if measure.margin || measure.bounds {
@@ -114,7 +126,12 @@ fn base_record(task: &Task, instance: &DatasetInstance, spec_hash: &str) -> Task
 }
 
 /// The row of a task whose dataset could not be prepared.
-pub(crate) fn failed_record(task: &Task, instance: &DatasetInstance, spec_hash: &str, error: &Error) -> TaskRecord {
+pub(crate) fn failed_record(
+    task: &Task,
+    instance: &DatasetInstance,
+    spec_hash: &str,
+    error: &Error,
+) -> TaskRecord {
     TaskRecord {
         error: Some(error.to_string()),
         ..base_record(task, instance, spec_hash)
@@ -122,7 +139,13 @@ pub(crate) fn failed_record(task: &Task, instance: &DatasetInstance, spec_hash: 
 }
 
 /// Train and check one task; any failure becomes the row's `error`.
-pub(crate) fn measure(task: &Task, instance: &DatasetInstance, prepared: &Prepared, measure: &Measure, spec_hash: &str) -> TaskRecord {
+pub(crate) fn measure(
+    task: &Task,
+    instance: &DatasetInstance,
+    prepared: &Prepared,
+    measure: &Measure,
+    spec_hash: &str,
+) -> TaskRecord {
     let mut record = base_record(task, instance, spec_hash);
     if let Err(error) = fill(&mut record, task, prepared, measure) {
         record.error = Some(error.to_string());
@@ -130,7 +153,12 @@ pub(crate) fn measure(task: &Task, instance: &DatasetInstance, prepared: &Prepar
     record
 }
 
-fn fill(record: &mut TaskRecord, task: &Task, prepared: &Prepared, measure: &Measure) -> Result<()> {
+fn fill(
+    record: &mut TaskRecord,
+    task: &Task,
+    prepared: &Prepared,
+    measure: &Measure,
+) -> Result<()> {
     let data = &prepared.data;
     record.n = Some(data.n_samples());
     record.d = Some(data.n_features());
@@ -193,7 +221,6 @@ fn fill(record: &mut TaskRecord, task: &Task, prepared: &Prepared, measure: &Mea
     }
     Ok(())
 }
-
 
 fn fill_verdict(record: &mut TaskRecord, verdict: &Verdict) {
     record.mistakes = Some(verdict.mistakes);

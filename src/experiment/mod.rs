@@ -18,8 +18,10 @@ mod summary;
 
 pub use env::Environment;
 pub use measure::bound_names;
-pub use runner::{run, spec_hash, RunOptions, RunReport};
 pub use plan::{task_id, DatasetInstance, Plan, Shard, Source, Task};
+pub use runner::{run, spec_hash, RunOptions, RunReport};
 pub use spec::{DatasetSpec, Measure, ParamValue, Scalar, Spec, TrainGrid, DEFAULT_SPEC};
-pub use store::{csv_header, merge, read_records, result_paths, BoundRecord, MergeSummary, Store, TaskRecord};
+pub use store::{
+    csv_header, merge, read_records, result_paths, BoundRecord, MergeSummary, Store, TaskRecord,
+};
 pub use summary::{summarize, summary_table, RuleSummary};

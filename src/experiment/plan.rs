@@ -114,7 +114,7 @@ impl Shard {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn contains(&self, id: &str) -> bool {
-        u64::from_str_radix(id, 16).map_or(false, |h| h % self.count == self.index)
+        u64::from_str_radix(id, 16).is_ok_and(|h| h % self.count == self.index)
     }
 
     /// The file-name suffix of this shard's results, e.g. `.shard-1-of-4`.
@@ -175,7 +175,10 @@ impl Plan {
             if !keys.insert(instance.key.clone()) {
                 return Err(Error::Spec {
                     at: Location::new("<spec>"),
-                    message: format!("two datasets share the key `{}`: give them distinct names", instance.key),
+                    message: format!(
+                        "two datasets share the key `{}`: give them distinct names",
+                        instance.key
+                    ),
                 });
             }
         }
@@ -198,7 +201,9 @@ impl Plan {
                                 replicate.map(|r| format!("|rep={r}")).unwrap_or_default()
                             );
                             let order = match replicate {
-                                Some(_) => Order::Shuffle { seed: derive_seed(spec.seed, &key) },
+                                Some(_) => Order::Shuffle {
+                                    seed: derive_seed(spec.seed, &key),
+                                },
                                 None => Order::Cyclic,
                             };
                             tasks.push(Task {
@@ -261,7 +266,10 @@ fn expand_entry(
     }
     let file_instance = |path: PathBuf, name: Option<&str>| DatasetInstance {
         key: name.map(str::to_string).unwrap_or_else(|| {
-            path.file_stem().map_or_else(|| path.display().to_string(), |s| s.to_string_lossy().into_owned())
+            path.file_stem().map_or_else(
+                || path.display().to_string(),
+                |s| s.to_string_lossy().into_owned(),
+            )
         }),
         source: Source::File {
             path,
@@ -287,7 +295,10 @@ fn expand_entry(
             });
         }
         for path in matches {
-            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let name = entry.name.as_ref().map(|n| format!("{n}/{stem}"));
             out.push(file_instance(path, Some(name.as_deref().unwrap_or(&stem))));
         }
@@ -317,7 +328,9 @@ fn expand_entry(
 }
 
 /// The cartesian product of the parameter grids, in key order then value order.
-pub(crate) fn grid(params: &BTreeMap<String, super::spec::ParamValue>) -> Vec<BTreeMap<String, Scalar>> {
+pub(crate) fn grid(
+    params: &BTreeMap<String, super::spec::ParamValue>,
+) -> Vec<BTreeMap<String, Scalar>> {
     let mut points = vec![BTreeMap::new()];
     for (key, value) in params {
         let mut next = Vec::new();
@@ -335,7 +348,10 @@ pub(crate) fn grid(params: &BTreeMap<String, super::spec::ParamValue>) -> Vec<BT
 
 /// Files matching a pattern whose last component may hold `*` and `?`, sorted by name.
 fn glob(pattern: &Path) -> Result<Vec<PathBuf>> {
-    let dir = pattern.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = pattern
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let name = pattern
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -358,7 +374,8 @@ fn wildcard_match(pattern: &[u8], text: &[u8]) -> bool {
     match (pattern.first(), text.first()) {
         (None, None) => true,
         (Some(b'*'), _) => {
-            wildcard_match(&pattern[1..], text) || (!text.is_empty() && wildcard_match(pattern, &text[1..]))
+            wildcard_match(&pattern[1..], text)
+                || (!text.is_empty() && wildcard_match(pattern, &text[1..]))
         }
         (Some(b'?'), Some(_)) => wildcard_match(&pattern[1..], &text[1..]),
         (Some(p), Some(t)) if p == t => wildcard_match(&pattern[1..], &text[1..]),

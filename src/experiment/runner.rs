@@ -109,17 +109,27 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    let env = Environment::capture(threads, &spec.name, &hash, options.shard.map(|s| format!("{}/{}", s.index, s.count)));
+    let env = Environment::capture(
+        threads,
+        &spec.name,
+        &hash,
+        options.shard.map(|s| format!("{}/{}", s.index, s.count)),
+    );
     let env_name = match options.shard {
         Some(s) => format!("env{}.json", s.suffix()),
         None => "env.json".to_string(),
     };
-    let env_json = serde_json::to_vec_pretty(&env).map_err(|e| Error::io(&options.out, std::io::Error::other(e)))?;
+    let env_json = serde_json::to_vec_pretty(&env)
+        .map_err(|e| Error::io(&options.out, std::io::Error::other(e)))?;
     write_atomically(&options.out.join(env_name), &env_json)?;
 
     let bound_names = bound_names();
     let store = Store::open(&options.out, options.shard, bound_names, options.resume)?;
-    let pending: Vec<&Task> = plan.tasks.iter().filter(|t| !store.done().contains(&t.id)).collect();
+    let pending: Vec<&Task> = plan
+        .tasks
+        .iter()
+        .filter(|t| !store.done().contains(&t.id))
+        .collect();
     let skipped = plan.tasks.len() - pending.len();
 
     // Group by dataset so that loading and the margin solves happen once per dataset.
@@ -151,7 +161,10 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
                 if record.error.is_some() {
                     failed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
-                let appended = store.lock().map_err(|_| Error::Solver("store lock poisoned".into())).and_then(|mut s| s.append(&record));
+                let appended = store
+                    .lock()
+                    .map_err(|_| Error::Solver("store lock poisoned".into()))
+                    .and_then(|mut s| s.append(&record));
                 if let Err(e) = appended {
                     if let Ok(mut slot) = write_error.lock() {
                         slot.get_or_insert(e);
@@ -165,7 +178,9 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
     if let Some(e) = write_error.into_inner().ok().flatten() {
         return Err(e);
     }
-    let store = store.into_inner().map_err(|_| Error::Solver("store lock poisoned".into()))?;
+    let store = store
+        .into_inner()
+        .map_err(|_| Error::Solver("store lock poisoned".into()))?;
     store.finish()?;
     let (csv_path, jsonl_path) = result_paths(&options.out, options.shard);
     let records = read_records(&jsonl_path)?;
@@ -190,7 +205,8 @@ fn prepare_out_dir(out: &Path, spec_text: &str, resume: bool) -> Result<()> {
         Ok(existing) if existing != spec_text => Err(Error::Spec {
             at: Location::new(&spec_copy),
             message: if resume {
-                "the spec differs from the one this folder was started with; refusing to resume".into()
+                "the spec differs from the one this folder was started with; refusing to resume"
+                    .into()
             } else {
                 "this folder holds a different experiment's spec; choose a new output folder".into()
             },

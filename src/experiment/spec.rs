@@ -323,14 +323,29 @@ impl Spec {
                 ));
             }
         }
-        if self.train.rules.is_empty() || self.train.orders.is_empty() || self.train.eta.is_empty() {
-            return Err(fail("train", "train.rules, train.orders and train.eta must not be empty".into()));
+        if self.train.rules.is_empty() || self.train.orders.is_empty() || self.train.eta.is_empty()
+        {
+            return Err(fail(
+                "train",
+                "train.rules, train.orders and train.eta must not be empty".into(),
+            ));
         }
-        if let Some(eta) = self.train.eta.iter().find(|e| !(e.is_finite() && **e > 0.0)) {
-            return Err(fail("eta", format!("train.eta: {eta} is not a positive finite number")));
+        if let Some(eta) = self
+            .train
+            .eta
+            .iter()
+            .find(|e| !(e.is_finite() && **e > 0.0))
+        {
+            return Err(fail(
+                "eta",
+                format!("train.eta: {eta} is not a positive finite number"),
+            ));
         }
         if self.train.max_epochs == 0 {
-            return Err(fail("max_epochs", "train.max_epochs must be at least 1".into()));
+            return Err(fail(
+                "max_epochs",
+                "train.max_epochs must be at least 1".into(),
+            ));
         }
         if self.datasets.is_empty() {
             return Err(fail("name", "the spec has no [[dataset]] entries".into()));
@@ -359,7 +374,11 @@ impl Spec {
                 for point in super::plan::grid(&entry.params) {
                     super::measure::generator(family, &point, 0).map_err(|e| {
                         let message = e.to_string();
-                        let key = if message.contains("unknown generator family") { "family" } else { "params" };
+                        let key = if message.contains("unknown generator family") {
+                            "family"
+                        } else {
+                            "params"
+                        };
                         Error::Spec {
                             at: Location::new(path).line(key_line_in_table(text, k, key)),
                             message: format!("dataset #{}: {message}", k + 1),
@@ -370,7 +389,10 @@ impl Spec {
             if entry.family.is_none() && !entry.params.is_empty() {
                 return Err(Error::Spec {
                     at: Location::new(path).line(nth_table_line(text, "[[dataset]]", k)),
-                    message: format!("dataset #{}: `params` only applies to a generator `family`", k + 1),
+                    message: format!(
+                        "dataset #{}: `params` only applies to a generator `family`",
+                        k + 1
+                    ),
                 });
             }
         }

@@ -104,12 +104,38 @@ pub struct TaskRecord {
 
 /// The fixed leading columns of `results.csv`; one `bound_NAME` column per bound follows, then the rest.
 const LEAD: &[&str] = &[
-    "task_id", "index", "dataset", "source", "n", "d", "rule", "order", "eta", "seed", "radius",
-    "separable", "margin_kind", "gamma", "gamma_lower", "gamma_upper",
+    "task_id",
+    "index",
+    "dataset",
+    "source",
+    "n",
+    "d",
+    "rule",
+    "order",
+    "eta",
+    "seed",
+    "radius",
+    "separable",
+    "margin_kind",
+    "gamma",
+    "gamma_lower",
+    "gamma_upper",
 ];
 const TAIL: &[&str] = &[
-    "bound_name", "bound", "mistakes", "epochs", "converged", "stop_reason", "ratio", "holds",
-    "invariants_ok", "train_seconds", "solve_seconds", "error", "key", "spec_hash",
+    "bound_name",
+    "bound",
+    "mistakes",
+    "epochs",
+    "converged",
+    "stop_reason",
+    "ratio",
+    "holds",
+    "invariants_ok",
+    "train_seconds",
+    "solve_seconds",
+    "error",
+    "key",
+    "spec_hash",
 ];
 
 /// The CSV header for a list of bound names.
@@ -229,7 +255,12 @@ impl Store {
     /// assert!(store.done().contains("00000000000000aa"));
     /// # Ok::<(), novikoff::Error>(())
     /// ```
-    pub fn open(dir: &Path, shard: Option<Shard>, bound_names: Vec<String>, resume: bool) -> Result<Store> {
+    pub fn open(
+        dir: &Path,
+        shard: Option<Shard>,
+        bound_names: Vec<String>,
+        resume: bool,
+    ) -> Result<Store> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let (csv_path, jsonl_path) = result_paths(dir, shard);
         let mut done = HashSet::new();
@@ -320,7 +351,11 @@ impl Store {
     /// ```
     pub fn finish(self) -> Result<()> {
         let mut records = read_records(&self.jsonl_path)?;
-        records.sort_by(|a, b| a.index.cmp(&b.index).then_with(|| a.task_id.cmp(&b.task_id)));
+        records.sort_by(|a, b| {
+            a.index
+                .cmp(&b.index)
+                .then_with(|| a.task_id.cmp(&b.task_id))
+        });
         write_atomically(&self.jsonl_path, &jsonl_bytes(&records)?)?;
         write_atomically(&self.csv_path, &csv_bytes(&records, &self.bound_names)?)
     }
@@ -352,7 +387,10 @@ pub fn read_records(path: &Path) -> Result<Vec<TaskRecord>> {
             continue;
         }
         let record: TaskRecord = serde_json::from_str(&line).map_err(|e| {
-            Error::parse(Location::new(path).line(k + 1), format!("not a result row: {e}"))
+            Error::parse(
+                Location::new(path).line(k + 1),
+                format!("not a result row: {e}"),
+            )
         })?;
         records.push(record);
     }
@@ -362,7 +400,8 @@ pub fn read_records(path: &Path) -> Result<Vec<TaskRecord>> {
 fn jsonl_bytes(records: &[TaskRecord]) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     for r in records {
-        serde_json::to_writer(&mut out, r).map_err(|e| Error::io("<jsonl>", std::io::Error::other(e)))?;
+        serde_json::to_writer(&mut out, r)
+            .map_err(|e| Error::io("<jsonl>", std::io::Error::other(e)))?;
         out.push(b'\n');
     }
     Ok(out)
@@ -433,7 +472,10 @@ pub fn merge(inputs: &[PathBuf], out: &Path, bound_names: &[String]) -> Result<M
         }
     }
     if files.is_empty() {
-        return Err(Error::parameter("inputs", "no results*.jsonl files to merge"));
+        return Err(Error::parameter(
+            "inputs",
+            "no results*.jsonl files to merge",
+        ));
     }
     let mut by_id: BTreeMap<String, (PathBuf, TaskRecord)> = BTreeMap::new();
     let mut spec_hash: Option<(String, PathBuf)> = None;
@@ -468,7 +510,11 @@ pub fn merge(inputs: &[PathBuf], out: &Path, bound_names: &[String]) -> Result<M
         }
     }
     let mut records: Vec<TaskRecord> = by_id.into_values().map(|(_, r)| r).collect();
-    records.sort_by(|a, b| a.index.cmp(&b.index).then_with(|| a.task_id.cmp(&b.task_id)));
+    records.sort_by(|a, b| {
+        a.index
+            .cmp(&b.index)
+            .then_with(|| a.task_id.cmp(&b.task_id))
+    });
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let (csv_path, jsonl_path) = result_paths(out, None);
     for path in [&csv_path, &jsonl_path] {

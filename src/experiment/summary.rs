@@ -54,7 +54,11 @@ pub fn summarize(records: &[TaskRecord]) -> Vec<RuleSummary> {
         .into_iter()
         .map(|rule| {
             let rows = &groups[&rule];
-            let mut ratios: Vec<f64> = rows.iter().filter_map(|r| r.ratio).filter(|r| r.is_finite()).collect();
+            let mut ratios: Vec<f64> = rows
+                .iter()
+                .filter_map(|r| r.ratio)
+                .filter(|r| r.is_finite())
+                .collect();
             ratios.sort_by(f64::total_cmp);
             let median_ratio = match ratios.len() {
                 0 => None,
@@ -70,7 +74,10 @@ pub fn summarize(records: &[TaskRecord]) -> Vec<RuleSummary> {
                 max_ratio: ratios.last().copied(),
                 not_separable: rows.iter().filter(|r| r.separable == Some(false)).count(),
                 capped: rows.iter().filter(|r| r.converged == Some(false)).count(),
-                invariant_violations: rows.iter().filter(|r| r.invariants_ok == Some(false)).count(),
+                invariant_violations: rows
+                    .iter()
+                    .filter(|r| r.invariants_ok == Some(false))
+                    .count(),
                 rule,
             }
         })

@@ -211,7 +211,8 @@ impl<'a> Corral<'a> {
             }
         }
         let rest: f64 = e.iter().map(|x| x * x).sum::<f64>().sqrt();
-        if rest <= DEPENDENT * size.max(f64::MIN_POSITIVE) || rest == 0.0 || self.q.len() >= e.len() {
+        if rest <= DEPENDENT * size.max(f64::MIN_POSITIVE) || rest == 0.0 || self.q.len() >= e.len()
+        {
             return Err(coefficients);
         }
         e.iter_mut().for_each(|x| *x /= rest);
@@ -375,7 +376,11 @@ impl<'a> Corral<'a> {
     pub(crate) fn normal(&self, v: &[f64]) -> Vec<f64> {
         let mut w = v.to_vec();
         for _ in 0..2 {
-            let c: Vec<f64> = self.q.iter().map(|q| super::accurate::dot2(q, &w).0).collect();
+            let c: Vec<f64> = self
+                .q
+                .iter()
+                .map(|q| super::accurate::dot2(q, &w).0)
+                .collect();
             for (j, wj) in w.iter_mut().enumerate() {
                 let mut acc = Accumulator::default();
                 acc.add(*wj);
@@ -388,7 +393,9 @@ impl<'a> Corral<'a> {
         // Refine: the normal must satisfy w·(zₖ − z_base) = 0 for every column. The residuals are
         // computed from the points themselves (not from the rounded differences), in twice working
         // precision, and removed with the least-squares correction Q·R⁻ᵀ·ρ.
-        let score = |w: &[f64], row: usize| self.problem.labels[row] * super::accurate::dot2(w, self.problem.row(row)).0;
+        let score = |w: &[f64], row: usize| {
+            self.problem.labels[row] * super::accurate::dot2(w, self.problem.row(row)).0
+        };
         for _ in 0..2 {
             if self.columns.is_empty() {
                 break;

@@ -2,9 +2,7 @@
 //! and a rigorous bracket evaluated on the original data.
 
 use clarabel::algebra::CscMatrix;
-use clarabel::solver::{
-    DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT,
-};
+use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 use ndarray::{Array1, ArrayView1};
 
 use super::accurate::{dot2, dot2_plus, norm_bounds, round_down};
@@ -158,9 +156,9 @@ impl MarginResult {
     pub fn separator(&self) -> Option<(ArrayView1<'_, f64>, f64)> {
         match self {
             MarginResult::Separable { w, b, .. } => Some((w.view(), *b)),
-            MarginResult::Inaccurate {
-                w, b, bracket, ..
-            } if bracket.0 > 0.0 => Some((w.view(), *b)),
+            MarginResult::Inaccurate { w, b, bracket, .. } if bracket.0 > 0.0 => {
+                Some((w.view(), *b))
+            }
             _ => None,
         }
     }
@@ -329,7 +327,10 @@ impl MaxMarginParams {
             return Err(Error::parameter("max_rounds", "must be at least 1"));
         }
         if self.max_polish_iterations == 0 {
-            return Err(Error::parameter("max_polish_iterations", "must be at least 1"));
+            return Err(Error::parameter(
+                "max_polish_iterations",
+                "must be at least 1",
+            ));
         }
         Ok(MaxMargin { params: self })
     }
@@ -411,7 +412,10 @@ impl MaxMargin {
         PolishSettings {
             relative_gap: (self.params.tolerance * 0.1).min(1e-12),
             max_iterations: self.params.max_polish_iterations,
-            pricing: std::env::var("NOVIKOFF_PRICING").ok().and_then(|s| s.parse().ok()).unwrap_or(8),
+            pricing: std::env::var("NOVIKOFF_PRICING")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(8),
         }
     }
 
@@ -434,7 +438,12 @@ impl MaxMargin {
             max_iterations: settings.max_iterations.min(4 * (problem.dim() + 1) + 50),
             ..settings
         };
-        if problem.dim() > std::env::var("NOVIKOFF_IPMAX").ok().and_then(|s| s.parse().ok()).unwrap_or(INTERIOR_POINT_MAX_DIM) {
+        if problem.dim()
+            > std::env::var("NOVIKOFF_IPMAX")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(INTERIOR_POINT_MAX_DIM)
+        {
             // In many dimensions the dense interior-point solve costs far more than the polish needs to
             // find the support on its own, starting from the best row of each class under the
             // least-squares direction.
@@ -466,7 +475,13 @@ impl MaxMargin {
                 Some(alpha) => working.iter().copied().zip(alpha).collect::<Vec<_>>(),
                 None => last
                     .as_ref()
-                    .map(|p| p.rows.iter().copied().zip(p.weights.iter().copied()).collect())
+                    .map(|p| {
+                        p.rows
+                            .iter()
+                            .copied()
+                            .zip(p.weights.iter().copied())
+                            .collect()
+                    })
                     .unwrap_or_default(),
             };
             let socp_seconds = clock.elapsed().as_secs_f64();
@@ -647,7 +662,10 @@ pub(crate) fn best_bias(data: &Dataset, w: ArrayView1<'_, f64>) -> f64 {
 pub(crate) fn certified_margin(data: &Dataset, w: ArrayView1<'_, f64>, b: f64) -> f64 {
     let w = w.to_vec();
     let (norm2, e) = dot2(&w, &w);
-    let (norm_lo, norm_hi) = norm_bounds(&[norm2.sqrt()], &[e / (2.0 * norm2.sqrt().max(f64::MIN_POSITIVE))]);
+    let (norm_lo, norm_hi) = norm_bounds(
+        &[norm2.sqrt()],
+        &[e / (2.0 * norm2.sqrt().max(f64::MIN_POSITIVE))],
+    );
     if norm_lo <= 0.0 {
         return f64::NEG_INFINITY;
     }
@@ -823,7 +841,6 @@ fn socp_dual(problem: &Problem, working: &[usize]) -> Option<Vec<f64>> {
         None
     }
 }
-
 
 /// The margin constraints `yᵢ(w·pᵢ + b) [− t] ≥ …` of the rows, in clarabel's form `A·x + s = b`,
 /// `s ≥ 0`, as triplets: row `k` is `−yᵢ·(pᵢ, 1) [, +1]` over the variables `(w, b, t)`.

@@ -102,7 +102,15 @@ pub(crate) fn polish(
             status = PolishStatus::Zero;
             break;
         }
-        if std::env::var_os("NOVIKOFF_TRACE").is_some() { eprintln!("iter {iterations} |S| {} ‖v‖ {:e} added {:?} members-of-added {}", corral.rows().len(), length2.sqrt(), added, added.iter().filter(|&&i| corral.is_member(i)).count()); }
+        if std::env::var_os("NOVIKOFF_TRACE").is_some() {
+            eprintln!(
+                "iter {iterations} |S| {} ‖v‖ {:e} added {:?} members-of-added {}",
+                corral.rows().len(),
+                length2.sqrt(),
+                added,
+                added.iter().filter(|&&i| corral.is_member(i)).count()
+            );
+        }
         if !added.is_empty() && !added.iter().any(|&i| corral.is_member(i)) {
             if pricing > 1 {
                 // A whole batch left again: fall back to Wolfe's one row at a time.
@@ -149,7 +157,14 @@ pub(crate) fn polish(
             }
         }
         let gap: f64 = worst.iter().sum();
-        if std::env::var_os("NOVIKOFF_TRACE").is_some() { eprintln!("   gap/scale {:e} noise/scale {:e} accurate {accurate} violating {}", gap/scale, noise/scale, violating.len()); }
+        if std::env::var_os("NOVIKOFF_TRACE").is_some() {
+            eprintln!(
+                "   gap/scale {:e} noise/scale {:e} accurate {accurate} violating {}",
+                gap / scale,
+                noise / scale,
+                violating.len()
+            );
+        }
         w = normal;
         if gap <= settings.relative_gap * scale || gap <= noise {
             status = PolishStatus::Optimal;
