@@ -2,9 +2,12 @@
 //! library and formats.
 
 mod convert;
+mod experiment;
 mod generate;
+mod margin;
 mod output;
 mod train;
+mod verify;
 
 use std::path::PathBuf;
 
@@ -24,6 +27,18 @@ pub struct Cli {
 enum Command {
     /// Train the perceptron on a data file and report the run.
     Train(train::TrainArgs),
+    /// Run a batch experiment (the built-in default without a spec).
+    Experiment(experiment::ExperimentArgs),
+    /// Combine the results of shards into one results file.
+    Merge(experiment::MergeArgs),
+    /// Print the per-rule summary table of a results file.
+    Summary(experiment::SummaryArgs),
+    /// Redraw the plots of a results file.
+    Plot(experiment::PlotArgs),
+    /// The radius and the certified maximum margin of a data file, or a proof that none exists.
+    Margin(margin::MarginArgs),
+    /// Train with each bias rule and check every form of the convergence theorem on the run.
+    Verify(verify::VerifyArgs),
     /// Write a seeded synthetic dataset (separable, noisy, blobs, xor, concentric, basis, anisotropic).
     Generate(generate::GenerateArgs),
     /// Convert a dataset between CSV, LIBSVM, .npy and .npz (by extension).
@@ -97,8 +112,14 @@ impl DataArgs {
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Train(args)) => train::run(&args),
+        Some(Command::Experiment(args)) => experiment::run_experiment(&args),
+        Some(Command::Merge(args)) => experiment::run_merge(&args),
+        Some(Command::Summary(args)) => experiment::run_summary(&args),
+        Some(Command::Plot(args)) => experiment::run_plot(&args),
+        None => experiment::run_experiment(&experiment::ExperimentArgs::main_job()),
+        Some(Command::Margin(args)) => margin::run(&args),
+        Some(Command::Verify(args)) => verify::run(&args),
         Some(Command::Generate(args)) => generate::run(&args),
         Some(Command::Convert(args)) => convert::run(&args),
-        None => train::run_bundled_example(),
     }
 }
