@@ -34,7 +34,9 @@ fn json(output: &std::process::Output) -> serde_json::Value {
 }
 
 fn number(value: &serde_json::Value) -> f64 {
-    value.as_f64().unwrap_or_else(|| panic!("{value} is not a number"))
+    value
+        .as_f64()
+        .unwrap_or_else(|| panic!("{value} is not a number"))
 }
 
 #[test]
@@ -50,7 +52,11 @@ fn seed004_has_margin_one_as_json() {
         assert_eq!(out["status"], "separable");
         assert_eq!(
             out["bias"],
-            if through_origin { "through_origin" } else { "free" }
+            if through_origin {
+                "through_origin"
+            } else {
+                "free"
+            }
         );
         assert_eq!(out["n"], 6);
         assert_eq!(out["d"], 2);
@@ -96,7 +102,12 @@ fn the_table_explains_a_non_separable_result_in_words() {
 fn separable_with_a_bias_but_not_through_the_origin() {
     let dir = tempfile::tempdir().unwrap();
     let path = write(&dir, "shifted.csv", b"x,y\n1,-1\n2,1\n");
-    let free = json(&novikoff(&["margin", path.to_str().unwrap(), "--format", "json"]));
+    let free = json(&novikoff(&[
+        "margin",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
     assert_eq!(free["separable"], true);
     assert!((number(&free["gamma"]) - 0.5).abs() < 1e-12);
     let origin = json(&novikoff(&[

@@ -2,28 +2,51 @@
 
 use approx::assert_relative_eq;
 use ndarray::{array, Array1, Array2};
-use novikoff::margin::{self, max_margin, separable_lp, Bias, Certificate, MarginResult, MaxMarginParams, Separability};
-use proptest::prelude::*;
+use novikoff::margin::{
+    self, max_margin, separable_lp, Bias, Certificate, MarginResult, MaxMarginParams, Separability,
+};
 use novikoff::{rng, Dataset, Error};
+use proptest::prelude::*;
 
 fn seed004() -> Dataset {
-    let x = array![[-1.0, 2.0], [1.0, 0.0], [1.0, 1.0], [-1.0, 0.0], [-1.0, -2.0], [1.0, -1.0]];
+    let x = array![
+        [-1.0, 2.0],
+        [1.0, 0.0],
+        [1.0, 1.0],
+        [-1.0, 0.0],
+        [-1.0, -2.0],
+        [1.0, -1.0]
+    ];
     Dataset::new(x, array![-1.0, 1.0, 1.0, -1.0, -1.0, 1.0]).unwrap()
 }
 
 /// Check every promise of a separable result and return (lower, upper).
 fn check_separable(data: &Dataset, result: &MarginResult, tol: f64) -> (f64, f64) {
-    let MarginResult::Separable { gamma, bracket, w, b, support } = result else {
+    let MarginResult::Separable {
+        gamma,
+        bracket,
+        w,
+        b,
+        support,
+    } = result
+    else {
         panic!("expected Separable, got {result:?}");
     };
     let (lower, upper) = *bracket;
     assert!(lower > 0.0 && lower <= upper, "{bracket:?}");
     assert!(lower <= *gamma && *gamma <= upper);
-    assert!((upper - lower) <= tol * upper, "width {}", (upper - lower) / upper);
+    assert!(
+        (upper - lower) <= tol * upper,
+        "width {}",
+        (upper - lower) / upper
+    );
     assert_relative_eq!(w.dot(w).sqrt(), 1.0, epsilon = 1e-14);
     // The returned separator achieves the lower end.
     let achieved = margin::margin(data, w.view(), *b).unwrap();
-    assert!(achieved >= lower - 1e-15 * data.radius(), "{achieved} < {lower}");
+    assert!(
+        achieved >= lower - 1e-15 * data.radius(),
+        "{achieved} < {lower}"
+    );
     assert!(achieved <= upper + 1e-15 * data.radius());
     assert!(!support.is_empty());
     assert_eq!(result.gamma_lower(), Some(lower));
@@ -37,7 +60,10 @@ fn radius_and_margins_of_seed_004() {
     assert_relative_eq!(margin::radius(&data), 5f64.sqrt());
     let m = margin::margins(&data, array![1.0, 0.0].view(), 0.0).unwrap();
     assert_eq!(m.to_vec(), vec![1.0; 6]);
-    assert_relative_eq!(margin::margin(&data, array![3.0, 1.0].view(), 0.0).unwrap(), 1.0 / 10f64.sqrt());
+    assert_relative_eq!(
+        margin::margin(&data, array![3.0, 1.0].view(), 0.0).unwrap(),
+        1.0 / 10f64.sqrt()
+    );
     // A plane that misclassifies: signed margin negative, unsigned positive.
     let w = array![0.0, 1.0];
     assert_eq!(margin::margin(&data, w.view(), 0.5).unwrap(), -2.5);
@@ -47,9 +73,18 @@ fn radius_and_margins_of_seed_004() {
 #[test]
 fn margin_rejects_bad_separators() {
     let data = seed004();
-    assert!(matches!(margin::margin(&data, array![0.0, 0.0].view(), 0.0), Err(Error::Parameter { .. })));
-    assert!(matches!(margin::margin(&data, array![1.0].view(), 0.0), Err(Error::Shape { .. })));
-    assert!(matches!(margin::margins(&data, array![f64::NAN, 1.0].view(), 0.0), Err(Error::Parameter { .. })));
+    assert!(matches!(
+        margin::margin(&data, array![0.0, 0.0].view(), 0.0),
+        Err(Error::Parameter { .. })
+    ));
+    assert!(matches!(
+        margin::margin(&data, array![1.0].view(), 0.0),
+        Err(Error::Shape { .. })
+    ));
+    assert!(matches!(
+        margin::margins(&data, array![f64::NAN, 1.0].view(), 0.0),
+        Err(Error::Parameter { .. })
+    ));
     assert!(margin::margin(&data, array![1.0, 0.0].view(), f64::INFINITY).is_err());
 }
 
@@ -79,8 +114,11 @@ fn two_points_have_half_their_distance() {
 
 #[test]
 fn xor_and_the_1d_set_are_not_separable() {
-    let xor = Dataset::new(array![[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]], array![1.0, -1.0, -1.0, 1.0])
-        .unwrap();
+    let xor = Dataset::new(
+        array![[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]],
+        array![1.0, -1.0, -1.0, 1.0],
+    )
+    .unwrap();
     let line = Dataset::new(array![[-1.0], [0.0], [1.0]], array![-1.0, 1.0, -1.0]).unwrap();
     for data in [&xor, &line] {
         for bias in [Bias::Free, Bias::ThroughOrigin] {
@@ -97,7 +135,10 @@ fn xor_and_the_1d_set_are_not_separable() {
 #[test]
 fn single_class_needs_a_bias_free_answer() {
     let data = Dataset::new(array![[1.0, 1.0], [2.0, 0.5]], array![1.0, 1.0]).unwrap();
-    assert!(matches!(max_margin(&data, Bias::Free), Err(Error::SingleClass { .. })));
+    assert!(matches!(
+        max_margin(&data, Bias::Free),
+        Err(Error::SingleClass { .. })
+    ));
     let result = max_margin(&data, Bias::ThroughOrigin).unwrap();
     check_separable(&data, &result, 1e-9);
 }
@@ -118,9 +159,17 @@ fn unit_vector(r: &mut rand_chacha::ChaCha8Rng, d: usize) -> Array1<f64> {
 /// through their centre. The `pairs` points nearest the plane are projected onto it and become mirror
 /// pairs `p ± gamma0·w` (one of each class; the partner overwrites one of the farthest points), so some
 /// pair of hull points is exactly `2·gamma0` apart; every other point is pushed out to distance `gamma0`.
-fn tiny_margin_data(seed: u64, n: usize, d: usize, pairs: usize, gamma0: f64) -> (Dataset, Array1<f64>) {
+fn tiny_margin_data(
+    seed: u64,
+    n: usize,
+    d: usize,
+    pairs: usize,
+    gamma0: f64,
+) -> (Dataset, Array1<f64>) {
     let mut r = rng::from_seed(seed);
-    let scales: Vec<f64> = (0..d).map(|j| 10f64.powf(-3.0 + 6.0 * j as f64 / (d - 1) as f64)).collect();
+    let scales: Vec<f64> = (0..d)
+        .map(|j| 10f64.powf(-3.0 + 6.0 * j as f64 / (d - 1) as f64))
+        .collect();
     let mut x = Array2::from_shape_fn((n, d), |(_, j)| scales[j] * (3.0 + gauss(&mut r)));
     let w = unit_vector(&mut r, d);
     let centre = x.mean_axis(ndarray::Axis(0)).unwrap();
@@ -157,11 +206,20 @@ fn a_margin_of_1e_minus_8_radius_is_resolved_to_1e_minus_6() {
     let result = max_margin(&data, Bias::Free).unwrap();
     let (lower, upper) = match &result {
         MarginResult::Separable { bracket, .. } => *bracket,
-        MarginResult::Inaccurate { bracket, reason, .. } => panic!("{bracket:?}: {reason}"),
+        MarginResult::Inaccurate {
+            bracket, reason, ..
+        } => panic!("{bracket:?}: {reason}"),
         other => panic!("{other:?}"),
     };
-    assert!((upper - lower) / upper <= 1e-6, "relative width {}", (upper - lower) / upper);
-    assert!((lower - gamma0).abs() / gamma0 < 1e-6, "{lower} vs {gamma0}");
+    assert!(
+        (upper - lower) / upper <= 1e-6,
+        "relative width {}",
+        (upper - lower) / upper
+    );
+    assert!(
+        (lower - gamma0).abs() / gamma0 < 1e-6,
+        "{lower} vs {gamma0}"
+    );
     // The separator is the planted one.
     let (w, _) = result.separator().unwrap();
     assert!((w.dot(&w0) - 1.0).abs() < 1e-9);
@@ -178,7 +236,11 @@ fn symmetric_clouds_have_the_mirror_plane_as_separator() {
     let mut x = Array2::zeros((2 * pairs, d));
     let mut y = Array1::zeros(2 * pairs);
     for k in 0..pairs {
-        let extra = if k == 7 { 0.0 } else { rng::unit_f64(&mut r) * 2.0 };
+        let extra = if k == 7 {
+            0.0
+        } else {
+            rng::unit_f64(&mut r) * 2.0
+        };
         for j in 1..d {
             let u = gauss(&mut r) * 3.0;
             x[[2 * k, j]] = u;
@@ -193,11 +255,16 @@ fn symmetric_clouds_have_the_mirror_plane_as_separator() {
     for bias in [Bias::Free, Bias::ThroughOrigin] {
         let result = max_margin(&data, bias).unwrap();
         let (lower, upper) = check_separable(&data, &result, 1e-9);
-        assert!(lower <= gamma0 && gamma0 <= upper, "{bias:?} {lower} {upper}");
+        assert!(
+            lower <= gamma0 && gamma0 <= upper,
+            "{bias:?} {lower} {upper}"
+        );
         let (w, b) = result.separator().unwrap();
         assert_relative_eq!(w[0], 1.0, epsilon = 1e-9);
         assert!(b.abs() < 1e-9);
-        let MarginResult::Separable { support, .. } = &result else { unreachable!() };
+        let MarginResult::Separable { support, .. } = &result else {
+            unreachable!()
+        };
         assert_eq!(support, &vec![14, 15]);
     }
 }
@@ -225,7 +292,9 @@ fn separable_with_a_bias_but_not_through_the_origin() {
     let (lower, upper) = check_separable(&data, &max_margin(&data, Bias::Free).unwrap(), 1e-9);
     assert!(lower <= 0.5 && 0.5 <= upper);
     let result = max_margin(&data, Bias::ThroughOrigin).unwrap();
-    let certificate = result.certificate().expect("not separable through the origin");
+    let certificate = result
+        .certificate()
+        .expect("not separable through the origin");
     assert!(certificate.verify(&data, 1e-12));
     // Gordan: ⅔·(−1)·1 + ⅓·(+1)·2 = 0.
     assert_relative_eq!(certificate.weights[0], 2.0 / 3.0, epsilon = 1e-12);
@@ -237,7 +306,11 @@ fn well_conditioned_data_give_a_bracket_of_1e_minus_9() {
     for (seed, n, d) in [(1u64, 200usize, 5usize), (2, 500, 20), (3, 40, 60)] {
         let data = planted(seed, n, d, 1.0, 0.1, 0, true);
         for bias in [Bias::Free, Bias::ThroughOrigin] {
-            let data = if bias == Bias::ThroughOrigin { planted(seed, n, d, 1.0, 0.1, 0, false) } else { data.clone() };
+            let data = if bias == Bias::ThroughOrigin {
+                planted(seed, n, d, 1.0, 0.1, 0, false)
+            } else {
+                data.clone()
+            };
             check_separable(&data, &max_margin(&data, bias).unwrap(), 1e-9);
         }
     }
@@ -249,7 +322,9 @@ fn wide_data_are_solved_in_the_row_space() {
     let mut r = rng::from_seed(9);
     let (n, d) = (12, 80);
     let x = Array2::from_shape_fn((n, d), |_| gauss(&mut r));
-    let y: Array1<f64> = (0..n).map(|i| if i % 3 == 0 { 1.0 } else { -1.0 }).collect();
+    let y: Array1<f64> = (0..n)
+        .map(|i| if i % 3 == 0 { 1.0 } else { -1.0 })
+        .collect();
     let data = Dataset::new(x, y).unwrap();
     for bias in [Bias::Free, Bias::ThroughOrigin] {
         let result = max_margin(&data, bias).unwrap();
@@ -301,15 +376,36 @@ fn scaling_the_data_scales_gamma_and_radius_alike() {
 
 #[test]
 fn bad_input_gives_typed_errors() {
-    assert!(matches!(Dataset::new(array![[1.0, f64::NAN]], array![1.0]), Err(Error::NonFinite { .. })));
-    assert!(matches!(Dataset::new(Array2::zeros((0, 2)), Array1::zeros(0)), Err(Error::Empty)));
+    assert!(matches!(
+        Dataset::new(array![[1.0, f64::NAN]], array![1.0]),
+        Err(Error::NonFinite { .. })
+    ));
+    assert!(matches!(
+        Dataset::new(Array2::zeros((0, 2)), Array1::zeros(0)),
+        Err(Error::Empty)
+    ));
     let single = Dataset::new(array![[1.0], [2.0]], array![-1.0, -1.0]).unwrap();
-    assert!(matches!(max_margin(&single, Bias::Free), Err(Error::SingleClass { .. })));
-    assert!(matches!(separable_lp(&single, Bias::Free), Err(Error::SingleClass { .. })));
-    assert!(MaxMarginParams::new(Bias::Free).tolerance(1.5).check().is_err());
-    assert!(MaxMarginParams::new(Bias::Free).certificate_tolerance(-1.0).check().is_err());
+    assert!(matches!(
+        max_margin(&single, Bias::Free),
+        Err(Error::SingleClass { .. })
+    ));
+    assert!(matches!(
+        separable_lp(&single, Bias::Free),
+        Err(Error::SingleClass { .. })
+    ));
+    assert!(MaxMarginParams::new(Bias::Free)
+        .tolerance(1.5)
+        .check()
+        .is_err());
+    assert!(MaxMarginParams::new(Bias::Free)
+        .certificate_tolerance(-1.0)
+        .check()
+        .is_err());
     let data = seed004();
-    assert!(matches!(Certificate::new(&data, Bias::Free, array![1.0]), Err(Error::Shape { .. })));
+    assert!(matches!(
+        Certificate::new(&data, Bias::Free, array![1.0]),
+        Err(Error::Shape { .. })
+    ));
     assert!(Certificate::new(&data, Bias::Free, Array1::from_elem(6, -1.0)).is_err());
     assert!(Certificate::new(&data, Bias::Free, array![0.0, 1.0, 0.0, 0.0, 0.0, 0.0]).is_err());
 }
@@ -318,12 +414,20 @@ fn bad_input_gives_typed_errors() {
 fn degenerate_data_all_points_identical_or_zero() {
     // Both classes at the same point: the hulls meet there.
     let same = Dataset::new(array![[1.0, 2.0], [1.0, 2.0]], array![1.0, -1.0]).unwrap();
-    let certificate = max_margin(&same, Bias::Free).unwrap().certificate().cloned().unwrap();
+    let certificate = max_margin(&same, Bias::Free)
+        .unwrap()
+        .certificate()
+        .cloned()
+        .unwrap();
     // The residual is a rounding-error bound, a few ulps of R even when p − q is exactly zero.
     assert!(certificate.verify(&same, 1e-14 * same.radius()));
     // A zero row cannot be separated through the origin.
     let zero = Dataset::new(array![[0.0, 0.0], [1.0, 1.0]], array![1.0, -1.0]).unwrap();
-    let certificate = max_margin(&zero, Bias::ThroughOrigin).unwrap().certificate().cloned().unwrap();
+    let certificate = max_margin(&zero, Bias::ThroughOrigin)
+        .unwrap()
+        .certificate()
+        .cloned()
+        .unwrap();
     assert!(certificate.verify(&zero, 1e-15));
     assert_eq!(certificate.rows_by_weight(), vec![0]);
 }
@@ -335,16 +439,24 @@ fn forged_certificates_do_not_verify() {
     let forged = Certificate::new(&data, Bias::Free, weights).unwrap();
     assert!(forged.residual > 0.1);
     assert!(!forged.verify(&data, 1e-9));
-    let wrong_length = Certificate { weights: Array1::from_elem(5, 0.2), ..forged.clone() };
+    let wrong_length = Certificate {
+        weights: Array1::from_elem(5, 0.2),
+        ..forged.clone()
+    };
     assert!(!wrong_length.verify(&data, 1.0));
 }
 
 #[test]
 fn the_lp_agrees_on_the_textbook_sets() {
     assert!(separable_lp(&seed004(), Bias::Free).unwrap().is_separable());
-    assert!(separable_lp(&seed004(), Bias::ThroughOrigin).unwrap().is_separable());
-    let xor = Dataset::new(array![[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]], array![1.0, -1.0, -1.0, 1.0])
-        .unwrap();
+    assert!(separable_lp(&seed004(), Bias::ThroughOrigin)
+        .unwrap()
+        .is_separable());
+    let xor = Dataset::new(
+        array![[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]],
+        array![1.0, -1.0, -1.0, 1.0],
+    )
+    .unwrap();
     match separable_lp(&xor, Bias::Free).unwrap() {
         Separability::NotSeparable { certificate } => assert!(certificate.verify(&xor, 1e-9)),
         other => panic!("{other:?}"),
@@ -353,10 +465,22 @@ fn the_lp_agrees_on_the_textbook_sets() {
 
 /// Points `N(0, scale²)` labelled by a random plane (through the origin unless `with_bias`), those within
 /// `gamma0·scale` of it pushed out to that distance, so that γ* ≥ gamma0·scale; then `flips` labels flipped.
-fn planted(seed: u64, n: usize, d: usize, scale: f64, gamma0: f64, flips: usize, with_bias: bool) -> Dataset {
+fn planted(
+    seed: u64,
+    n: usize,
+    d: usize,
+    scale: f64,
+    gamma0: f64,
+    flips: usize,
+    with_bias: bool,
+) -> Dataset {
     let mut r = rng::from_seed(seed);
     let w = unit_vector(&mut r, d);
-    let b = if with_bias { gauss(&mut r) * 0.5 * scale } else { 0.0 };
+    let b = if with_bias {
+        gauss(&mut r) * 0.5 * scale
+    } else {
+        0.0
+    };
     let margin = gamma0 * scale;
     let mut x = Array2::zeros((n, d));
     let mut y = Array1::zeros(n);
@@ -365,7 +489,11 @@ fn planted(seed: u64, n: usize, d: usize, scale: f64, gamma0: f64, flips: usize,
         let s = w.dot(&row) + b;
         let label = if i % 2 == 0 { 1.0 } else { -1.0 };
         // Put the point on the side of its (alternating) label, at least `margin` away.
-        let shift = if label * s < margin { label * (margin + rng::unit_f64(&mut r) * scale) - s } else { 0.0 };
+        let shift = if label * s < margin {
+            label * (margin + rng::unit_f64(&mut r) * scale) - s
+        } else {
+            0.0
+        };
         row.scaled_add(shift, &w);
         x.row_mut(i).assign(&row);
         y[i] = label;

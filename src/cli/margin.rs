@@ -36,7 +36,9 @@ pub fn run(args: &MarginArgs) -> Result<()> {
     } else {
         Bias::Free
     };
-    let solver = MaxMarginParams::new(bias).tolerance(args.tolerance).check()?;
+    let solver = MaxMarginParams::new(bias)
+        .tolerance(args.tolerance)
+        .check()?;
     let start = Instant::now();
     let result = solver.solve(&data)?;
     let seconds = start.elapsed().as_secs_f64();

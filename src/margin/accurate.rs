@@ -149,7 +149,6 @@ pub(crate) fn round_down(x: f64) -> f64 {
     x - 4.0 * UNIT_ROUNDOFF * x.abs() - f64::MIN_POSITIVE
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,6 +180,9 @@ mod tests {
         let (lo, hi) = norm_bounds(&[3.0, 4.0], &[0.0, 0.0]);
         assert!(lo <= 5.0 && 5.0 <= hi && hi - lo < 1e-13, "{lo} {hi}");
         let (lo, hi) = norm_bounds(&[3.0, 4.0], &[0.5, 0.5]);
-        assert!((4.30..4.302).contains(&lo) && (5.700..5.71).contains(&hi), "{lo} {hi}");
+        assert!(
+            (4.30..4.302).contains(&lo) && (5.700..5.71).contains(&hi),
+            "{lo} {hi}"
+        );
     }
 }

@@ -73,13 +73,14 @@ impl Certificate {
                 format!("{w} is not a finite non-negative weight"),
             ));
         }
-        let point = HullPoint::evaluate(data, bias, weights.as_slice().unwrap_or(&[]))
-            .ok_or_else(|| {
+        let point = HullPoint::evaluate(data, bias, weights.as_slice().unwrap_or(&[])).ok_or_else(
+            || {
                 crate::Error::parameter(
                     "weights",
                     "every group (each class with a free bias) needs positive weight",
                 )
-            })?;
+            },
+        )?;
         Ok(Certificate {
             bias,
             weights: point.weights,
@@ -227,10 +228,7 @@ impl HullPoint {
                 }
             })
             .collect();
-        Some(HullPoint {
-            weights,
-            gap_upper,
-        })
+        Some(HullPoint { weights, gap_upper })
     }
 
     /// The upper end of the margin bracket: `½‖p − q‖` with a free bias, `‖v‖` through the origin.

@@ -343,7 +343,11 @@ mod tests {
 
     #[test]
     fn rank_of_a_wide_matrix() {
-        let x = array![[1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0], [1.0, 1.0, 0.0, 2.0]];
+        let x = array![
+            [1.0, 0.0, 0.0, 1.0],
+            [0.0, 1.0, 0.0, 1.0],
+            [1.0, 1.0, 0.0, 2.0]
+        ];
         assert_eq!(numerical_rank(x.view()).unwrap(), 2);
         assert_eq!(affine_hull_dimension(x.view()).unwrap(), 2);
     }
@@ -363,14 +367,19 @@ mod tests {
         let mut rng = rng::from_seed(11);
         for &(n, d) in &[(5usize, 3usize), (4, 9), (30, 30), (12, 40)] {
             let x = Array2::from_shape_fn((n, d), |_| rng::unit_f64(&mut rng) * 4.0 - 2.0);
-            let y: Array1<f64> = (0..n).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect();
+            let y: Array1<f64> = (0..n)
+                .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
+                .collect();
             let data = Dataset::new(x.clone(), y).unwrap();
             let a = singular_values(x.view()).unwrap();
             let b = lapack::singular_values(x.view()).unwrap();
             for (s, t) in a.iter().zip(&b) {
                 assert!((s - t).abs() <= 1e-12 * a[0], "{s} vs {t}");
             }
-            assert_eq!(numerical_rank(x.view()).unwrap(), lapack::numerical_rank(x.view()).unwrap());
+            assert_eq!(
+                numerical_rank(x.view()).unwrap(),
+                lapack::numerical_rank(x.view()).unwrap()
+            );
             assert_eq!(
                 affine_hull_dimension(x.view()).unwrap(),
                 lapack::affine_hull_dimension(x.view()).unwrap()
