@@ -536,7 +536,11 @@ impl MaxMargin {
 
         let Some(hull) = hull else {
             return MarginResult::Inaccurate {
-                gamma: f64::NAN,
+                gamma: if lower.is_finite() {
+                    lower.max(0.0)
+                } else {
+                    0.0
+                },
                 bracket: (lower, f64::INFINITY),
                 w,
                 b,
@@ -701,7 +705,7 @@ fn violators_of(
 
 /// The starting working set: in each group, the rows with the smallest margin under a least-squares
 /// warm start.
-fn initial_working_set(problem: &Problem) -> Vec<usize> {
+pub(crate) fn initial_working_set(problem: &Problem) -> Vec<usize> {
     let n = problem.n();
     let r = problem.dim();
     // Enough rows that the working set usually holds the support; capped because the interior-point
