@@ -28,6 +28,9 @@ pub(crate) struct Corral<'a> {
     q: Vec<Vec<f64>>,
     /// Columns of `R` (column `j` holds `R[0..=j, j]`, padded while a deletion is under way).
     r: Vec<Vec<f64>>,
+    /// Compute points and normals in twice working precision (needed when the margin is a tiny fraction
+    /// of the radius; otherwise plain arithmetic is accurate enough and much cheaper).
+    accurate: bool,
 }
 
 /// Relative size below which a new column counts as dependent on the others.
@@ -46,7 +49,13 @@ impl<'a> Corral<'a> {
             columns: Vec::new(),
             q: Vec::new(),
             r: Vec::new(),
+            accurate: true,
         }
+    }
+
+    /// Choose between twice working precision and plain arithmetic for points and normals.
+    pub(crate) fn set_accurate(&mut self, accurate: bool) {
+        self.accurate = accurate;
     }
 
     pub(crate) fn rows(&self) -> &[usize] {
@@ -201,7 +210,10 @@ impl<'a> Corral<'a> {
         let mut e = self.column_of(row);
         let size: f64 = e.iter().map(|x| x * x).sum::<f64>().sqrt();
         let mut coefficients = vec![0.0; self.q.len()];
+        let mut rest = size;
+        // Gram–Schmidt, repeated once when the first pass cancels much of the column ("twice is enough").
         for _ in 0..2 {
+            let before = rest;
             for (c, q) in coefficients.iter_mut().zip(&self.q) {
                 let s: f64 = q.iter().zip(&e).map(|(a, b)| a * b).sum();
                 *c += s;
@@ -209,8 +221,11 @@ impl<'a> Corral<'a> {
                     *x -= s * qj;
                 }
             }
+            rest = e.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if rest > 0.5 * before {
+                break;
+            }
         }
-        let rest: f64 = e.iter().map(|x| x * x).sum::<f64>().sqrt();
         if rest <= DEPENDENT * size.max(f64::MIN_POSITIVE) || rest == 0.0 || self.q.len() >= e.len()
         {
             return Err(coefficients);
@@ -231,11 +246,8 @@ impl<'a> Corral<'a> {
         let m = c.len();
         let mut x = c.to_vec();
         for j in (0..m).rev() {
-            let mut value = x[j];
-            for l in j + 1..m {
-                value -= self.r[l][j] * x[l];
-            }
-            x[j] = value / self.r[j][j];
+            let tail: f64 = (j + 1..m).map(|l| self.r[l][j] * x[l]).sum();
+            x[j] = (x[j] - tail) / self.r[j][j];
         }
         x
     }
@@ -251,22 +263,87 @@ impl<'a> Corral<'a> {
             if h == 0.0 {
                 continue;
             }
-            let (c, s) = (a / h, b / h);
-            for column in self.r.iter_mut().skip(j) {
-                let (x, y) = (column[j], column[j + 1]);
-                column[j] = c * x + s * y;
-                column[j + 1] = -s * x + c * y;
-            }
-            let (left, right) = self.q.split_at_mut(j + 1);
-            for (x, y) in left[j].iter_mut().zip(right[0].iter_mut()) {
-                let (a, b) = (*x, *y);
-                *x = c * a + s * b;
-                *y = -s * a + c * b;
-            }
+            self.rotate(j, a / h, b / h, j);
         }
         self.q.truncate(m);
         for column in &mut self.r {
             column.truncate(m);
+        }
+    }
+
+    /// Group `g` lost its base: make its heaviest remaining member the base. The columns `zⱼ − z_old` of
+    /// the group become `(zⱼ − z_old) − (z_new − z_old)`, a rank-one change `E − e_new·1_gᵀ` with `e_new`
+    /// already in the span of `Q`, so only `R` changes: two sweeps of Givens rotations restore the
+    /// triangle (`O(m² + r·m)` rather than a refactorisation), then the new base's own column is deleted.
+    fn rebase(&mut self, g: usize) {
+        let candidate = self
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| self.problem.group(c) == g)
+            .max_by(|a, b| {
+                self.weight[*a.1]
+                    .total_cmp(&self.weight[*b.1])
+                    .then(b.0.cmp(&a.0))
+            });
+        let Some((position, &new_base)) = candidate else {
+            self.base[g] = None;
+            return;
+        };
+        let m = self.r.len();
+        let mut alpha: Vec<f64> = self.r[position].clone();
+        let update: Vec<f64> = self
+            .columns
+            .iter()
+            .map(|&c| {
+                if self.problem.group(c) == g {
+                    -1.0
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        // Sweep 1: rotate α onto e₀ from the bottom; R becomes upper Hessenberg.
+        for i in (0..m.saturating_sub(1)).rev() {
+            let h = alpha[i].hypot(alpha[i + 1]);
+            if h == 0.0 {
+                continue;
+            }
+            let (c, s) = (alpha[i] / h, alpha[i + 1] / h);
+            alpha[i] = h;
+            alpha[i + 1] = 0.0;
+            self.rotate(i, c, s, 0);
+        }
+        // The rank-one term now only touches row 0.
+        for (column, &b) in self.r.iter_mut().zip(&update) {
+            column[0] += alpha[0] * b;
+        }
+        // Sweep 2: remove the subdiagonal.
+        for i in 0..m.saturating_sub(1) {
+            let (a, b) = (self.r[i][i], self.r[i][i + 1]);
+            let h = a.hypot(b);
+            if h == 0.0 {
+                continue;
+            }
+            self.rotate(i, a / h, b / h, i);
+        }
+        self.base[g] = Some(new_base);
+        self.delete_column(position);
+    }
+
+    /// Apply the rotation `[c s; −s c]` to rows `i, i+1` of `R` (columns `from..`) and the matching
+    /// rotation to columns `i, i+1` of `Q`.
+    fn rotate(&mut self, i: usize, c: f64, s: f64, from: usize) {
+        for column in self.r.iter_mut().skip(from) {
+            let (x, y) = (column[i], column[i + 1]);
+            column[i] = c * x + s * y;
+            column[i + 1] = -s * x + c * y;
+        }
+        let (left, right) = self.q.split_at_mut(i + 1);
+        for (x, y) in left[i].iter_mut().zip(right[0].iter_mut()) {
+            let (a, b) = (*x, *y);
+            *x = c * a + s * b;
+            *y = -s * a + c * b;
         }
     }
 
@@ -294,8 +371,8 @@ impl<'a> Corral<'a> {
             return;
         }
         self.remove_member(row);
-        if self.base.contains(&Some(row)) {
-            self.refactor();
+        if let Some(g) = self.base.iter().position(|&b| b == Some(row)) {
+            self.rebase(g);
         } else if let Some(position) = self.columns.iter().position(|&c| c == row) {
             self.delete_column(position);
         }
@@ -304,6 +381,16 @@ impl<'a> Corral<'a> {
     /// `Σ wᵢ·zᵢ` over the members for the given weights (indexed by row), in twice working precision.
     pub(crate) fn combine(&self, weight: impl Fn(usize) -> f64) -> Vec<f64> {
         let r = self.problem.dim();
+        if !self.accurate {
+            let mut v = vec![0.0; r];
+            for &i in &self.rows {
+                let coefficient = weight(i) * self.problem.labels[i];
+                for (slot, &x) in v.iter_mut().zip(self.problem.row(i)) {
+                    *slot += coefficient * x;
+                }
+            }
+            return v;
+        }
         let mut acc = vec![Accumulator::default(); r];
         for &i in &self.rows {
             let coefficient = weight(i) * self.problem.labels[i];
@@ -375,6 +462,24 @@ impl<'a> Corral<'a> {
     /// accurate to the conditioning of the support itself. Projected twice, in twice working precision.
     pub(crate) fn normal(&self, v: &[f64]) -> Vec<f64> {
         let mut w = v.to_vec();
+        if !self.accurate {
+            // Well-scaled margins: one plain projection is plenty.
+            let c: Vec<f64> = self
+                .q
+                .iter()
+                .map(|q| q.iter().zip(&w).map(|(a, b)| a * b).sum())
+                .collect();
+            for (q, &ck) in self.q.iter().zip(&c) {
+                for (wj, &qj) in w.iter_mut().zip(q) {
+                    *wj -= ck * qj;
+                }
+            }
+            let norm = w.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if norm > 0.0 && norm.is_finite() {
+                w.iter_mut().for_each(|x| *x /= norm);
+            }
+            return w;
+        }
         for _ in 0..2 {
             let c: Vec<f64> = self
                 .q

@@ -3,19 +3,21 @@
 //! A feasibility LP is cheaper than the maximum-margin solve, and it answers only the yes/no question, with
 //! evidence either way: a separator whose margin is certified positive, or a [`Certificate`] built from
 //! clarabel's Farkas (infeasibility) certificate `z ≥ 0`, `Σ zᵢyᵢxᵢ = 0` (and `Σ zᵢyᵢ = 0` with a free
-//! bias), polished exactly on its support. Batch experiments use it as a first check.
+//! bias), polished exactly on its support. The LP is solved on a growing working set of rows, so its cost
+//! follows the number of rows that matter rather than `N`. Batch experiments use it as a first check.
 
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 use ndarray::Array1;
 
 use super::certificate::{Certificate, HullPoint};
-use super::max_margin::{best_bias, certified_margin, MarginRows};
+use super::max_margin::{best_bias, certified_margin, initial_working_set, MarginRows};
 use super::polish::{polish, PolishSettings, PolishStatus};
 use super::problem::Problem;
 use super::Bias;
 use crate::dataset::Dataset;
 use crate::error::Result;
+use crate::kernel::{dot, Summation};
 
 /// The answer of [`separable_lp`].
 ///
@@ -69,7 +71,9 @@ impl Separability {
     }
 }
 
-/// Decide separability with one feasibility LP.
+/// Decide separability with a feasibility LP, solved by constraint generation: on a working set of rows
+/// first, adding the rows its solution violates until it separates every row or the working set alone is
+/// infeasible.
 ///
 /// ```
 /// use ndarray::array;
@@ -92,95 +96,155 @@ pub fn separable_lp(data: &Dataset, bias: Bias) -> Result<Separability> {
     }
     let problem = Problem::new(data, bias);
     let n = problem.n();
-    let all: Vec<usize> = (0..n).collect();
-    let rows = MarginRows::new(&problem, &all, false);
-    let nvar = rows.columns;
-    let a: CscMatrix<f64> = rows.into_matrix(n);
+    // Constraint generation: solve on a working set; a separator of all rows ends it, an infeasible
+    // working set proves the data infeasible, and otherwise the worst violated rows join.
+    let mut working = initial_working_set(&problem);
+    let mut in_working = vec![false; n];
+    for &i in &working {
+        in_working[i] = true;
+    }
+    loop {
+        match solve_lp(&problem, &working) {
+            LpOutcome::Feasible(x) => {
+                let r = problem.dim();
+                let b_problem = if bias == Bias::Free { x[r] } else { 0.0 };
+                let mut violated: Vec<(f64, usize)> = (0..n)
+                    .filter(|&i| !in_working[i])
+                    .filter_map(|i| {
+                        let s = problem.labels[i]
+                            * (dot(&x[..r], problem.row(i), Summation::Fast) + b_problem);
+                        (s < 1.0).then_some((s, i))
+                    })
+                    .collect();
+                if violated.is_empty() || working.len() == n {
+                    return Ok(certify_separator(data, &problem, &x[..r], bias));
+                }
+                violated.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                let batch = working.len().max(16);
+                for &(_, i) in violated.iter().take(batch) {
+                    in_working[i] = true;
+                    working.push(i);
+                }
+            }
+            LpOutcome::Infeasible(z) => {
+                return Ok(certificate_from_farkas(data, &problem, &working, &z, bias));
+            }
+            LpOutcome::Failed(reason) => return Ok(Separability::Unknown { reason }),
+        }
+    }
+}
+
+enum LpOutcome {
+    Feasible(Vec<f64>),
+    Infeasible(Vec<f64>),
+    Failed(String),
+}
+
+/// The LP `yᵢ(w·pᵢ + b) ≥ 1` over `rows`, with a zero objective.
+fn solve_lp(problem: &Problem, rows: &[usize]) -> LpOutcome {
+    let m = rows.len();
+    let constraints = MarginRows::new(problem, rows, false);
+    let nvar = constraints.columns;
+    let a: CscMatrix<f64> = constraints.into_matrix(m);
     let p = CscMatrix::zeros((nvar, nvar));
     let q = vec![0.0; nvar];
-    let bvec = vec![-1.0; n];
-    let cones = [SupportedConeT::NonnegativeConeT(n)];
+    let bvec = vec![-1.0; m];
+    let cones = [SupportedConeT::NonnegativeConeT(m)];
     let settings = DefaultSettings {
         verbose: false,
         ..DefaultSettings::default()
     };
     let mut solver = match DefaultSolver::new(&p, &q, &a, &bvec, &cones, settings) {
         Ok(solver) => solver,
-        Err(e) => {
-            return Ok(Separability::Unknown {
-                reason: format!("clarabel refused the problem: {e:?}"),
-            })
-        }
+        Err(e) => return LpOutcome::Failed(format!("clarabel refused the problem: {e:?}")),
     };
     solver.solve();
-    let status = solver.solution.status;
-    match status {
+    match solver.solution.status {
         SolverStatus::Solved | SolverStatus::AlmostSolved => {
-            let w_problem = &solver.solution.x[..problem.dim()];
-            let mut w = problem.direction_to_data(w_problem);
-            let norm = w.dot(&w).sqrt();
-            if norm > 0.0 && norm.is_finite() {
-                w.mapv_inplace(|x| x / norm);
-                let b = match bias {
-                    Bias::Free => best_bias(data, w.view()),
-                    Bias::ThroughOrigin => 0.0,
-                };
-                let margin = certified_margin(data, w.view(), b);
-                if margin > 0.0 {
-                    return Ok(Separability::Separable { w, b, margin });
-                }
-            }
-            Ok(Separability::Unknown {
-                reason: format!("the LP reported {status:?} but its separator is not certified"),
-            })
+            LpOutcome::Feasible(solver.solution.x.clone())
         }
         SolverStatus::PrimalInfeasible | SolverStatus::AlmostPrimalInfeasible => {
-            let start: Vec<(usize, f64)> = solver.solution.z[..n]
-                .iter()
-                .enumerate()
-                .filter(|(_, z)| **z > 0.0 && z.is_finite())
-                .map(|(i, &z)| (i, z))
-                .collect();
-            let support: Vec<usize> = start.iter().map(|&(i, _)| i).collect();
-            let settings = PolishSettings {
-                relative_gap: 1e-12,
-                max_iterations: 10 * (support.len() + 10),
-                pricing: 1,
-            };
-            let polished = polish(&problem, &support, &start, settings);
-            let mut raw = vec![0.0; n];
-            let (rows, weights) = if polished.status == PolishStatus::Zero {
-                (polished.rows, polished.weights)
-            } else {
-                start.into_iter().unzip()
-            };
-            for (i, c) in rows.into_iter().zip(weights) {
-                raw[i] = c;
-            }
-            let radius = data.radius();
-            match HullPoint::evaluate(data, bias, &raw) {
-                Some(hull) if hull.gap_upper <= 1e-9 * radius || hull.gap_upper == 0.0 => {
-                    Ok(Separability::NotSeparable {
-                        certificate: Certificate {
-                            bias,
-                            weights: hull.weights,
-                            residual: hull.gap_upper,
-                        },
-                    })
-                }
-                Some(hull) => Ok(Separability::Unknown {
-                    reason: format!(
-                        "the LP is infeasible but its certificate has residual {:.3e}·R",
-                        hull.gap_upper / radius
-                    ),
-                }),
-                None => Ok(Separability::Unknown {
-                    reason: "the LP's infeasibility certificate misses a class".into(),
-                }),
+            LpOutcome::Infeasible(solver.solution.z[..m].to_vec())
+        }
+        other => LpOutcome::Failed(format!("clarabel stopped with status {other:?}")),
+    }
+}
+
+/// Map the LP's `w` back, choose the best bias on the data and certify the margin.
+fn certify_separator(
+    data: &Dataset,
+    problem: &Problem,
+    w_problem: &[f64],
+    bias: Bias,
+) -> Separability {
+    let mut w = problem.direction_to_data(w_problem);
+    let norm = w.dot(&w).sqrt();
+    if norm > 0.0 && norm.is_finite() {
+        w.mapv_inplace(|x| x / norm);
+        let b = match bias {
+            Bias::Free => best_bias(data, w.view()),
+            Bias::ThroughOrigin => 0.0,
+        };
+        let margin = certified_margin(data, w.view(), b);
+        if margin > 0.0 {
+            return Separability::Separable { w, b, margin };
+        }
+    }
+    Separability::Unknown {
+        reason: "the LP is feasible but its separator's margin is not certified positive".into(),
+    }
+}
+
+/// Turn clarabel's Farkas vector on the working set into a certificate, polished on its support.
+fn certificate_from_farkas(
+    data: &Dataset,
+    problem: &Problem,
+    rows: &[usize],
+    z: &[f64],
+    bias: Bias,
+) -> Separability {
+    let n = problem.n();
+    let start: Vec<(usize, f64)> = rows
+        .iter()
+        .zip(z)
+        .filter(|(_, z)| **z > 0.0 && z.is_finite())
+        .map(|(&i, &z)| (i, z))
+        .collect();
+    let support: Vec<usize> = start.iter().map(|&(i, _)| i).collect();
+    let settings = PolishSettings {
+        relative_gap: 1e-12,
+        max_iterations: 10 * (support.len() + 10),
+        pricing: 1,
+    };
+    let polished = polish(problem, &support, &start, settings);
+    let mut raw = vec![0.0; n];
+    let (rows, weights) = if polished.status == PolishStatus::Zero {
+        (polished.rows, polished.weights)
+    } else {
+        start.into_iter().unzip()
+    };
+    for (i, c) in rows.into_iter().zip(weights) {
+        raw[i] = c;
+    }
+    let radius = data.radius();
+    match HullPoint::evaluate(data, bias, &raw) {
+        Some(hull) if hull.gap_upper <= 1e-9 * radius || hull.gap_upper == 0.0 => {
+            Separability::NotSeparable {
+                certificate: Certificate {
+                    bias,
+                    weights: hull.weights,
+                    residual: hull.gap_upper,
+                },
             }
         }
-        other => Ok(Separability::Unknown {
-            reason: format!("clarabel stopped with status {other:?}"),
-        }),
+        Some(hull) => Separability::Unknown {
+            reason: format!(
+                "the LP is infeasible but its certificate has residual {:.3e}·R",
+                hull.gap_upper / radius
+            ),
+        },
+        None => Separability::Unknown {
+            reason: "the LP's infeasibility certificate misses a class".into(),
+        },
     }
 }

@@ -408,14 +408,12 @@ impl MaxMargin {
         Ok(self.assemble(data, &problem, &polished))
     }
 
-    fn polish_settings(&self) -> PolishSettings {
+    fn polish_settings(&self, dim: usize) -> PolishSettings {
         PolishSettings {
             relative_gap: (self.params.tolerance * 0.1).min(1e-12),
             max_iterations: self.params.max_polish_iterations,
-            pricing: std::env::var("NOVIKOFF_PRICING")
-                .ok()
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(8),
+            // Adding rows in batches saves passes over the data when the support is large.
+            pricing: (dim / 32).clamp(8, 32),
         }
     }
 
@@ -424,13 +422,12 @@ impl MaxMargin {
     /// optimum; when the working set alone is not separable, neither are the data.
     fn solve_problem(&self, problem: &Problem) -> Polished {
         let n = problem.n();
-        let debug = std::env::var_os("NOVIKOFF_DEBUG").is_some();
         let mut working = initial_working_set(problem);
         let mut in_working = vec![false; n];
         for &i in &working {
             in_working[i] = true;
         }
-        let settings = self.polish_settings();
+        let settings = self.polish_settings(problem.dim());
         let all: Vec<usize> = (0..n).collect();
         // The exact polish may finish on all rows from the working set's optimum: each of its iterations
         // costs one pass over the data, far less than another interior-point solve.
@@ -438,12 +435,7 @@ impl MaxMargin {
             max_iterations: settings.max_iterations.min(4 * (problem.dim() + 1) + 50),
             ..settings
         };
-        if problem.dim()
-            > std::env::var("NOVIKOFF_IPMAX")
-                .ok()
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(INTERIOR_POINT_MAX_DIM)
-        {
+        if problem.dim() > INTERIOR_POINT_MAX_DIM {
             // In many dimensions the dense interior-point solve costs far more than the polish needs to
             // find the support on its own, starting from the best row of each class under the
             // least-squares direction.
@@ -458,19 +450,10 @@ impl MaxMargin {
             }
             let start: Vec<(usize, f64)> = best.iter().map(|&(_, i)| (i, 1.0)).collect();
             let polished = polish(problem, &all, &start, settings);
-            if debug {
-                eprintln!(
-                    "max_margin: polish alone {:?} support {} iterations {}",
-                    polished.status,
-                    polished.rows.len(),
-                    polished.iterations
-                );
-            }
             return polished;
         }
         let mut last: Option<Polished> = None;
         for _ in 0..self.params.max_rounds {
-            let clock = std::time::Instant::now();
             let start = match socp_dual(problem, &working) {
                 Some(alpha) => working.iter().copied().zip(alpha).collect::<Vec<_>>(),
                 None => last
@@ -484,17 +467,7 @@ impl MaxMargin {
                     })
                     .unwrap_or_default(),
             };
-            let socp_seconds = clock.elapsed().as_secs_f64();
             let polished = polish(problem, &working, &start, settings);
-            if debug {
-                eprintln!(
-                    "max_margin: working set {} socp {socp_seconds:.3}s polish {:.3}s {:?} support {}",
-                    working.len(),
-                    clock.elapsed().as_secs_f64() - socp_seconds,
-                    polished.status,
-                    polished.rows.len()
-                );
-            }
             if polished.status == PolishStatus::Zero || working.len() == n {
                 return polished;
             }
@@ -504,7 +477,6 @@ impl MaxMargin {
             }
             // Finish with the exact polish on all rows (each of its iterations is one pass over the
             // data), within a budget; if that is not enough, grow the working set and solve again.
-            let clock = std::time::Instant::now();
             let start: Vec<(usize, f64)> = polished
                 .rows
                 .iter()
@@ -512,16 +484,6 @@ impl MaxMargin {
                 .zip(polished.weights.iter().copied())
                 .collect();
             let finished = polish(problem, &all, &start, finishing);
-            if debug {
-                eprintln!(
-                    "max_margin: {} violators; polish on all rows {:.3}s {:?} support {} iterations {}",
-                    violators.len(),
-                    clock.elapsed().as_secs_f64(),
-                    finished.status,
-                    finished.rows.len(),
-                    finished.iterations
-                );
-            }
             if matches!(finished.status, PolishStatus::Optimal | PolishStatus::Zero) {
                 return finished;
             }
@@ -574,7 +536,11 @@ impl MaxMargin {
 
         let Some(hull) = hull else {
             return MarginResult::Inaccurate {
-                gamma: f64::NAN,
+                gamma: if lower.is_finite() {
+                    lower.max(0.0)
+                } else {
+                    0.0
+                },
                 bracket: (lower, f64::INFINITY),
                 w,
                 b,
@@ -600,10 +566,12 @@ impl MaxMargin {
                 w,
                 b,
                 reason: format!(
-                    "relative bracket width {:.3e} exceeds the tolerance {:.1e} (polish: {:?})",
+                    "relative bracket width {:.3e} exceeds the tolerance {:.1e} (polish: {:?} after {} \
+                     iterations)",
                     (upper - lower) / upper,
                     self.params.tolerance,
-                    polished.status
+                    polished.status,
+                    polished.iterations
                 ),
             };
         }
@@ -623,11 +591,12 @@ impl MaxMargin {
             b,
             reason: format!(
                 "no separator found and the best certificate has residual {:.3e} = {:.3e}·R, above the \
-                 tolerance {:.1e}·R (polish: {:?})",
+                 tolerance {:.1e}·R (polish: {:?} after {} iterations)",
                 hull.gap_upper,
                 hull.gap_upper / radius,
                 self.params.certificate_tolerance,
-                polished.status
+                polished.status,
+                polished.iterations
             ),
         }
     }
@@ -736,7 +705,7 @@ fn violators_of(
 
 /// The starting working set: in each group, the rows with the smallest margin under a least-squares
 /// warm start.
-fn initial_working_set(problem: &Problem) -> Vec<usize> {
+pub(crate) fn initial_working_set(problem: &Problem) -> Vec<usize> {
     let n = problem.n();
     let r = problem.dim();
     // Enough rows that the working set usually holds the support; capped because the interior-point
@@ -810,7 +779,7 @@ fn socp_dual(problem: &Problem, working: &[usize]) -> Option<Vec<f64>> {
         SupportedConeT::SecondOrderConeT(r + 1),
     ];
     let settings = DefaultSettings {
-        verbose: std::env::var_os("NOVIKOFF_CLARABEL").is_some(),
+        verbose: false,
         tol_gap_abs: 1e-11,
         tol_gap_rel: 1e-11,
         tol_feas: 1e-11,

@@ -61,6 +61,9 @@ pub(crate) struct PolishSettings {
     pub pricing: usize,
 }
 
+/// Plain arithmetic is used while its relative error, about `8·(r + 2)·u/‖v‖`, stays below this.
+const PLAIN_ENOUGH: f64 = 1e-10;
+
 /// Length below which `v` counts as zero, for points scaled into the unit ball.
 const ZERO: f64 = 64.0 * UNIT_ROUNDOFF;
 
@@ -85,6 +88,7 @@ pub(crate) fn polish(
         }
     }
     let mut corral = Corral::new(problem);
+    let mut accurate_mode = true;
     corral.reset(&start);
 
     let mut status = PolishStatus::IterationLimit;
@@ -98,23 +102,25 @@ pub(crate) fn polish(
         minor_cycle(&mut corral);
         v = corral.point();
         let length2: f64 = v.iter().map(|x| x * x).sum();
+        // Plain arithmetic loses about r·u/‖v‖ of relative accuracy (points lie in the unit ball); switch to
+        // twice working precision when that could matter against the gap we are asked to resolve.
+        let wanted =
+            (problem.dim() as f64 + 2.0) * 8.0 * UNIT_ROUNDOFF > PLAIN_ENOUGH * length2.sqrt();
+        if wanted != accurate_mode {
+            accurate_mode = wanted;
+            corral.set_accurate(wanted);
+            minor_cycle(&mut corral);
+            v = corral.point();
+        }
+        let length2: f64 = v.iter().map(|x| x * x).sum();
         if length2.sqrt() <= ZERO {
             status = PolishStatus::Zero;
             break;
         }
-        if std::env::var_os("NOVIKOFF_TRACE").is_some() {
-            eprintln!(
-                "iter {iterations} |S| {} ‖v‖ {:e} added {:?} members-of-added {}",
-                corral.rows().len(),
-                length2.sqrt(),
-                added,
-                added.iter().filter(|&&i| corral.is_member(i)).count()
-            );
-        }
         if !added.is_empty() && !added.iter().any(|&i| corral.is_member(i)) {
             if pricing > 1 {
-                // A whole batch left again: fall back to Wolfe's one row at a time.
-                pricing = 1;
+                // A whole batch left again: add fewer rows at a time, down to Wolfe's one.
+                pricing /= 2;
             } else {
                 // Rounding prevents progress: the row Wolfe's rule adds leaves again at once.
                 status = PolishStatus::Stalled;
@@ -157,14 +163,6 @@ pub(crate) fn polish(
             }
         }
         let gap: f64 = worst.iter().sum();
-        if std::env::var_os("NOVIKOFF_TRACE").is_some() {
-            eprintln!(
-                "   gap/scale {:e} noise/scale {:e} accurate {accurate} violating {}",
-                gap / scale,
-                noise / scale,
-                violating.len()
-            );
-        }
         w = normal;
         if gap <= settings.relative_gap * scale || gap <= noise {
             status = PolishStatus::Optimal;
