@@ -12,11 +12,21 @@
 //!
 //! * [`perceptron`]: training in every textbook form: no bias, `b += η·y`, Novikoff's `b += η·y·R²`,
 //!   cyclic, shuffled or online, with an optional per-update [trace](perceptron::Trace);
+//! * [`bounds`]: every form of the mistake bound with its hypotheses, checked on a run, with the proof's
+//!   two inequalities verified after every update, and the tight and adversarial cases;
 //! * [`dataset`]: the validated [`Dataset`] and the proof's simplifications (add a dimension, negate the
 //!   negatives, normalise to unit length), and the radius `R`;
 //! * [`kernel`]: the hot loop: the dot product with a documented summation order, identical bits on
 //!   every CPU, and the training pass, with SIMD code (AVX-512F, AVX2, SSE2) chosen at run time;
-//! * [`io`]: reading data files with errors that name the file, the line and the column;
+//! * [`margin`]: the radius `R`, the margin of a separator, and the exact maximum margin `γ*` with a
+//!   certified bracket, or a certificate that no separator exists;
+//! * [`io`]: reading and writing CSV, LIBSVM and NumPy files, with errors that name the file, the line and
+//!   the column;
+//! * [`generate`]: seeded synthetic datasets with a prescribed margin and radius, and worst cases;
+//! * [`preprocess`]: standardise, min–max, unit ball, bias column, each with its effect on R and γ;
+//! * [`experiment`]: batch experiments over grids of datasets, rules, orders, η and seeds, in parallel,
+//!   reproducible, resumable and shardable; [`plot`] draws their figures;
+//! * [`textbook`]: the worked examples of the source documents, built in;
 //! * [`rng`]: seeded, value-stable randomness.
 //!
 //! ## Conventions
@@ -45,12 +55,19 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod bounds;
 pub mod dataset;
 pub mod error;
+pub mod experiment;
+pub mod generate;
 pub mod io;
 pub mod kernel;
+pub mod margin;
 pub mod perceptron;
+pub mod plot;
+pub mod preprocess;
 pub mod rng;
+pub mod textbook;
 
 pub use dataset::Dataset;
 pub use error::{Error, Location, Result};

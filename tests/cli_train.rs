@@ -214,14 +214,3 @@ fn missing_files_directories_and_bad_parameters_exit_2() {
         assert!(!stderr.contains("panicked"));
     }
 }
-
-#[test]
-fn no_arguments_runs_the_main_job() {
-    let out = novikoff(&[]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(!out.stdout.is_empty());
-}

@@ -1,8 +1,13 @@
 //! Argument parsing and dispatch. Each subcommand lives in its own file and only parses, calls the
 //! library and formats.
 
+mod convert;
+mod experiment;
+mod generate;
+mod margin;
 mod output;
 mod train;
+mod verify;
 
 use std::path::PathBuf;
 
@@ -22,6 +27,22 @@ pub struct Cli {
 enum Command {
     /// Train the perceptron on a data file and report the run.
     Train(train::TrainArgs),
+    /// Run a batch experiment (the built-in default without a spec).
+    Experiment(experiment::ExperimentArgs),
+    /// Combine the results of shards into one results file.
+    Merge(experiment::MergeArgs),
+    /// Print the per-rule summary table of a results file.
+    Summary(experiment::SummaryArgs),
+    /// Redraw the plots of a results file.
+    Plot(experiment::PlotArgs),
+    /// The radius and the certified maximum margin of a data file, or a proof that none exists.
+    Margin(margin::MarginArgs),
+    /// Train with each bias rule and check every form of the convergence theorem on the run.
+    Verify(verify::VerifyArgs),
+    /// Write a seeded synthetic dataset (separable, noisy, blobs, xor, concentric, basis, anisotropic).
+    Generate(generate::GenerateArgs),
+    /// Convert a dataset between CSV, LIBSVM, .npy and .npz (by extension).
+    Convert(convert::ConvertArgs),
 }
 
 /// How results are printed on stdout.
@@ -37,7 +58,8 @@ pub enum OutputFormat {
 /// Options shared by every command that reads a data file.
 #[derive(Debug, Clone, Args)]
 pub struct DataArgs {
-    /// The data file (.csv, .tsv or .txt with a header row; the label is the last column by default).
+    /// The data file: .csv/.tsv/.txt (header row; the label is the last column by default), .svm/.libsvm,
+    /// .npy (label in the last column) or .npz (arrays x and y).
     pub data: PathBuf,
     /// The label column: a header name, or a 1-based column number.
     #[arg(long, value_name = "NAME")]
@@ -51,6 +73,9 @@ pub struct DataArgs {
     /// The field delimiter (a single character).
     #[arg(long, value_name = "CHAR")]
     pub delimiter: Option<char>,
+    /// The number of features (LIBSVM: the dimension, default the largest index; other formats: a check).
+    #[arg(long, value_name = "D")]
+    pub features: Option<usize>,
 }
 
 impl DataArgs {
@@ -70,6 +95,12 @@ impl DataArgs {
             })?;
             options = options.delimiter(byte);
         }
+        if let Some(d) = self.features {
+            if d == 0 {
+                return Err(novikoff::Error::parameter("features", "must be at least 1"));
+            }
+            options = options.n_features(d);
+        }
         Ok(options)
     }
 
@@ -81,6 +112,14 @@ impl DataArgs {
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Train(args)) => train::run(&args),
-        None => train::run_bundled_example(),
+        Some(Command::Experiment(args)) => experiment::run_experiment(&args),
+        Some(Command::Merge(args)) => experiment::run_merge(&args),
+        Some(Command::Summary(args)) => experiment::run_summary(&args),
+        Some(Command::Plot(args)) => experiment::run_plot(&args),
+        None => experiment::run_experiment(&experiment::ExperimentArgs::main_job()),
+        Some(Command::Margin(args)) => margin::run(&args),
+        Some(Command::Verify(args)) => verify::run(&args),
+        Some(Command::Generate(args)) => generate::run(&args),
+        Some(Command::Convert(args)) => convert::run(&args),
     }
 }

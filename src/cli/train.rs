@@ -160,35 +160,3 @@ fn report(source: &str, data: &Dataset, args: &TrainArgs, fit: &Fit) -> Result<(
         ]),
     }
 }
-
-/// The main job until the experiment runner lands: the seed 004 worked example with every bias rule.
-pub fn run_bundled_example() -> Result<()> {
-    let data = seed004();
-    println!("novikoff: the worked example of seed 004 (10-607), cyclic order, η = 1\n");
-    for rule in [BiasRule::None, BiasRule::Classic, BiasRule::Novikoff] {
-        let fit = PerceptronParams::new().bias(rule).check()?.fit(&data)?;
-        println!(
-            "{:<9} mistakes {:>2}  epochs {}  converged {}  w = {}  b = {}",
-            rule.name(),
-            fit.mistakes,
-            fit.epochs,
-            fit.converged,
-            format_vector(fit.w.as_slice().unwrap_or(&[])),
-            fit.b
-        );
-    }
-    Ok(())
-}
-
-fn seed004() -> Dataset {
-    let x = ndarray::array![
-        [-1.0, 2.0],
-        [1.0, 0.0],
-        [1.0, 1.0],
-        [-1.0, 0.0],
-        [-1.0, -2.0],
-        [1.0, -1.0]
-    ];
-    let y = ndarray::array![-1.0, 1.0, 1.0, -1.0, -1.0, 1.0];
-    Dataset::new(x, y).expect("the seed 004 example is a valid dataset")
-}

@@ -1,15 +1,23 @@
-//! Delimited text: one example per line, a header row, the label in one column.
+//! Delimited text: one example per line, an optional header row, the label in one column.
+//!
+//! The reader is a byte-level scanner: it streams the file in blocks, splits fields itself and parses
+//! numbers with the standard library's correctly rounded `f64` parser, so a value written by
+//! [`write_csv`] reads back with the same bits. The matrix is allocated once, at its final size, from a
+//! first pass that counts the lines: no intermediate strings, no doubling growth.
 
+use std::io::Write;
 use std::path::Path;
 
 use ndarray::{Array1, Array2};
 
 use super::labels::LabelMapper;
-use super::{read_bytes, LabelColumn, ReadOptions};
+use super::text::{find_byte, push_f64, trim, with_capacity, Text};
+use super::{LabelColumn, ReadOptions};
 use crate::dataset::Dataset;
 use crate::error::{Error, Location, Result};
 
-/// Read a CSV file. See [`read_csv_from`] for the rules.
+/// Read a CSV file. See [`read_csv_from`] for the rules. A `.tsv` file is tab-delimited unless
+/// `options.delimiter` says otherwise.
 ///
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
@@ -20,165 +28,372 @@ use crate::error::{Error, Location, Result};
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn read_csv(path: &Path, options: &ReadOptions) -> Result<Dataset> {
-    let bytes = read_bytes(path)?;
     let mut options = options.clone();
-    if options.delimiter.is_none()
-        && path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("tsv"))
-    {
+    if options.delimiter.is_none() && is_tsv(path) {
         options.delimiter = Some(b'\t');
     }
-    read_csv_from(&bytes, path, &options)
+    parse(Text::File(path), path, &options)
 }
 
 /// Parse CSV bytes; `path` names the source in error messages.
 ///
-/// * The first line is a header unless `options.header` is false. Blank lines are skipped.
+/// * The first line is a header unless `options.header` is false. Blank lines are skipped, a UTF-8
+///   byte-order mark is ignored, `\r\n` line ends are accepted.
+/// * Fields are separated by `options.delimiter` (`,` by default) and may be quoted (`"a,b"`, with `""`
+///   for a quote); a quoted field cannot span lines.
 /// * The label column is the last one unless named; every other column is a feature and must hold a
-///   finite number.
-/// * Every row must have as many fields as the header.
+///   finite number. Spaces around a number are ignored.
+/// * Every row must have as many fields as the header (or the first row).
+/// * Errors name the line and the column (the 1-based field number).
 ///
 /// ```
 /// use novikoff::io::{read_csv_from, ReadOptions};
 /// let err = read_csv_from(b"a,y\n1,1\n2\n", "mem.csv".as_ref(), &ReadOptions::default()).unwrap_err();
 /// assert_eq!(err.to_string(), "mem.csv:3: ragged row: 1 field where the header has 2");
+/// let data = read_csv_from(b"1;0\n2;1\n", "mem.csv".as_ref(), &ReadOptions::default().header(false).delimiter(b';'))?;
+/// assert_eq!(data.x().column(0).to_vec(), vec![1.0, 2.0]);
+/// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn read_csv_from(bytes: &[u8], path: &Path, options: &ReadOptions) -> Result<Dataset> {
-    let file = Location::new(path);
-    let mut reader = ::csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .delimiter(options.delimiter.unwrap_or(b','))
-        .from_reader(bytes);
-    let mut record = ::csv::ByteRecord::new();
-    let mut width: Option<usize> = None;
-    let mut label_index = 0;
-    let mut values: Vec<f64> = Vec::new();
-    let mut labels = LabelMapper::new(options.positive.as_deref());
-    let mut lines: Vec<usize> = Vec::new();
-    let mut header_names: Vec<String> = Vec::new();
+    parse(Text::Bytes(bytes), path, options)
+}
 
-    loop {
-        let more = reader.read_byte_record(&mut record).map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line() as usize);
-            Error::parse(file.clone().line(line), format!("malformed CSV: {e}"))
-        })?;
-        if !more {
-            break;
-        }
-        let line = record.position().map_or(0, |p| p.line() as usize);
-        let at = file.clone().line(line);
-        if record.len() == 1 && record[0].iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let expected = if let Some(expected) = width {
-            expected
-        } else {
-            let fields = record.len();
-            if options.header {
-                header_names = record
-                    .iter()
-                    .enumerate()
-                    .map(|(j, cell)| {
-                        std::str::from_utf8(cell)
-                            .map(|s| s.trim().to_string())
-                            .map_err(|_| {
-                                Error::parse(
-                                    at.clone().column(j + 1),
-                                    "the header is not valid UTF-8",
-                                )
-                            })
-                    })
-                    .collect::<Result<_>>()?;
-            }
-            label_index = resolve_label_column(&options.label, &header_names, fields, &at)?;
-            if fields < 2 {
-                return Err(Error::parse(
-                    at,
-                    "only one column: a dataset needs at least one feature column and a label column",
-                ));
-            }
-            width = Some(fields);
-            if options.header {
-                values.reserve(bytes.len() / 4);
-                continue;
-            }
-            fields
-        };
-        if record.len() != expected {
-            return Err(Error::parse(
-                at,
+fn parse(text: Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dataset> {
+    if let Some(delimiter) = options.delimiter {
+        if !delimiter.is_ascii() || matches!(delimiter, b'"' | b'\n' | b'\r') {
+            return Err(Error::parameter(
+                "delimiter",
                 format!(
-                    "ragged row: {} field{} where the {} has {expected}",
-                    record.len(),
-                    if record.len() == 1 { "" } else { "s" },
-                    if options.header {
-                        "header"
-                    } else {
-                        "first row"
-                    }
+                    "{:?} cannot separate fields: use an ASCII character other than a quote or a line end",
+                    char::from(delimiter)
                 ),
             ));
         }
-        for (j, cell) in record.iter().enumerate() {
-            let cell_at = || at.clone().column(j + 1);
-            let text = std::str::from_utf8(cell)
-                .map_err(|_| Error::parse(cell_at(), "the field is not valid UTF-8"))?;
-            if j == label_index {
-                labels.push(text, &cell_at())?;
-                continue;
+    }
+    let line_bound = text.count_lines(path)?;
+    let byte_len = text.byte_len(path)?;
+    let mut reader = CsvReader {
+        path,
+        options,
+        delimiter: options.delimiter.unwrap_or(b','),
+        line_bound,
+        byte_len,
+        width: 0,
+        label_index: 0,
+        header_names: Vec::new(),
+        values: Vec::new(),
+        labels: LabelMapper::new(options.positive.as_deref()),
+        rows: 0,
+    };
+    text.for_each_line(path, |number, line| reader.line(number, line))?;
+    reader.finish()
+}
+
+struct CsvReader<'a> {
+    path: &'a Path,
+    options: &'a ReadOptions,
+    delimiter: u8,
+    /// Lines in the file: an upper bound on the rows, used to allocate once.
+    line_bound: usize,
+    /// The size of the source: a row of w fields takes at least 2w − 1 bytes, which bounds the rows too.
+    byte_len: u64,
+    /// Fields per row; 0 until the first non-blank line.
+    width: usize,
+    label_index: usize,
+    header_names: Vec<String>,
+    values: Vec<f64>,
+    labels: LabelMapper,
+    rows: usize,
+}
+
+/// One field: a range of the line, or the unescaped text of a quoted field.
+enum Field {
+    Raw(std::ops::Range<usize>),
+    Quoted(Vec<u8>),
+}
+
+impl Field {
+    fn bytes<'a>(&'a self, line: &'a [u8]) -> &'a [u8] {
+        match self {
+            Field::Raw(range) => &line[range.clone()],
+            Field::Quoted(v) => v,
+        }
+    }
+}
+
+impl CsvReader<'_> {
+    fn at(&self, line: usize) -> Location {
+        Location::new(self.path).line(line)
+    }
+
+    /// The next field starting at `start`, and where the following one starts (`None` at the end).
+    #[inline]
+    fn field(
+        &self,
+        line: &[u8],
+        start: usize,
+        number: usize,
+        column: usize,
+    ) -> Result<(Field, Option<usize>)> {
+        let rest = &line[start..];
+        if rest.first() == Some(&b'"') {
+            return self.quoted(line, start, number, column);
+        }
+        let end = start + find_byte(rest, self.delimiter);
+        if end == line.len() {
+            Ok((Field::Raw(start..end), None))
+        } else {
+            Ok((Field::Raw(start..end), Some(end + 1)))
+        }
+    }
+
+    #[cold]
+    fn quoted(
+        &self,
+        line: &[u8],
+        start: usize,
+        number: usize,
+        column: usize,
+    ) -> Result<(Field, Option<usize>)> {
+        let mut text = Vec::new();
+        let mut i = start + 1;
+        loop {
+            match line.get(i) {
+                None => {
+                    return Err(Error::parse(
+                        self.at(number).column(column),
+                        "a quoted field is not closed on its line (fields spanning lines are not supported)",
+                    ))
+                }
+                Some(b'"') if line.get(i + 1) == Some(&b'"') => {
+                    text.push(b'"');
+                    i += 2;
+                }
+                Some(b'"') => {
+                    i += 1;
+                    break;
+                }
+                Some(&b) => {
+                    text.push(b);
+                    i += 1;
+                }
             }
-            let value: f64 = text.trim().parse().map_err(|_| {
-                Error::parse(
-                    cell_at(),
-                    format!(
-                        "`{}` is not a number{}",
-                        text.trim(),
-                        column_name(&header_names, j)
-                    ),
-                )
-            })?;
-            if !value.is_finite() {
+        }
+        let (after, _) = trim(&line[i..]);
+        let next = match line[i..].iter().position(|&b| b == self.delimiter) {
+            Some(offset) if trim(&line[i..i + offset]).0.is_empty() => Some(i + offset + 1),
+            None if after.is_empty() => None,
+            _ => {
                 return Err(Error::parse(
-                    cell_at(),
+                    self.at(number).column(column),
+                    "text after the closing quote of a quoted field",
+                ))
+            }
+        };
+        Ok((Field::Quoted(text), next))
+    }
+
+    fn line(&mut self, number: usize, line: &[u8]) -> Result<()> {
+        if line.first().is_none_or(u8::is_ascii_whitespace)
+            && line.iter().all(u8::is_ascii_whitespace)
+        {
+            return Ok(());
+        }
+        if self.width == 0 {
+            self.first_line(number, line)?;
+            if self.options.header {
+                return Ok(());
+            }
+        }
+        self.row(number, line)
+    }
+
+    fn first_line(&mut self, number: usize, line: &[u8]) -> Result<()> {
+        let mut cells = Vec::new();
+        let mut start = Some(0);
+        while let Some(at) = start {
+            let (field, next) = self.field(line, at, number, cells.len() + 1)?;
+            cells.push(field.bytes(line).to_vec());
+            start = next;
+        }
+        let fields = cells.len();
+        if self.options.header {
+            self.header_names = cells
+                .iter()
+                .enumerate()
+                .map(|(j, cell)| {
+                    std::str::from_utf8(cell)
+                        .map(|s| s.trim().to_string())
+                        .map_err(|_| {
+                            Error::parse(
+                                self.at(number).column(j + 1),
+                                "the header is not valid UTF-8",
+                            )
+                        })
+                })
+                .collect::<Result<_>>()?;
+        }
+        self.label_index = resolve_label_column(
+            &self.options.label,
+            &self.header_names,
+            fields,
+            &self.at(number),
+        )?;
+        if fields < 2 {
+            return Err(Error::parse(
+                self.at(number),
+                "only one column: a dataset needs at least one feature column and a label column",
+            ));
+        }
+        if let Some(d) = self.options.n_features {
+            if d != fields - 1 {
+                return Err(Error::parse(
+                    self.at(number),
                     format!(
-                        "value `{}` is not finite{}",
-                        text.trim(),
-                        column_name(&header_names, j)
+                        "the file has {} feature columns but --features says {d}",
+                        fields - 1
                     ),
                 ));
             }
-            values.push(value);
         }
-        lines.push(line);
+        self.width = fields;
+        let rows_by_size =
+            usize::try_from(self.byte_len / (2 * fields as u64 - 1) + 1).unwrap_or(usize::MAX);
+        let rows = self.line_bound.saturating_sub(number - 1).min(rows_by_size);
+        let len = rows.checked_mul(fields - 1).ok_or_else(|| {
+            Error::parse(Location::new(self.path), "the file is too large for memory")
+        })?;
+        self.values = with_capacity(len, self.path)?;
+        self.labels.reserve(rows, self.path)
     }
 
-    let Some(width) = width else {
-        return Err(Error::parse(
-            file,
-            "the file is empty: no header and no data",
-        ));
-    };
-    if lines.is_empty() {
-        return Err(Error::parse(
-            file,
-            "no data rows: the file holds only a header",
-        ));
+    #[inline]
+    fn row(&mut self, number: usize, line: &[u8]) -> Result<()> {
+        let width = self.width;
+        // One UTF-8 check for the whole line; only an invalid line is checked field by field, to name
+        // the column.
+        let text = std::str::from_utf8(line).ok();
+        let mut start = Some(0);
+        let mut j = 0;
+        while let Some(at) = start {
+            if j == width {
+                return Err(self.ragged(number, line));
+            }
+            let (field, next) = self.field(line, at, number, j + 1)?;
+            start = next;
+            let cell = match (&field, text) {
+                // The range ends at ASCII delimiters, hence on character boundaries.
+                (Field::Raw(range), Some(text)) => text.get(range.clone()),
+                _ => std::str::from_utf8(field.bytes(line)).ok(),
+            }
+            .ok_or_else(|| self.not_utf8(number, j))?;
+            if j == self.label_index {
+                self.labels
+                    .push_text(cell, number)
+                    .map_err(|message| Error::parse(self.at(number).column(j + 1), message))?;
+            } else {
+                let value = self.number(cell, number, j)?;
+                self.values.push(value);
+            }
+            j += 1;
+        }
+        if j != width {
+            return Err(self.ragged(number, line));
+        }
+        self.rows += 1;
+        Ok(())
     }
-    let y = labels.finish(&file)?;
-    let n = lines.len();
-    let x = Array2::from_shape_vec((n, width - 1), values)
-        .map_err(|e| Error::parse(file.clone(), format!("internal shape error: {e}")))?;
-    Dataset::new(x, Array1::from_vec(y)).map_err(|e| e.at_file(&file, |row| lines[row]))
-}
 
-fn column_name(header: &[String], j: usize) -> String {
-    header
-        .get(j)
-        .map(|name| format!(" (column `{name}`)"))
-        .unwrap_or_default()
+    #[inline]
+    fn number(&self, cell: &str, number: usize, j: usize) -> Result<f64> {
+        let text = cell.trim_ascii();
+        match text.parse::<f64>() {
+            Ok(value) if value.is_finite() => Ok(value),
+            Ok(_) => Err(Error::parse(
+                self.at(number).column(j + 1),
+                format!("value `{text}` is not finite{}", self.column_name(j)),
+            )),
+            Err(_) if text.is_empty() => Err(Error::parse(
+                self.at(number).column(j + 1),
+                format!(
+                    "empty field where a number is expected{}",
+                    self.column_name(j)
+                ),
+            )),
+            Err(_) => Err(Error::parse(
+                self.at(number).column(j + 1),
+                format!("`{text}` is not a number{}", self.column_name(j)),
+            )),
+        }
+    }
+
+    #[cold]
+    fn not_utf8(&self, number: usize, j: usize) -> Error {
+        Error::parse(
+            self.at(number).column(j + 1),
+            "the field is not valid UTF-8",
+        )
+    }
+
+    #[cold]
+    fn ragged(&self, number: usize, line: &[u8]) -> Error {
+        let mut count = 0;
+        let mut start = Some(0);
+        while let Some(at) = start {
+            match self.field(line, at, number, count + 1) {
+                Ok((_, next)) => start = next,
+                Err(e) => return e,
+            }
+            count += 1;
+        }
+        Error::parse(
+            self.at(number),
+            format!(
+                "ragged row: {count} field{} where the {} has {}",
+                if count == 1 { "" } else { "s" },
+                if self.options.header {
+                    "header"
+                } else {
+                    "first row"
+                },
+                self.width
+            ),
+        )
+    }
+
+    fn column_name(&self, j: usize) -> String {
+        self.header_names
+            .get(j)
+            .map(|name| format!(" (column `{name}`)"))
+            .unwrap_or_default()
+    }
+
+    fn finish(self) -> Result<Dataset> {
+        let file = Location::new(self.path);
+        if self.width == 0 {
+            return Err(Error::parse(
+                file,
+                "the file is empty: no header and no data",
+            ));
+        }
+        if self.rows == 0 {
+            return Err(Error::parse(
+                file,
+                "no data rows: the file holds only a header",
+            ));
+        }
+        let path = self.path;
+        let y = self
+            .labels
+            .finish(path, |line| (Location::new(path).line(line), String::new()))?;
+        let mut values = self.values;
+        if values.capacity() - values.len() > values.len() / 8 {
+            values.shrink_to_fit();
+        }
+        let x = Array2::from_shape_vec((self.rows, self.width - 1), values)
+            .map_err(|e| Error::parse(file.clone(), format!("internal shape error: {e}")))?;
+        Dataset::new(x, Array1::from_vec(y)).map_err(|e| e.at_file(&file, |_| 0))
+    }
 }
 
 fn resolve_label_column(
@@ -213,4 +428,73 @@ fn resolve_label_column(
             ))
         }
     }
+}
+
+/// Write a dataset as CSV with the header `x1,…,xd,y`, labels `1`/`-1`, and every value in the shortest
+/// form that reads back to the same bits (tab-separated for a `.tsv` path). The file is replaced atomically: a failed write leaves any
+/// previous file untouched.
+///
+/// ```
+/// use ndarray::array;
+/// let data = novikoff::Dataset::new(array![[0.1, -2.0], [1e-300, 3.0]], array![1.0, -1.0])?;
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("out.csv");
+/// novikoff::io::write_csv(&path, &data)?;
+/// assert_eq!(std::fs::read_to_string(&path).unwrap(), "x1,x2,y\n0.1,-2,1\n1e-300,3,-1\n");
+/// assert_eq!(novikoff::io::read_csv(&path, &Default::default())?, data);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn write_csv(path: &Path, data: &Dataset) -> Result<()> {
+    let delimiter = if is_tsv(path) { b'\t' } else { b',' };
+    super::write_atomically(path, |out| write_delimited(out, data, delimiter))
+}
+
+fn is_tsv(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("tsv"))
+}
+
+/// Write a dataset as CSV to any writer (see [`write_csv`]).
+///
+/// ```
+/// use ndarray::array;
+/// let data = novikoff::Dataset::new(array![[1.5], [2.0]], array![-1.0, 1.0])?;
+/// let mut out = Vec::new();
+/// novikoff::io::write_csv_to(&mut out, &data)?;
+/// assert_eq!(out, b"x1,y\n1.5,-1\n2,1\n");
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn write_csv_to<W: Write>(out: &mut W, data: &Dataset) -> Result<()> {
+    write_delimited(out, data, b',')
+}
+
+fn write_delimited<W: Write>(out: &mut W, data: &Dataset, delimiter: u8) -> Result<()> {
+    let d = data.n_features();
+    let mut line = Vec::with_capacity(32 * (d + 1));
+    for j in 1..=d {
+        line.extend_from_slice(format!("x{j}").as_bytes());
+        line.push(delimiter);
+    }
+    line.extend_from_slice(b"y\n");
+    for i in 0..data.n_samples() {
+        for &value in data.row(i) {
+            push_f64(&mut line, value);
+            line.push(delimiter);
+        }
+        line.extend_from_slice(if data.labels()[i] > 0.0 {
+            b"1\n"
+        } else {
+            b"-1\n"
+        });
+        if line.len() >= 1 << 16 {
+            out.write_all(&line).map_err(write_error)?;
+            line.clear();
+        }
+    }
+    out.write_all(&line).map_err(write_error)
+}
+
+fn write_error(e: std::io::Error) -> Error {
+    Error::io("<output>", e)
 }

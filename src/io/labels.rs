@@ -1,6 +1,6 @@
 //! Mapping the labels found in a file to ±1, the same way for every format.
 
-use std::collections::BTreeMap;
+use std::path::Path;
 
 use crate::error::{Error, Location, Result};
 
@@ -13,12 +13,15 @@ use crate::error::{Error, Location, Result};
 ///   a third class or two other values, is an error that suggests `--positive`.
 ///
 /// A file with a single class is an error in both cases.
+///
+/// Each label is recorded with a `place` (a line for text formats, a row for binary ones) so that
+/// [`LabelMapper::finish`] can point at the first occurrence of a class.
 #[derive(Debug)]
 pub(crate) struct LabelMapper {
     positive: Option<String>,
     positive_number: Option<f64>,
-    /// Distinct numeric labels seen, with the 1-based line of their first occurrence.
-    seen: BTreeMap<u64, (f64, usize)>,
+    /// Distinct labels seen (at most two without `positive`), with the place of their first occurrence.
+    seen: Vec<(f64, usize)>,
     raw: Vec<f64>,
 }
 
@@ -29,63 +32,107 @@ impl LabelMapper {
         Self {
             positive,
             positive_number,
-            seen: BTreeMap::new(),
+            seen: Vec::with_capacity(2),
             raw: Vec::new(),
         }
     }
 
-    /// Record one label as it appears in the file at `at` (line and column).
-    pub(crate) fn push(&mut self, text: &str, at: &Location) -> Result<()> {
+    /// Reserve room for `rows` labels up front, so that the buffer never grows by doubling.
+    pub(crate) fn reserve(&mut self, rows: usize, path: &Path) -> Result<()> {
+        self.raw.try_reserve_exact(rows).map_err(|_| {
+            Error::parse(
+                Location::new(path),
+                format!("cannot allocate memory for {rows} labels"),
+            )
+        })
+    }
+
+    /// Record one label as it appears in a text file. The error is the message only; the reader knows
+    /// where it is.
+    pub(crate) fn push_text(
+        &mut self,
+        text: &str,
+        place: usize,
+    ) -> std::result::Result<(), String> {
         let text = text.trim();
+        let number = parse_number(text);
         if let Some(positive) = &self.positive {
-            let is_positive = match (self.positive_number, parse_number(text)) {
+            let is_positive = match (self.positive_number, number) {
                 (Some(p), Some(v)) => p == v,
                 _ => text == positive,
             };
-            let label: f64 = if is_positive { 1.0 } else { -1.0 };
-            self.seen.entry(label.to_bits()).or_insert((label, at.line));
-            self.raw.push(label);
+            self.record_one_vs_rest(is_positive, place);
             return Ok(());
         }
-        let Some(value) = parse_number(text) else {
-            return Err(Error::parse(
-                at.clone(),
-                format!(
-                    "label `{text}` is not a number; name the positive class with --positive VALUE"
-                ),
+        let Some(value) = number else {
+            return Err(format!(
+                "label `{text}` is not a number; name the positive class with --positive VALUE"
             ));
         };
+        self.record_number(value, || text.to_string(), place)
+    }
+
+    /// Record one numeric label (binary formats).
+    pub(crate) fn push_number(
+        &mut self,
+        value: f64,
+        place: usize,
+    ) -> std::result::Result<(), String> {
+        if self.positive.is_some() {
+            let is_positive = self.positive_number == Some(value);
+            self.record_one_vs_rest(is_positive, place);
+            return Ok(());
+        }
+        self.record_number(value, || value.to_string(), place)
+    }
+
+    fn record_one_vs_rest(&mut self, is_positive: bool, place: usize) {
+        let label: f64 = if is_positive { 1.0 } else { -1.0 };
+        if !self.seen.iter().any(|&(v, _)| v == label) {
+            self.seen.push((label, place));
+        }
+        self.raw.push(label);
+    }
+
+    /// `text` spells the label for messages; it is only called on an error.
+    fn record_number(
+        &mut self,
+        value: f64,
+        text: impl Fn() -> String,
+        place: usize,
+    ) -> std::result::Result<(), String> {
         if !value.is_finite() {
-            return Err(Error::parse(
-                at.clone(),
-                format!("label `{text}` is not finite"),
-            ));
+            return Err(format!("label `{}` is not finite", text()));
         }
         // -0.0 and 0.0 are the same class.
         let key = if value == 0.0 { 0.0f64 } else { value };
-        if !self.seen.contains_key(&key.to_bits()) {
+        if !self.seen.iter().any(|&(v, _)| v == key) {
             if self.seen.len() == 2 {
-                let known: Vec<String> = self.seen.values().map(|(v, _)| v.to_string()).collect();
-                return Err(Error::parse(
-                    at.clone(),
-                    format!(
-                        "a third class `{text}` (after {}); choose the positive class with --positive VALUE",
-                        known.join(" and ")
-                    ),
+                let known: Vec<String> = self.seen.iter().map(|(v, _)| v.to_string()).collect();
+                return Err(format!(
+                    "a third class `{}` (after {}); choose the positive class with --positive VALUE",
+                    text(),
+                    known.join(" and ")
                 ));
             }
-            self.seen.insert(key.to_bits(), (key, at.line));
+            self.seen.push((key, place));
         }
         self.raw.push(key);
         Ok(())
     }
 
-    /// Map everything recorded to ±1.
-    pub(crate) fn finish(self, file: &Location) -> Result<Vec<f64>> {
-        let classes: Vec<(f64, usize)> = self.seen.values().copied().collect();
+    /// Map everything recorded to ±1. `locate(place)` gives the location of a recorded place and a suffix
+    /// for the message (empty for text formats, e.g. " (row 7)" for binary ones).
+    pub(crate) fn finish(
+        self,
+        path: &Path,
+        locate: impl Fn(usize) -> (Location, String),
+    ) -> Result<Vec<f64>> {
+        let mut classes = self.seen.clone();
+        classes.sort_by(|a, b| a.0.total_cmp(&b.0));
         match classes.as_slice() {
             [] => Err(Error::parse(
-                file.clone(),
+                Location::new(path),
                 "no examples: the file holds no data rows",
             )),
             [(only, _)] => Err(Error::SingleClass {
@@ -98,7 +145,7 @@ impl LabelMapper {
                 },
                 context: format!(
                     " in {} (every label is {})",
-                    file.path.display(),
+                    path.display(),
                     if self.positive.is_some() {
                         if *only > 0.0 {
                             "the positive class".to_string()
@@ -111,30 +158,79 @@ impl LabelMapper {
                 ),
             }),
             _ if self.positive.is_some() => Ok(self.raw),
-            [(a, _), (b, line_b)] => {
-                let (lo, hi) = if a < b { (*a, *b) } else { (*b, *a) };
-                if (lo, hi) == (-1.0, 1.0) {
+            [(lo, _), (hi, _)] => {
+                if (*lo, *hi) == (-1.0, 1.0) {
                     Ok(self.raw)
-                } else if (lo, hi) == (0.0, 1.0) {
-                    Ok(self
-                        .raw
-                        .into_iter()
-                        .map(|v| if v == 0.0 { -1.0 } else { 1.0 })
-                        .collect())
+                } else if (*lo, *hi) == (0.0, 1.0) {
+                    let mut raw = self.raw;
+                    for v in raw.iter_mut() {
+                        *v = if *v == 0.0 { -1.0 } else { 1.0 };
+                    }
+                    Ok(raw)
                 } else {
+                    // Point at the first occurrence of whichever class came second.
+                    let second = self.seen[1].1;
+                    let (at, suffix) = locate(second);
                     Err(Error::parse(
-                        Location::new(file.path.clone()).line(*line_b),
+                        at,
                         format!(
-                            "labels {lo} and {hi} are neither ±1 nor 0/1; choose the positive class with --positive VALUE"
+                            "labels {lo} and {hi} are neither ±1 nor 0/1{suffix}; choose the positive class with --positive VALUE"
                         ),
                     ))
                 }
             }
-            _ => unreachable!("at most two classes are recorded without --positive"),
+            _ => Err(Error::parse(
+                Location::new(path),
+                "more than two classes without --positive",
+            )),
         }
     }
 }
 
 fn parse_number(text: &str) -> Option<f64> {
     text.trim().parse::<f64>().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(labels: &[&str], positive: Option<&str>) -> Result<Vec<f64>> {
+        let mut m = LabelMapper::new(positive);
+        for (i, l) in labels.iter().enumerate() {
+            m.push_text(l, i + 1)
+                .map_err(|msg| Error::parse(Location::new("t").line(i + 1), msg))?;
+        }
+        m.finish(Path::new("t"), |line| {
+            (Location::new("t").line(line), String::new())
+        })
+    }
+
+    #[test]
+    fn the_rules() {
+        assert_eq!(map(&["0", "1", "0"], None).unwrap(), vec![-1.0, 1.0, -1.0]);
+        assert_eq!(map(&["+1", "-1"], None).unwrap(), vec![1.0, -1.0]);
+        assert_eq!(
+            map(&["a", "b", "c"], Some("b")).unwrap(),
+            vec![-1.0, 1.0, -1.0]
+        );
+        assert_eq!(
+            map(&["2.0", "3", "1"], Some("2")).unwrap(),
+            vec![1.0, -1.0, -1.0]
+        );
+        assert!(map(&["1", "1"], None)
+            .unwrap_err()
+            .to_string()
+            .contains("only one class"));
+        let err = map(&["2", "4"], None).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "t:2: labels 2 and 4 are neither ±1 nor 0/1; choose the positive class with --positive VALUE"
+        );
+        let err = map(&["1", "-1", "5"], None).unwrap_err().to_string();
+        assert!(
+            err.starts_with("t:3: a third class `5` (after 1 and -1)"),
+            "{err}"
+        );
+    }
 }

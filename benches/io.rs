@@ -1,0 +1,70 @@
+//! Loading throughput of every reader, in bytes of file per second.
+//!
+//! The data is a `separable` dataset written by the crate's own writers (full-precision decimals, the
+//! worst case for a text parser: 17–20 characters per value). Run with short settings on a shared
+//! machine: `cargo bench --bench io -- --warm-up-time 1 --measurement-time 3`.
+
+use std::path::Path;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use novikoff::generate::{Family, SeparableParams};
+use novikoff::io::{self, ReadOptions};
+
+fn readers(c: &mut Criterion) {
+    let (n, d) = (50_000, 20);
+    let data = SeparableParams::new(n, d)
+        .margin(0.05)
+        .seed(1)
+        .check()
+        .and_then(|p| p.generate())
+        .expect("generate")
+        .data;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut group = c.benchmark_group("load");
+    group.sample_size(10);
+    for name in ["data.csv", "data.svm", "data.npy", "data.npz"] {
+        let path = dir.path().join(name);
+        io::save(&path, &data).expect("save");
+        let bytes = std::fs::metadata(&path).expect("metadata").len();
+        group.throughput(Throughput::Bytes(bytes));
+        group.bench_with_input(
+            BenchmarkId::new(name.trim_start_matches("data."), format!("{n}x{d}")),
+            &path,
+            |b, path: &std::path::PathBuf| {
+                b.iter(|| io::open(Path::new(path), &ReadOptions::default()).expect("load"))
+            },
+        );
+    }
+    // The floor: reading the .npy file's bytes into memory, nothing else.
+    let npy = dir.path().join("data.npy");
+    group.throughput(Throughput::Bytes(
+        std::fs::metadata(&npy).expect("metadata").len(),
+    ));
+    group.bench_function(
+        BenchmarkId::new("fs_read_baseline", format!("{n}x{d}")),
+        |b| b.iter(|| std::fs::read(&npy).expect("read")),
+    );
+    group.finish();
+
+    // Parsing alone, from memory (no file system).
+    let mut group = c.benchmark_group("parse_from_memory");
+    group.sample_size(10);
+    let mut csv = Vec::new();
+    io::write_csv_to(&mut csv, &data).expect("csv");
+    let mut svm = Vec::new();
+    io::write_libsvm_to(&mut svm, &data).expect("svm");
+    group.throughput(Throughput::Bytes(csv.len() as u64));
+    group.bench_function(BenchmarkId::new("csv", format!("{n}x{d}")), |b| {
+        b.iter(|| io::read_csv_from(&csv, "m.csv".as_ref(), &ReadOptions::default()).expect("csv"))
+    });
+    group.throughput(Throughput::Bytes(svm.len() as u64));
+    group.bench_function(BenchmarkId::new("libsvm", format!("{n}x{d}")), |b| {
+        b.iter(|| {
+            io::read_libsvm_from(&svm, "m.svm".as_ref(), &ReadOptions::default()).expect("svm")
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, readers);
+criterion_main!(benches);

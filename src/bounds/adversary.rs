@@ -1,0 +1,411 @@
+//! Orders chosen by an adversary to force more mistakes than the cyclic pass, through the same update code.
+//!
+//! The theorem bounds the mistakes of *every* order. An adversary that sees the current weights and picks
+//! the next example among the misclassified ones probes how close a dataset can come to its bound. The
+//! runs drive [`OnlinePerceptron`](crate::perceptron::OnlinePerceptron), which shares its update with
+//! [`Perceptron::fit`], and each run has the proof's inequalities checked as it goes.
+
+use serde::Serialize;
+
+use super::bound::{evaluate_all, Facts, RunSetup};
+use super::geometry::{Geometry, Separation};
+use super::invariants::InvariantReport;
+use super::kinds::BoundKind;
+use super::verify::{invariant_check, run_separation, verify_with};
+use crate::dataset::Dataset;
+use crate::error::{Error, Result};
+use crate::kernel;
+use crate::perceptron::{Order, Perceptron};
+use crate::rng;
+
+/// How the adversary picks the next example among those the current weights misclassify
+/// (`y·(w·x + b) ≤ 0`). Ties go to the lowest row index.
+///
+/// ```
+/// use novikoff::bounds::Strategy;
+/// assert_eq!(Strategy::MostViolated.name(), "most_violated");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Strategy {
+    /// The cyclic pass of [`Perceptron::fit`]: the baseline.
+    Cyclic,
+    /// The example with the most negative `y·(w·x + b)`.
+    MostViolated,
+    /// The example with `y·(w·x + b)` closest to zero.
+    LeastViolated,
+    /// The example with the smallest `y·u·x̂`, for `u` the optimal unit separator of the vectors the run
+    /// sees: the update that advances the proof's dot product `u·ŵ` least.
+    LeastProgress,
+    /// A uniformly random misclassified example, from a seeded ChaCha8 stream.
+    Random {
+        /// The stream's seed.
+        seed: u64,
+    },
+}
+
+impl Strategy {
+    /// The snake_case name.
+    ///
+    /// ```
+    /// assert_eq!(novikoff::bounds::Strategy::Random { seed: 3 }.name(), "random");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Cyclic => "cyclic",
+            Strategy::MostViolated => "most_violated",
+            Strategy::LeastViolated => "least_violated",
+            Strategy::LeastProgress => "least_progress",
+            Strategy::Random { .. } => "random",
+        }
+    }
+}
+
+/// Settings of [`search`], validated by [`AdversaryParams::check`].
+///
+/// | setting | default |
+/// |---|---|
+/// | random restarts | 8 |
+/// | seed | 0 |
+/// | update cap per run, the cyclic baseline included | `⌈bound⌉ + 1` when a bound applies (enough to see it broken), else 10 000 |
+///
+/// ```
+/// use novikoff::bounds::AdversaryParams;
+/// let params = AdversaryParams::new().restarts(2).seed(7).check()?;
+/// assert_eq!(params.restarts_value(), 2);
+/// assert!(AdversaryParams::new().max_updates(Some(0)).check().is_err());
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdversaryParams {
+    restarts: usize,
+    seed: u64,
+    max_updates: Option<u64>,
+}
+
+impl Default for AdversaryParams {
+    fn default() -> Self {
+        Self {
+            restarts: 8,
+            seed: 0,
+            max_updates: None,
+        }
+    }
+}
+
+impl AdversaryParams {
+    /// The defaults above.
+    ///
+    /// ```
+    /// assert_eq!(novikoff::bounds::AdversaryParams::new().restarts_value(), 8);
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The number of runs of [`Strategy::Random`], each with a seed derived from [`AdversaryParams::seed`].
+    ///
+    /// ```
+    /// assert_eq!(novikoff::bounds::AdversaryParams::new().restarts(0).restarts_value(), 0);
+    /// ```
+    #[must_use]
+    pub fn restarts(mut self, restarts: usize) -> Self {
+        self.restarts = restarts;
+        self
+    }
+
+    /// The master seed of the random restarts.
+    ///
+    /// ```
+    /// let p = novikoff::bounds::AdversaryParams::new().seed(5);
+    /// # let _ = p;
+    /// ```
+    #[must_use]
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// The update cap of each adversarial run (`None`: the default above).
+    ///
+    /// ```
+    /// let p = novikoff::bounds::AdversaryParams::new().max_updates(Some(100));
+    /// assert!(p.check().is_ok());
+    /// ```
+    #[must_use]
+    pub fn max_updates(mut self, cap: Option<u64>) -> Self {
+        self.max_updates = cap;
+        self
+    }
+
+    /// The number of random restarts.
+    ///
+    /// ```
+    /// assert_eq!(novikoff::bounds::AdversaryParams::new().restarts(3).restarts_value(), 3);
+    /// ```
+    pub fn restarts_value(&self) -> usize {
+        self.restarts
+    }
+
+    /// Validate.
+    ///
+    /// ```
+    /// assert!(novikoff::bounds::AdversaryParams::new().check().is_ok());
+    /// ```
+    pub fn check(self) -> Result<Self> {
+        if self.max_updates == Some(0) {
+            return Err(Error::parameter("max_updates", "must be at least 1"));
+        }
+        Ok(self)
+    }
+}
+
+/// One run of the search.
+///
+/// ```
+/// # use ndarray::array;
+/// # use novikoff::{bounds::{search, AdversaryParams, Geometry}, perceptron::PerceptronParams, Dataset};
+/// # let data = Dataset::new(array![[1.0, 0.2], [-1.0, 0.3]], array![1.0, -1.0])?;
+/// # let report = search(&data, &Geometry::compute(&data)?, &PerceptronParams::new().check()?, &AdversaryParams::new())?;
+/// let run = &report.runs[0];
+/// assert_eq!(run.strategy.name(), "cyclic");
+/// assert!(run.converged);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AdversaryRun {
+    /// How the examples were chosen.
+    pub strategy: Strategy,
+    /// The number of updates.
+    pub mistakes: u64,
+    /// True when no example was left misclassified.
+    pub converged: bool,
+    /// `mistakes / bound` for the tightest applicable bound.
+    pub ratio: Option<f64>,
+    /// The proof's inequalities on this run.
+    pub invariants: InvariantReport,
+}
+
+/// The outcome of [`search`].
+///
+/// ```
+/// # use ndarray::array;
+/// # use novikoff::{bounds::{search, AdversaryParams, Geometry}, perceptron::PerceptronParams, Dataset};
+/// # let data = Dataset::new(array![[1.0, 0.2], [-1.0, 0.3]], array![1.0, -1.0])?;
+/// let report = search(&data, &Geometry::compute(&data)?, &PerceptronParams::new().check()?, &AdversaryParams::new())?;
+/// let best = &report.runs[report.best];
+/// assert!(report.runs.iter().all(|r| r.mistakes <= best.mistakes));
+/// assert!(report.best_ratio.unwrap() <= 1.0);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AdversaryReport {
+    /// The bias rule's name.
+    pub rule: String,
+    /// The tightest applicable form of the theorem.
+    pub bound_kind: Option<BoundKind>,
+    /// Its value.
+    pub bound: Option<f64>,
+    /// The cyclic baseline first, then every adversarial run.
+    pub runs: Vec<AdversaryRun>,
+    /// The index in `runs` of the run with the most mistakes (the first of them).
+    pub best: usize,
+    /// Its `mistakes / bound`: the highest ratio reached.
+    pub best_ratio: Option<f64>,
+}
+
+/// Run the cyclic pass and every adversary ([`Strategy::MostViolated`], [`Strategy::LeastViolated`],
+/// [`Strategy::LeastProgress`] and `restarts` × [`Strategy::Random`]) with the rule, η and summation of
+/// `perceptron`, and report the highest mistakes/bound ratio. Each adversarial step costs O(n·d) to find
+/// the misclassified examples.
+///
+/// ```
+/// use novikoff::bounds::{search, tight_basis, AdversaryParams, Geometry};
+/// use novikoff::perceptron::PerceptronParams;
+/// // On the basis eᵢ every order makes exactly m = (R/γ)² mistakes.
+/// let data = tight_basis(5)?;
+/// let report = search(&data, &Geometry::compute(&data)?, &PerceptronParams::new().check()?,
+///                     &AdversaryParams::new().restarts(2))?;
+/// assert!(report.runs.iter().all(|r| r.mistakes == 5));
+/// assert!((report.best_ratio.unwrap() - 1.0).abs() < 1e-6);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn search(
+    data: &Dataset,
+    geometry: &Geometry,
+    perceptron: &Perceptron,
+    params: &AdversaryParams,
+) -> Result<AdversaryReport> {
+    let params = params.clone().check()?;
+    let setup = RunSetup::of(perceptron.params(), geometry.radius);
+    let facts = Facts::optimal(data, geometry, setup.c)?;
+    let bounds = evaluate_all(&facts, &setup);
+    let tightest = bounds
+        .iter()
+        .filter(|b| b.value.is_some())
+        .min_by(|a, b| a.value.partial_cmp(&b.value).expect("finite values"));
+    let bound = tightest.and_then(|b| b.value);
+    let cap = params.max_updates.unwrap_or_else(|| match bound {
+        Some(value) if value < 1e15 => value.ceil() as u64 + 1,
+        Some(_) => u64::MAX,
+        None => 10_000,
+    });
+    let run_vectors = run_separation(data, geometry, &facts, setup.c)?;
+    // The baseline under the same update cap; every epoch but the last makes an update, so the epoch cap
+    // never binds first.
+    let cyclic_params = perceptron
+        .params()
+        .clone()
+        .order(Order::Cyclic)
+        .max_updates(Some(cap))
+        .max_epochs(usize::try_from(cap).unwrap_or(usize::MAX).saturating_add(1));
+    let cyclic = verify_with(data, geometry, &cyclic_params.check()?)?;
+
+    let mut runs = vec![AdversaryRun {
+        strategy: Strategy::Cyclic,
+        mistakes: cyclic.mistakes,
+        converged: cyclic.converged,
+        ratio: bound.map(|b| cyclic.mistakes as f64 / b),
+        invariants: cyclic.invariants,
+    }];
+    let mut strategies = vec![Strategy::MostViolated, Strategy::LeastViolated];
+    if matches!(run_vectors, Separation::Found(_)) {
+        strategies.push(Strategy::LeastProgress);
+    }
+    strategies.extend((0..params.restarts).map(|r| Strategy::Random {
+        seed: rng::derive_seed(params.seed, &format!("adversary-random-{r}")),
+    }));
+    for strategy in strategies {
+        let mut check = invariant_check(geometry, &setup, &run_vectors);
+        let (mistakes, converged) = adversarial_run(
+            data,
+            perceptron,
+            strategy,
+            &run_vectors,
+            setup.c,
+            cap,
+            &mut check,
+        )?;
+        runs.push(AdversaryRun {
+            strategy,
+            mistakes,
+            converged,
+            ratio: bound.map(|b| mistakes as f64 / b),
+            invariants: check.report(),
+        });
+    }
+    let best = runs.iter().enumerate().fold(0, |best, (i, r)| {
+        if r.mistakes > runs[best].mistakes {
+            i
+        } else {
+            best
+        }
+    });
+    Ok(AdversaryReport {
+        rule: setup.rule,
+        bound_kind: tightest.map(|b| b.kind),
+        bound,
+        best_ratio: runs[best].ratio,
+        best,
+        runs,
+    })
+}
+
+/// One adversarial run: `(mistakes, converged)`.
+fn adversarial_run(
+    data: &Dataset,
+    perceptron: &Perceptron,
+    strategy: Strategy,
+    run_vectors: &Separation,
+    c: f64,
+    cap: u64,
+    sink: &mut super::InvariantCheck,
+) -> Result<(u64, bool)> {
+    let (n, d) = (data.n_samples(), data.n_features());
+    let summation = perceptron.params().summation_value();
+    let labels = data.labels();
+    let mut learner = perceptron.online(d, Some(data.radius()))?;
+    // y·u·x̂ for every example: how far an update on it advances u·ŵ.
+    let progress: Vec<f64> = match (strategy, run_vectors) {
+        (Strategy::LeastProgress, Separation::Found(s)) => {
+            let u = s.u.as_slice().expect("u is contiguous");
+            (0..n)
+                .map(|i| {
+                    let mut p = kernel::dot(&u[..d], data.row(i), summation);
+                    if c != 0.0 {
+                        p += u[d] * c;
+                    }
+                    labels[i] * p
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    };
+    let mut stream = match strategy {
+        Strategy::Random { seed } => Some(rng::from_seed(seed)),
+        _ => None,
+    };
+    let mut candidates: Vec<(f64, usize)> = Vec::with_capacity(n);
+    while learner.mistakes() < cap {
+        let w = learner.w();
+        let w = w.as_slice().expect("weights are contiguous");
+        let b = learner.b();
+        // The activation exactly as the learner computes it, so that the pick is a mistake there too.
+        candidates.clear();
+        candidates.extend((0..n).filter_map(|i| {
+            let margin = labels[i] * (kernel::dot(w, data.row(i), summation) + b);
+            (margin <= 0.0).then_some((margin, i))
+        }));
+        if candidates.is_empty() {
+            return Ok((learner.mistakes(), true));
+        }
+        match strategy {
+            Strategy::MostViolated => {
+                candidates.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+            }
+            Strategy::LeastViolated => {
+                candidates.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)))
+            }
+            Strategy::LeastProgress => candidates
+                .sort_by(|a, b| progress[a.1].total_cmp(&progress[b.1]).then(a.1.cmp(&b.1))),
+            Strategy::Random { .. } => {
+                rng::shuffle(stream.as_mut().expect("seeded stream"), &mut candidates)
+            }
+            Strategy::Cyclic => {}
+        }
+        let mut updated = false;
+        for &(_, i) in &candidates {
+            if learner
+                .observe_with_trace(data.row(i), labels[i], sink)?
+                .mistake
+            {
+                updated = true;
+                break;
+            }
+        }
+        if !updated {
+            // Every candidate turned out correct for the learner itself: nothing is misclassified.
+            return Ok((learner.mistakes(), true));
+        }
+    }
+    Ok((learner.mistakes(), false))
+}
+
+/// The tight case of the theorem: `xᵢ = eᵢ` in ℝ^m with every `yᵢ = +1`. Here `R = 1`, the optimal unit
+/// separator is `(1, …, 1)/√m` with `γ = 1/√m`, and the perceptron without bias makes exactly
+/// `m = (R/γ)²` mistakes in every order: each `eᵢ` is misclassified once (its activation is 0 until it is
+/// added) and never again.
+///
+/// ```
+/// use novikoff::{bounds::tight_basis, perceptron::PerceptronParams};
+/// let data = tight_basis(4)?;
+/// assert_eq!(PerceptronParams::new().fit(&data)?.mistakes, 4);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn tight_basis(m: usize) -> Result<Dataset> {
+    if m == 0 {
+        return Err(Error::parameter("m", "the basis needs at least one vector"));
+    }
+    Dataset::new(ndarray::Array2::eye(m), ndarray::Array1::ones(m))
+}

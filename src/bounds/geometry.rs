@@ -1,0 +1,616 @@
+//! The geometry every bound needs, computed once per dataset and shared by every rule and run.
+
+use ndarray::Array1;
+use serde::Serialize;
+
+use crate::dataset::Dataset;
+use crate::error::{Error, Result};
+use crate::margin::{self, Bias, Certificate, MarginResult};
+
+/// Relative tolerance of the unit-norm hypothesis: every `|‖xᵢ‖ − 1| ≤ 1e-9`. Values computed under it are
+/// inflated by the measured excess (`max(1, R²)` in place of 1), so that they stay rigorous.
+///
+/// ```
+/// assert_eq!(novikoff::bounds::UNIT_NORM_TOL, 1e-9);
+/// ```
+pub const UNIT_NORM_TOL: f64 = 1e-9;
+
+/// Tolerance of a certificate of non-separability, relative to the radius of the data it is checked on:
+/// [`Certificate::verify`] is called with `1e-9·R`, as the margin module recommends.
+///
+/// ```
+/// assert_eq!(novikoff::bounds::CERTIFICATE_RTOL, 1e-9);
+/// ```
+pub const CERTIFICATE_RTOL: f64 = 1e-9;
+
+/// The outcome of one maximum-margin computation.
+///
+/// ```
+/// use novikoff::bounds::MarginSolve;
+/// let failed = MarginSolve::Failed { reason: "only one class".into() };
+/// assert!(failed.result().is_none());
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum MarginSolve {
+    /// The margin module answered.
+    Solved {
+        /// Its answer.
+        result: MarginResult,
+        /// For [`MarginResult::NotSeparable`]: whether the certificate verified on the data.
+        certificate_verified: Option<bool>,
+    },
+    /// The margin could not be computed (or is not defined, e.g. with free bias on a single class).
+    Failed {
+        /// Why, in words.
+        reason: String,
+    },
+}
+
+impl MarginSolve {
+    /// Solve on `data` and verify a certificate if one comes back; errors become [`MarginSolve::Failed`].
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{bounds::MarginSolve, margin::Bias, Dataset};
+    /// let data = Dataset::new(array![[1.0], [-1.0]], array![1.0, -1.0])?;
+    /// let solve = MarginSolve::compute(&data, Bias::ThroughOrigin);
+    /// assert!(solve.result().is_some_and(|r| r.is_separable()));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn compute(data: &Dataset, bias: Bias) -> Self {
+        match margin::max_margin(data, bias) {
+            Ok(result) => {
+                let certificate_verified = match &result {
+                    MarginResult::NotSeparable { certificate } => {
+                        Some(certificate.verify(data, CERTIFICATE_RTOL * data.radius()))
+                    }
+                    _ => None,
+                };
+                MarginSolve::Solved {
+                    result,
+                    certificate_verified,
+                }
+            }
+            Err(error) => MarginSolve::Failed {
+                reason: error.to_string(),
+            },
+        }
+    }
+
+    /// The margin module's answer, if there is one.
+    ///
+    /// ```
+    /// let solve = novikoff::bounds::MarginSolve::Failed { reason: "x".into() };
+    /// assert!(solve.result().is_none());
+    /// ```
+    pub fn result(&self) -> Option<&MarginResult> {
+        match self {
+            MarginSolve::Solved { result, .. } => Some(result),
+            MarginSolve::Failed { .. } => None,
+        }
+    }
+
+    /// The certificate of non-separability, if the answer is one.
+    ///
+    /// ```
+    /// let solve = novikoff::bounds::MarginSolve::Failed { reason: "x".into() };
+    /// assert!(solve.certificate().is_none());
+    /// ```
+    pub fn certificate(&self) -> Option<&Certificate> {
+        match self.result() {
+            Some(MarginResult::NotSeparable { certificate }) => Some(certificate),
+            _ => None,
+        }
+    }
+
+    /// What the bounds can use: a separator with the margin it achieves, or the reason there is none.
+    /// `vectors` names the vectors in messages, e.g. "through the origin".
+    pub(crate) fn separation(&self, vectors: &str) -> Separation {
+        let result = match self {
+            MarginSolve::Failed { reason } => {
+                return Separation::Missing(format!("margin {vectors} not available: {reason}"))
+            }
+            MarginSolve::Solved { result, .. } => result,
+        };
+        match result {
+            MarginResult::Separable { bracket, w, b, .. } => {
+                Separation::from_separator(w, *b, *bracket, None, vectors)
+            }
+            MarginResult::Inaccurate {
+                bracket, w, b, reason, ..
+            } => Separation::from_separator(
+                w,
+                *b,
+                *bracket,
+                Some(format!(
+                    "the margin solver was inaccurate ({reason}); the bound uses the margin its separator \
+                     achieves on the data, which is rigorous"
+                )),
+                vectors,
+            ),
+            MarginResult::NotSeparable { certificate } => Separation::Missing(format!(
+                "a certificate of non-separability was found (residual {:.3e}{})",
+                certificate.residual,
+                match self {
+                    MarginSolve::Solved {
+                        certificate_verified: Some(true),
+                        ..
+                    } => ", verified",
+                    MarginSolve::Solved {
+                        certificate_verified: Some(false),
+                        ..
+                    } => ", NOT verified at tolerance 1e-9·R",
+                    _ => "",
+                }
+            )),
+            #[allow(unreachable_patterns)]
+            _ => Separation::Missing(format!("unrecognised margin outcome {vectors}")),
+        }
+    }
+
+    /// A serialisable summary.
+    pub(crate) fn summary(&self) -> MarginSummary {
+        let empty = MarginSummary {
+            status: "failed",
+            gamma: None,
+            bracket: None,
+            w: None,
+            b: None,
+            support: None,
+            certificate: None,
+            reason: None,
+        };
+        let (result, verified) = match self {
+            MarginSolve::Failed { reason } => {
+                return MarginSummary {
+                    reason: Some(reason.clone()),
+                    ..empty
+                }
+            }
+            MarginSolve::Solved {
+                result,
+                certificate_verified,
+            } => (result, *certificate_verified),
+        };
+        match result {
+            MarginResult::Separable {
+                gamma,
+                bracket,
+                w,
+                b,
+                support,
+            } => MarginSummary {
+                status: "separable",
+                gamma: Some(*gamma),
+                bracket: Some([bracket.0, bracket.1]),
+                w: Some(w.to_vec()),
+                b: Some(*b),
+                support: Some(support.clone()),
+                ..empty
+            },
+            MarginResult::Inaccurate {
+                gamma,
+                bracket,
+                w,
+                b,
+                reason,
+            } => MarginSummary {
+                status: "inaccurate",
+                gamma: Some(*gamma),
+                bracket: Some([bracket.0, bracket.1]),
+                w: Some(w.to_vec()),
+                b: Some(*b),
+                reason: Some(reason.clone()),
+                ..empty
+            },
+            MarginResult::NotSeparable { certificate } => MarginSummary {
+                status: "not_separable",
+                certificate: Some(CertificateSummary {
+                    bias: certificate.bias.name(),
+                    weights: certificate.weights.to_vec(),
+                    residual: certificate.residual,
+                    verified,
+                }),
+                ..empty
+            },
+            #[allow(unreachable_patterns)]
+            _ => MarginSummary {
+                reason: Some("unrecognised margin outcome".into()),
+                ..empty
+            },
+        }
+    }
+}
+
+/// A separator the bounds can use: `u` of unit length, its offset `b/‖w‖`, and the margin it achieves on
+/// the data (the lower end of the bracket, hence rigorous).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Separator {
+    pub(crate) u: Array1<f64>,
+    pub(crate) offset: f64,
+    pub(crate) gamma: f64,
+    pub(crate) gamma_upper: Option<f64>,
+    pub(crate) note: Option<String>,
+}
+
+/// A separator, or why there is none.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Separation {
+    Found(Separator),
+    Missing(String),
+}
+
+impl Separation {
+    fn from_separator(
+        w: &Array1<f64>,
+        b: f64,
+        bracket: (f64, f64),
+        note: Option<String>,
+        vectors: &str,
+    ) -> Self {
+        let norm = w.iter().fold(0.0, |acc, v| acc + v * v).sqrt();
+        let (lower, upper) = bracket;
+        if !(norm.is_finite() && norm > 0.0) {
+            return Separation::Missing(format!(
+                "the margin solver returned a zero separator {vectors}"
+            ));
+        }
+        if !(lower > 0.0 && lower.is_finite()) {
+            return Separation::Missing(format!(
+                "separability {vectors} not established: the best separator found has margin {lower:.6e}{}",
+                note.map(|n| format!(" ({n})")).unwrap_or_default()
+            ));
+        }
+        Separation::Found(Separator {
+            u: w.mapv(|v| v / norm),
+            offset: b / norm,
+            gamma: lower,
+            gamma_upper: upper.is_finite().then_some(upper.max(lower)),
+            note,
+        })
+    }
+
+    /// The separator, if found.
+    pub(crate) fn found(&self) -> Option<&Separator> {
+        match self {
+            Separation::Found(s) => Some(s),
+            Separation::Missing(_) => None,
+        }
+    }
+}
+
+/// A certificate of non-separability, as reported.
+///
+/// ```
+/// use novikoff::bounds::CertificateSummary;
+/// let c = CertificateSummary { bias: "free", weights: vec![0.5, 0.5], residual: 0.0, verified: Some(true) };
+/// assert_eq!(serde_json::to_value(&c).unwrap()["bias"], "free");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CertificateSummary {
+    /// `free` or `through_origin`: which kind of separator it rules out.
+    pub bias: &'static str,
+    /// The certificate's weights on the examples.
+    pub weights: Vec<f64>,
+    /// Its residual.
+    pub residual: f64,
+    /// Whether it verified on the data at tolerance [`CERTIFICATE_RTOL`]`·R`.
+    pub verified: Option<bool>,
+}
+
+/// One maximum margin, as reported.
+///
+/// ```
+/// use novikoff::bounds::MarginSummary;
+/// let m = MarginSummary { status: "failed", gamma: None, bracket: None, w: None, b: None, support: None,
+///                         certificate: None, reason: Some("one class".into()) };
+/// assert_eq!(serde_json::to_value(&m).unwrap()["status"], "failed");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MarginSummary {
+    /// `separable`, `not_separable`, `inaccurate` or `failed`.
+    pub status: &'static str,
+    /// The maximum margin's estimate.
+    pub gamma: Option<f64>,
+    /// `[lower, upper]`: lower is the margin the separator achieves on the data.
+    pub bracket: Option<[f64; 2]>,
+    /// The separator's weights (unit length).
+    pub w: Option<Vec<f64>>,
+    /// The separator's bias.
+    pub b: Option<f64>,
+    /// The support vectors' indices.
+    pub support: Option<Vec<usize>>,
+    /// The certificate, when not separable.
+    pub certificate: Option<CertificateSummary>,
+    /// Why the margin is inaccurate or missing.
+    pub reason: Option<String>,
+}
+
+/// The four maximum margins of a [`Geometry`].
+///
+/// ```
+/// # use novikoff::bounds::MarginSummary;
+/// # let m = MarginSummary { status: "failed", gamma: None, bracket: None, w: None, b: None, support: None,
+/// #                         certificate: None, reason: None };
+/// let margins = novikoff::bounds::MarginsSummary { through_origin: m.clone(), free_bias: m.clone(),
+///     augmented_one: m.clone(), augmented_radius: m };
+/// assert!(serde_json::to_value(&margins).unwrap().get("free_bias").is_some());
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MarginsSummary {
+    /// Of `x`, through the origin.
+    pub through_origin: MarginSummary,
+    /// Of `x`, with a free bias.
+    pub free_bias: MarginSummary,
+    /// Of `(x, 1)`, through the origin.
+    pub augmented_one: MarginSummary,
+    /// Of `(x, R)`, through the origin.
+    pub augmented_radius: MarginSummary,
+}
+
+/// A serialisable summary of a [`Geometry`].
+///
+/// ```
+/// use ndarray::array;
+/// use novikoff::{bounds::Geometry, Dataset};
+/// let data = Dataset::new(array![[2.0], [-1.0]], array![1.0, -1.0])?;
+/// let summary = Geometry::compute(&data)?.summary();
+/// assert_eq!(summary.radius, 2.0);
+/// assert!(summary.separable);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GeometrySummary {
+    /// Number of examples.
+    pub n: usize,
+    /// Number of features.
+    pub d: usize,
+    /// `R = max ‖xᵢ‖` about the origin.
+    pub radius: f64,
+    /// `min ‖xᵢ‖`.
+    pub min_norm: f64,
+    /// Every `‖xᵢ‖` is 1 to within [`UNIT_NORM_TOL`].
+    pub unit_norm: bool,
+    /// Both labels occur.
+    pub both_classes: bool,
+    /// Separable through the origin (a separator with positive margin was found).
+    pub separable_through_origin: bool,
+    /// Separable with a bias (tested as `(x, 1)` through the origin, which is equivalent).
+    pub separable: bool,
+    /// The four maximum margins.
+    pub margins: MarginsSummary,
+}
+
+/// The geometry of a dataset that the forms of the theorem need: the radius, the norms, and four maximum
+/// margins (of `x` through the origin and with free bias, of `(x, 1)` and of `(x, R)` through the origin).
+///
+/// Compute it once per dataset and pass it to [`verify_with`](super::verify_with) for every rule and run,
+/// so that an experiment solves the four margin problems once, not once per run.
+///
+/// ```
+/// use ndarray::array;
+/// use novikoff::{bounds::Geometry, Dataset};
+/// let x = array![[-1.0, 2.0], [1.0, 0.0], [1.0, 1.0], [-1.0, 0.0], [-1.0, -2.0], [1.0, -1.0]];
+/// let data = Dataset::new(x, array![-1.0, 1.0, 1.0, -1.0, -1.0, 1.0])?;
+/// let geometry = Geometry::compute(&data)?;
+/// assert_eq!(geometry.radius.powi(2).round(), 5.0);
+/// let gamma = geometry.through_origin.result().and_then(|r| r.gamma_lower()).unwrap();
+/// assert!((gamma - 1.0).abs() < 1e-6);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Geometry {
+    /// Number of examples.
+    pub n: usize,
+    /// Number of features.
+    pub d: usize,
+    /// `R = max ‖xᵢ‖` about the origin, exactly as [`Dataset::radius`] computes it (the constant of the
+    /// `b += η·y·R²` rule).
+    pub radius: f64,
+    /// `max ‖xᵢ‖²`, accumulated left to right.
+    pub max_sq_norm: f64,
+    /// `min ‖xᵢ‖`.
+    pub min_norm: f64,
+    /// Every `‖xᵢ‖` is 1 to within [`UNIT_NORM_TOL`].
+    pub unit_norm: bool,
+    /// Both labels occur.
+    pub both_classes: bool,
+    /// The maximum margin of `x` through the origin.
+    pub through_origin: MarginSolve,
+    /// The maximum margin of `x` with a free bias (not defined for a single class).
+    pub free_bias: MarginSolve,
+    /// The maximum margin of `(x, 1)` through the origin.
+    pub augmented_one: MarginSolve,
+    /// The maximum margin of `(x, R)` through the origin.
+    pub augmented_radius: MarginSolve,
+}
+
+impl Geometry {
+    /// Measure `data`: O(n·d) for the norms and four maximum-margin problems.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{bounds::Geometry, Dataset};
+    /// let xor = Dataset::new(array![[0., 0.], [0., 1.], [1., 0.], [1., 1.]], array![1., -1., -1., 1.])?;
+    /// let geometry = Geometry::compute(&xor)?;
+    /// assert!(geometry.free_bias.certificate().is_some());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn compute(data: &Dataset) -> Result<Geometry> {
+        let Norms {
+            radius,
+            max_sq_norm,
+            min_norm,
+            unit_norm,
+            both_classes,
+        } = Norms::of(data);
+        let free_bias = if both_classes {
+            MarginSolve::compute(data, Bias::Free)
+        } else {
+            MarginSolve::Failed {
+                reason: "only one class is present, so the margin with a free bias is unbounded"
+                    .into(),
+            }
+        };
+        let augmented_radius = if radius > 0.0 {
+            MarginSolve::compute(&data.augment(radius), Bias::ThroughOrigin)
+        } else {
+            MarginSolve::Failed {
+                reason: "R = 0: every example is the zero vector".into(),
+            }
+        };
+        Ok(Geometry {
+            n: data.n_samples(),
+            d: data.n_features(),
+            radius,
+            max_sq_norm,
+            min_norm,
+            unit_norm,
+            both_classes,
+            through_origin: MarginSolve::compute(data, Bias::ThroughOrigin),
+            free_bias,
+            augmented_one: MarginSolve::compute(&data.augment(1.0), Bias::ThroughOrigin),
+            augmented_radius,
+        })
+    }
+
+    /// The norms part of the geometry.
+    pub(crate) fn norms(&self) -> Norms {
+        Norms {
+            radius: self.radius,
+            max_sq_norm: self.max_sq_norm,
+            min_norm: self.min_norm,
+            unit_norm: self.unit_norm,
+            both_classes: self.both_classes,
+        }
+    }
+
+    /// An error unless this geometry was computed for a dataset of `data`'s shape and radius.
+    pub(crate) fn check_matches(&self, data: &Dataset) -> Result<()> {
+        if self.n != data.n_samples() || self.d != data.n_features() || self.radius != data.radius()
+        {
+            return Err(Error::parameter(
+                "geometry",
+                format!(
+                    "computed for a {} × {} dataset of radius {}, used with a {} × {} dataset of radius {}",
+                    self.n,
+                    self.d,
+                    self.radius,
+                    data.n_samples(),
+                    data.n_features(),
+                    data.radius()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The maximum margin of `(x, c)` through the origin (`c = 0` means `x` itself): from the geometry for
+    /// c ∈ {0, 1, R}, solved now for any other c.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{bounds::Geometry, Dataset};
+    /// let data = Dataset::new(array![[2.0], [1.0]], array![1.0, -1.0])?;
+    /// let geometry = Geometry::compute(&data)?;
+    /// let solve = geometry.augmented(&data, 0.5)?;
+    /// assert!(solve.result().is_some_and(|r| r.is_separable()));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn augmented(&self, data: &Dataset, c: f64) -> Result<std::borrow::Cow<'_, MarginSolve>> {
+        use std::borrow::Cow;
+        self.check_matches(data)?;
+        if !c.is_finite() {
+            return Err(Error::parameter("c", format!("{c} is not finite")));
+        }
+        Ok(if c == 0.0 {
+            Cow::Borrowed(&self.through_origin)
+        } else if c == 1.0 {
+            Cow::Borrowed(&self.augmented_one)
+        } else if c == self.radius {
+            Cow::Borrowed(&self.augmented_radius)
+        } else {
+            Cow::Owned(MarginSolve::compute(&data.augment(c), Bias::ThroughOrigin))
+        })
+    }
+
+    /// The separator of the free-bias problem, or why there is none.
+    pub(crate) fn free_separation(&self) -> Separation {
+        self.free_bias.separation("with a free bias")
+    }
+
+    /// A serialisable summary.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{bounds::Geometry, Dataset};
+    /// let data = Dataset::new(array![[1.0], [-1.0]], array![1.0, -1.0])?;
+    /// let summary = Geometry::compute(&data)?.summary();
+    /// assert_eq!(summary.margins.through_origin.status, "separable");
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn summary(&self) -> GeometrySummary {
+        GeometrySummary {
+            n: self.n,
+            d: self.d,
+            radius: self.radius,
+            min_norm: self.min_norm,
+            unit_norm: self.unit_norm,
+            both_classes: self.both_classes,
+            separable_through_origin: self
+                .through_origin
+                .separation("through the origin")
+                .found()
+                .is_some(),
+            // (x, 1) is separable through the origin exactly when x is separable with a bias, also when
+            // a single class makes the free-bias margin unbounded.
+            separable: self.augmented_one.separation("of (x, 1)").found().is_some(),
+            margins: MarginsSummary {
+                through_origin: self.through_origin.summary(),
+                free_bias: self.free_bias.summary(),
+                augmented_one: self.augmented_one.summary(),
+                augmented_radius: self.augmented_radius.summary(),
+            },
+        }
+    }
+}
+
+/// The O(n·d) part of the geometry: norms and classes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Norms {
+    pub(crate) radius: f64,
+    pub(crate) max_sq_norm: f64,
+    pub(crate) min_norm: f64,
+    pub(crate) unit_norm: bool,
+    pub(crate) both_classes: bool,
+}
+
+impl Norms {
+    pub(crate) fn of(data: &Dataset) -> Norms {
+        let (mut max_sq_norm, mut min_sq_norm) = (0.0_f64, f64::INFINITY);
+        for i in 0..data.n_samples() {
+            let sq = data.row(i).iter().fold(0.0, |acc, v| acc + v * v);
+            max_sq_norm = max_sq_norm.max(sq);
+            min_sq_norm = min_sq_norm.min(sq);
+        }
+        let (positives, negatives) = data.class_counts();
+        Norms {
+            radius: data.radius(),
+            max_sq_norm,
+            min_norm: min_sq_norm.sqrt(),
+            unit_norm: data.is_unit_norm(UNIT_NORM_TOL),
+            both_classes: positives > 0 && negatives > 0,
+        }
+    }
+}
+
+/// A name for the vectors `(x, c)` in messages.
+pub(crate) fn vectors_name(c: f64) -> String {
+    if c == 0.0 {
+        "through the origin".into()
+    } else {
+        format!("of (x, {c}) through the origin")
+    }
+}

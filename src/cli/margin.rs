@@ -1,0 +1,247 @@
+//! `novikoff margin`: the radius and the certified maximum margin of a data file, or a proof that no
+//! separator exists.
+
+use std::time::Instant;
+
+use clap::Args;
+use novikoff::margin::{Bias, Certificate, MarginResult, MaxMarginParams};
+use novikoff::{Dataset, Result};
+use serde_json::{json, Map, Value};
+
+use super::output::{format_vector, print_json, print_pairs};
+use super::{DataArgs, OutputFormat};
+
+#[derive(Debug, Args)]
+pub struct MarginArgs {
+    #[command(flatten)]
+    pub data: DataArgs,
+    /// Only separators through the origin (w·x = 0); by default the bias b is free.
+    #[arg(long)]
+    pub through_origin: bool,
+    /// The largest accepted relative width of the bracket [lower, upper].
+    #[arg(long, default_value_t = 1e-6)]
+    pub tolerance: f64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+}
+
+/// How many certificate rows the table names.
+const NAMED_ROWS: usize = 6;
+
+pub fn run(args: &MarginArgs) -> Result<()> {
+    let data = args.data.load()?;
+    let bias = if args.through_origin {
+        Bias::ThroughOrigin
+    } else {
+        Bias::Free
+    };
+    let solver = MaxMarginParams::new(bias)
+        .tolerance(args.tolerance)
+        .check()?;
+    let start = Instant::now();
+    let result = solver.solve(&data)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let source = args.data.data.display().to_string();
+    match args.format {
+        OutputFormat::Json => print_json(&to_json(&source, &data, bias, &result, seconds)),
+        OutputFormat::Table => print_table(&source, &data, bias, &result, seconds),
+    }
+}
+
+fn status(result: &MarginResult) -> &'static str {
+    match result {
+        MarginResult::Separable { .. } => "separable",
+        MarginResult::NotSeparable { .. } => "not_separable",
+        _ => "inaccurate",
+    }
+}
+
+fn to_json(source: &str, data: &Dataset, bias: Bias, result: &MarginResult, seconds: f64) -> Value {
+    let mut object = Map::new();
+    object.insert("data".into(), json!(source));
+    object.insert("status".into(), json!(status(result)));
+    object.insert("separable".into(), json!(result.is_separable()));
+    object.insert("bias".into(), json!(bias.name()));
+    object.insert("n".into(), json!(data.n_samples()));
+    object.insert("d".into(), json!(data.n_features()));
+    object.insert("radius".into(), json!(data.radius()));
+    object.insert("solve_seconds".into(), json!(seconds));
+    match result {
+        MarginResult::Separable {
+            gamma,
+            bracket,
+            w,
+            b,
+            support,
+        } => {
+            object.insert("gamma".into(), json!(gamma));
+            object.insert("gamma_lower".into(), json!(bracket.0));
+            object.insert("gamma_upper".into(), json!(bracket.1));
+            object.insert("w".into(), json!(w.to_vec()));
+            object.insert("b".into(), json!(b));
+            object.insert("support".into(), json!(support));
+        }
+        MarginResult::NotSeparable { certificate } => {
+            object.insert(
+                "certificate".into(),
+                json!({
+                    "weights": certificate.weights.to_vec(),
+                    "residual": certificate.residual,
+                }),
+            );
+        }
+        MarginResult::Inaccurate {
+            gamma,
+            bracket,
+            w,
+            b,
+            reason,
+        } => {
+            object.insert("gamma".into(), json!(gamma));
+            object.insert("gamma_lower".into(), json!(bracket.0));
+            object.insert("gamma_upper".into(), json!(bracket.1));
+            object.insert("w".into(), json!(w.to_vec()));
+            object.insert("b".into(), json!(b));
+            object.insert("reason".into(), json!(reason));
+        }
+        _ => {}
+    }
+    Value::Object(object)
+}
+
+fn list(rows: &[usize]) -> String {
+    let names: Vec<String> = rows.iter().map(usize::to_string).collect();
+    match names.len() {
+        0 => String::new(),
+        1 => names[0].clone(),
+        k => format!("{} and {}", names[..k - 1].join(", "), names[k - 1]),
+    }
+}
+
+fn explain_certificate(data: &Dataset, certificate: &Certificate) -> Vec<(&'static str, String)> {
+    let rows = certificate.rows_by_weight();
+    let named = &rows[..rows.len().min(NAMED_ROWS)];
+    let more = rows.len() - named.len();
+    let tail = if more > 0 {
+        format!(" (and {more} more)")
+    } else {
+        String::new()
+    };
+    let verdict = match certificate.bias {
+        Bias::Free => format!(
+            "not linearly separable: rows {}{tail} carry a certificate: a mix of their positive rows \
+             equals a mix of their negative rows, so the convex hulls of the classes meet",
+            list(named)
+        ),
+        _ => format!(
+            "not separable through the origin: rows {}{tail} carry a certificate: a mix of the \
+             points y·x is the origin (Gordan), so every plane through the origin misclassifies one",
+            list(named)
+        ),
+    };
+    let weights: Vec<String> = named
+        .iter()
+        .map(|&i| {
+            format!(
+                "row {i} (y = {:+}): {:.6}",
+                data.labels()[i],
+                certificate.weights[i]
+            )
+        })
+        .collect();
+    vec![
+        ("result", verdict),
+        ("certificate weights", weights.join("; ")),
+        (
+            "residual",
+            format!(
+                "{:e} (= {:.1e}·R; checkable with the weights in --format json)",
+                certificate.residual,
+                certificate.residual / data.radius().max(f64::MIN_POSITIVE)
+            ),
+        ),
+    ]
+}
+
+fn print_table(
+    source: &str,
+    data: &Dataset,
+    bias: Bias,
+    result: &MarginResult,
+    seconds: f64,
+) -> Result<()> {
+    let radius = data.radius();
+    let mut pairs: Vec<(&str, String)> = vec![
+        ("data", source.to_string()),
+        (
+            "n × d",
+            format!("{} × {}", data.n_samples(), data.n_features()),
+        ),
+        ("radius R", radius.to_string()),
+        ("bias", bias.name().to_string()),
+    ];
+    match result {
+        MarginResult::Separable {
+            gamma,
+            bracket,
+            w,
+            b,
+            support,
+        } => {
+            pairs.push((
+                "result",
+                format!(
+                    "linearly separable{}",
+                    if bias == Bias::Free {
+                        ""
+                    } else {
+                        " through the origin"
+                    }
+                ),
+            ));
+            pairs.push(("max margin γ*", gamma.to_string()));
+            pairs.push((
+                "certified bracket",
+                format!(
+                    "[{}, {}] (relative width {:.1e})",
+                    bracket.0,
+                    bracket.1,
+                    (bracket.1 - bracket.0) / bracket.1
+                ),
+            ));
+            pairs.push(("(R/γ*)²", (radius / gamma).powi(2).to_string()));
+            pairs.push(("w (unit)", format_vector(w.as_slice().unwrap_or(&[]))));
+            pairs.push(("b", b.to_string()));
+            pairs.push((
+                "support rows",
+                format!("{} (0-based; on the margin)", list(support)),
+            ));
+        }
+        MarginResult::NotSeparable { certificate } => {
+            pairs.extend(explain_certificate(data, certificate));
+        }
+        MarginResult::Inaccurate {
+            gamma,
+            bracket,
+            w,
+            b,
+            reason,
+        } => {
+            pairs.push((
+                "result",
+                format!("not resolved to the requested accuracy: {reason}"),
+            ));
+            pairs.push(("estimate γ", gamma.to_string()));
+            pairs.push((
+                "certified bracket",
+                format!("[{}, {}]", bracket.0, bracket.1),
+            ));
+            pairs.push(("w (unit)", format_vector(w.as_slice().unwrap_or(&[]))));
+            pairs.push(("b", b.to_string()));
+        }
+        _ => {}
+    }
+    pairs.push(("solve seconds", format!("{seconds:.6}")));
+    print_pairs(&pairs)
+}

@@ -1,0 +1,279 @@
+//! One task's measurements: load or generate the dataset, solve its margins once, then train and check
+//! every run on it.
+
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+
+use super::plan::{DatasetInstance, Source, Task};
+use super::spec::{Measure, Scalar};
+use super::store::{BoundRecord, TaskRecord};
+use crate::bounds::{verify_with_options, BoundKind, Geometry, Verdict, VerifyOptions};
+use crate::dataset::Dataset;
+use crate::error::{Error, Result};
+use crate::generate::GeneratorSpec;
+use crate::perceptron::PerceptronParams;
+
+/// The bound columns of `results.csv`, one per form of the theorem, in report order.
+///
+/// ```
+/// assert_eq!(novikoff::experiment::bound_names()[0], "block_novikoff");
+/// ```
+pub fn bound_names() -> Vec<String> {
+    BoundKind::ALL.iter().map(|k| k.id().to_string()).collect()
+}
+
+/// 2-D datasets up to this size carry their points in the rows, for the plots.
+const MAX_PLOTTED_POINTS: usize = 2000;
+/// A traced run keeps at most this many points of cos(u, w_k) and ‖w_k‖.
+const TRACE_POINTS: usize = 200;
+
+/// The work shared by every task of a dataset.
+pub(crate) struct Prepared {
+    data: Dataset,
+    geometry: Option<Geometry>,
+    solve_seconds: Option<f64>,
+}
+
+/// The generator behind a `family` entry, validated (used at plan time to report spec errors early).
+pub(crate) fn generator(
+    family: &str,
+    params: &std::collections::BTreeMap<String, Scalar>,
+    seed: u64,
+) -> Result<Option<GeneratorSpec>> {
+    if crate::textbook::NAMES.contains(&family) {
+        if let Some(key) = params.keys().next() {
+            return Err(Error::parameter(
+                "params",
+                format!("the built-in example `{family}` takes no parameters (got `{key}`)"),
+            ));
+        }
+        return Ok(None);
+    }
+    let mut object = Map::new();
+    object.insert("family".into(), Value::String(family.to_string()));
+    for (key, value) in params {
+        let value = match value {
+            // Whole numbers become integers so that counts such as `n` deserialise.
+            Scalar::Number(v) if v.fract() == 0.0 && v.abs() < 9.0e15 => json!(*v as i64),
+            Scalar::Number(v) => json!(v),
+            Scalar::Text(s) => json!(s),
+        };
+        object.insert(key.clone(), value);
+    }
+    let spec: GeneratorSpec = serde_json::from_value(Value::Object(object)).map_err(|e| {
+        let known = crate::generate::FAMILIES.join(", ");
+        let message = e.to_string();
+        Error::parameter(
+            "family",
+            if message.contains("unknown variant") {
+                format!("unknown generator family `{family}`: expected one of {known}, or a built-in example ({})", crate::textbook::NAMES.join(", "))
+            } else {
+                format!("family `{family}`: {message}")
+            },
+        )
+    })?;
+    let spec = spec.with_seed(seed);
+    spec.check()?;
+    Ok(Some(spec))
+}
+
+/// Load or generate the dataset and solve its margins (timed).
+pub(crate) fn prepare(instance: &DatasetInstance, measure: &Measure) -> Result<Prepared> {
+    let data = match &instance.source {
+        Source::File { path, options } => crate::io::open(path, options)?,
+        Source::Generated {
+            family,
+            params,
+            seed,
+        } => match generator(family, params, *seed)? {
+            Some(spec) => spec.generate()?.data,
+            None => crate::textbook::example(family)
+                .ok_or_else(|| Error::parameter("family", format!("unknown example `{family}`")))?,
+        },
+    };
+    let (geometry, solve_seconds) = if measure.margin || measure.bounds {
+        let started = Instant::now();
+        let geometry = Geometry::compute(&data)?;
+        (Some(geometry), Some(started.elapsed().as_secs_f64()))
+    } else {
+        (None, None)
+    };
+    Ok(Prepared {
+        data,
+        geometry,
+        solve_seconds,
+    })
+}
+
+fn base_record(task: &Task, instance: &DatasetInstance, spec_hash: &str) -> TaskRecord {
+    TaskRecord {
+        task_id: task.id.clone(),
+        index: task.index,
+        key: task.key.clone(),
+        spec_hash: spec_hash.to_string(),
+        dataset: instance.key.clone(),
+        source: match &instance.source {
+            Source::File { .. } => "file".to_string(),
+            Source::Generated { family, .. } => family.clone(),
+        },
+        rule: task.rule.name(),
+        order: task.order.name().to_string(),
+        eta: task.eta,
+        seed: task.replicate,
+        ..TaskRecord::default()
+    }
+}
+
+/// The row of a task whose dataset could not be prepared.
+pub(crate) fn failed_record(
+    task: &Task,
+    instance: &DatasetInstance,
+    spec_hash: &str,
+    error: &Error,
+) -> TaskRecord {
+    TaskRecord {
+        error: Some(error.to_string()),
+        ..base_record(task, instance, spec_hash)
+    }
+}
+
+/// Train and check one task; any failure becomes the row's `error`.
+pub(crate) fn measure(
+    task: &Task,
+    instance: &DatasetInstance,
+    prepared: &Prepared,
+    measure: &Measure,
+    spec_hash: &str,
+) -> TaskRecord {
+    let mut record = base_record(task, instance, spec_hash);
+    if let Err(error) = fill(&mut record, task, prepared, measure) {
+        record.error = Some(error.to_string());
+    }
+    record
+}
+
+fn fill(
+    record: &mut TaskRecord,
+    task: &Task,
+    prepared: &Prepared,
+    measure: &Measure,
+) -> Result<()> {
+    let data = &prepared.data;
+    record.n = Some(data.n_samples());
+    record.d = Some(data.n_features());
+    record.radius = Some(data.radius());
+    record.solve_seconds = prepared.solve_seconds;
+    let learner = PerceptronParams::new()
+        .bias(task.rule)
+        .eta(task.eta)
+        .order(task.order.clone())
+        .max_epochs(task.max_epochs)
+        .max_updates(task.max_updates)
+        .summation(task.summation)
+        .check()?;
+    let mut extra = Map::new();
+    let (w, b) = match (&prepared.geometry, measure.bounds) {
+        (Some(geometry), true) => {
+            let options = VerifyOptions {
+                invariants: measure.invariants,
+                record_steps: measure.trace_summary && measure.invariants,
+            };
+            let verdict = verify_with_options(data, geometry, &learner, &options)?;
+            fill_verdict(record, &verdict);
+            if measure.trace_summary {
+                if let Some(trace) = trace_summary(&verdict) {
+                    extra.insert("trace".into(), trace);
+                }
+            }
+            (Some(verdict.w.clone()), Some(verdict.b))
+        }
+        _ => {
+            let fit = learner.fit(data)?;
+            record.mistakes = Some(fit.mistakes);
+            record.epochs = Some(fit.epochs);
+            record.converged = Some(fit.converged);
+            record.stop_reason = Some(fit.stop_reason.name().to_string());
+            record.train_seconds = Some(fit.train_seconds);
+            (Some(fit.w.to_vec()), Some(fit.b))
+        }
+    };
+    if data.n_features() == 2 && data.n_samples() <= MAX_PLOTTED_POINTS {
+        let points: Vec<Value> = (0..data.n_samples()).map(|i| json!(data.row(i))).collect();
+        extra.insert("points".into(), Value::Array(points));
+        extra.insert("labels".into(), json!(data.labels()));
+        if let (Some(w), Some(b)) = (w, b) {
+            extra.insert("w".into(), json!(w));
+            extra.insert("b".into(), json!(b));
+        }
+        if let Some(summary) = prepared.geometry.as_ref().map(|g| g.summary()) {
+            let free = &summary.margins.free_bias;
+            if free.status == "separable" {
+                extra.insert(
+                    "max_margin".into(),
+                    json!({ "w": free.w, "b": free.b, "gamma": free.bracket.map(|b| b[0]), "support": free.support }),
+                );
+            }
+        }
+    }
+    if !extra.is_empty() {
+        record.extra = Value::Object(extra);
+    }
+    Ok(())
+}
+
+fn fill_verdict(record: &mut TaskRecord, verdict: &Verdict) {
+    record.mistakes = Some(verdict.mistakes);
+    record.epochs = Some(verdict.epochs);
+    record.converged = Some(verdict.converged);
+    record.stop_reason = Some(verdict.stop_reason.name().to_string());
+    record.train_seconds = Some(verdict.train_seconds);
+    record.separable = Some(verdict.gamma.is_some());
+    record.margin_kind = Some(if verdict.bias_constant == 0.0 {
+        "through_origin".to_string()
+    } else {
+        format!("augmented_c={}", verdict.bias_constant)
+    });
+    record.gamma = verdict.gamma;
+    record.gamma_lower = verdict.gamma_bracket.map(|b| b[0]);
+    record.gamma_upper = verdict.gamma_bracket.map(|b| b[1]);
+    record.bounds = verdict
+        .bounds
+        .iter()
+        .map(|checked| BoundRecord {
+            name: checked.bound.kind.id().to_string(),
+            value: checked.bound.value,
+            applies: checked.bound.applies,
+            reason: checked.bound.reason.clone().unwrap_or_default(),
+        })
+        .collect();
+    record.bound_name = verdict.tightest.map(|k| k.id().to_string());
+    record.bound = verdict.bound;
+    record.ratio = verdict.ratio;
+    record.holds = verdict.holds;
+    record.invariants_ok = verdict.invariants.holds();
+}
+
+/// cos(u, w_k) and ‖w_k‖ at up to [`TRACE_POINTS`] evenly spaced updates, with the constants of the
+/// proof's bounds.
+fn trace_summary(verdict: &Verdict) -> Option<Value> {
+    let steps = &verdict.invariants.steps;
+    if steps.is_empty() {
+        return None;
+    }
+    let stride = steps.len().div_ceil(TRACE_POINTS).max(1);
+    let picked: Vec<_> = steps
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % stride == 0 || *i + 1 == steps.len())
+        .map(|(_, s)| s)
+        .collect();
+    Some(json!({
+        "k": picked.iter().map(|s| s.update).collect::<Vec<_>>(),
+        "cos": picked.iter().map(|s| s.cos).collect::<Vec<_>>(),
+        "norm": picked.iter().map(|s| s.norm_sq.sqrt()).collect::<Vec<_>>(),
+        "gamma": verdict.invariants.gamma,
+        "r_eff": verdict.invariants.radius_eff,
+        "eta": verdict.eta,
+    }))
+}

@@ -1,0 +1,397 @@
+//! Expanding a spec into dataset instances and tasks, each with a stable id.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::spec::{resolve, DatasetSpec, Scalar, Spec};
+use crate::error::{Error, Location, Result};
+use crate::io::{LabelColumn, ReadOptions};
+use crate::kernel::Summation;
+use crate::perceptron::{BiasRule, Order};
+use crate::rng::derive_seed;
+
+/// Where a dataset instance comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    /// A file on disk, read with these options.
+    File {
+        /// The file.
+        path: PathBuf,
+        /// How to read it.
+        options: ReadOptions,
+    },
+    /// A generator family at one grid point.
+    Generated {
+        /// The family's name.
+        family: String,
+        /// One value per parameter.
+        params: BTreeMap<String, Scalar>,
+        /// The derived generator seed.
+        seed: u64,
+    },
+}
+
+/// One concrete dataset: a file, or a family at one grid point and replicate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DatasetInstance {
+    /// A stable, readable key, e.g. `seed004` or `separable(d=2,margin=0.1,n=50,radius=1)#0`.
+    pub key: String,
+    /// Where it comes from.
+    pub source: Source,
+    /// The epoch cap for tasks on it.
+    pub max_epochs: usize,
+}
+
+/// One unit of work: a dataset instance, a rule, an order, η and a replicate seed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Task {
+    /// Position in the spec's expansion order.
+    pub index: usize,
+    /// Stable id: 16 hex digits hashed from `key`.
+    pub id: String,
+    /// The readable key the id is hashed from.
+    pub key: String,
+    /// Index into [`Plan::datasets`].
+    pub dataset: usize,
+    /// The bias rule.
+    pub rule: BiasRule,
+    /// The order (a shuffled order carries its derived seed).
+    pub order: Order,
+    /// The replicate number of a shuffled order.
+    pub replicate: Option<u64>,
+    /// The learning rate.
+    pub eta: f64,
+    /// The epoch cap.
+    pub max_epochs: usize,
+    /// The update cap.
+    pub max_updates: Option<u64>,
+    /// The summation order.
+    pub summation: Summation,
+}
+
+/// `--shard I/N`: run the tasks whose stable id falls in shard `I` of `N` (0-based `I`).
+///
+/// ```
+/// use novikoff::experiment::Shard;
+/// let shard: Shard = "1/4".parse()?;
+/// assert_eq!((shard.index, shard.count), (1, 4));
+/// assert!("4/4".parse::<Shard>().is_err());
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, `0..count`.
+    pub index: u64,
+    /// The number of shards.
+    pub count: u64,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = Error;
+    fn from_str(text: &str) -> Result<Self> {
+        let bad = || {
+            Error::parameter(
+                "shard",
+                format!("`{text}` is not I/N with 0 ≤ I < N (e.g. 0/4; Slurm: $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT with --array=0-3)"),
+            )
+        };
+        let (i, n) = text.split_once('/').ok_or_else(bad)?;
+        let index: u64 = i.trim().parse().map_err(|_| bad())?;
+        let count: u64 = n.trim().parse().map_err(|_| bad())?;
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl Shard {
+    /// True when the task with this id belongs to the shard.
+    ///
+    /// ```
+    /// let all: novikoff::experiment::Shard = "0/1".parse()?;
+    /// assert!(all.contains("00000000000000ff"));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn contains(&self, id: &str) -> bool {
+        u64::from_str_radix(id, 16).is_ok_and(|h| h % self.count == self.index)
+    }
+
+    /// The file-name suffix of this shard's results, e.g. `.shard-1-of-4`.
+    ///
+    /// ```
+    /// let s: novikoff::experiment::Shard = "1/4".parse()?;
+    /// assert_eq!(s.suffix(), ".shard-1-of-4");
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn suffix(&self) -> String {
+        format!(".shard-{}-of-{}", self.index, self.count)
+    }
+}
+
+/// The expanded experiment.
+///
+/// ```
+/// use novikoff::experiment::{Plan, Spec};
+/// let spec = Spec::parse(r#"
+///     name = "t"
+///     [train]
+///     rules = ["none", "classic"]
+///     orders = ["cyclic", "shuffle"]
+///     seeds = [0, 1]
+///     [[dataset]]
+///     family = "separable"
+///     params = { n = 20, d = [2, 3], margin = 0.1, radius = 1.0 }
+/// "#, "t.toml".as_ref())?;
+/// let plan = Plan::new(&spec, None)?;
+/// assert_eq!(plan.datasets.len(), 2);
+/// // per dataset: 2 rules × (1 cyclic + 2 shuffled) = 6 tasks
+/// assert_eq!(plan.tasks.len(), 12);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// Every dataset instance.
+    pub datasets: Vec<DatasetInstance>,
+    /// Every task, in expansion order.
+    pub tasks: Vec<Task>,
+}
+
+impl Plan {
+    /// Expand a spec. `spec_dir` anchors relative file paths (the folder of the spec file).
+    ///
+    /// ```
+    /// let plan = novikoff::experiment::Plan::new(&novikoff::experiment::Spec::default_spec(), None)?;
+    /// assert!(plan.tasks.len() > 100);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn new(spec: &Spec, spec_dir: Option<&Path>) -> Result<Plan> {
+        let mut datasets = Vec::new();
+        for (k, entry) in spec.datasets.iter().enumerate() {
+            expand_entry(spec, k, entry, spec_dir, &mut datasets)?;
+        }
+        let mut keys = std::collections::HashSet::new();
+        for instance in &datasets {
+            if !keys.insert(instance.key.clone()) {
+                return Err(Error::Spec {
+                    at: Location::new("<spec>"),
+                    message: format!(
+                        "two datasets share the key `{}`: give them distinct names",
+                        instance.key
+                    ),
+                });
+            }
+        }
+        let rules = spec.rules();
+        let mut tasks = Vec::new();
+        for (d, instance) in datasets.iter().enumerate() {
+            for rule in &rules {
+                for &eta in &spec.train.eta {
+                    for order in &spec.train.orders {
+                        let replicates: Vec<Option<u64>> = if order == "shuffle" {
+                            spec.train.seeds.iter().map(|&s| Some(s)).collect()
+                        } else {
+                            vec![None]
+                        };
+                        for replicate in replicates {
+                            let key = format!(
+                                "{}|rule={}|eta={eta}|order={order}{}",
+                                instance.key,
+                                rule.name(),
+                                replicate.map(|r| format!("|rep={r}")).unwrap_or_default()
+                            );
+                            let order = match replicate {
+                                Some(_) => Order::Shuffle {
+                                    seed: derive_seed(spec.seed, &key),
+                                },
+                                None => Order::Cyclic,
+                            };
+                            tasks.push(Task {
+                                index: tasks.len(),
+                                id: task_id(&key),
+                                key,
+                                dataset: d,
+                                rule: *rule,
+                                order,
+                                replicate,
+                                eta,
+                                max_epochs: instance.max_epochs,
+                                max_updates: spec.train.max_updates,
+                                summation: spec.train.summation,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        Ok(Plan { datasets, tasks })
+    }
+
+    /// Keep only the tasks of one shard (and the datasets they use).
+    ///
+    /// ```
+    /// use novikoff::experiment::{Plan, Spec};
+    /// let plan = Plan::new(&Spec::default_spec(), None)?;
+    /// let a = plan.clone().shard("0/2".parse()?).tasks.len();
+    /// let b = plan.clone().shard("1/2".parse()?).tasks.len();
+    /// assert_eq!(a + b, plan.tasks.len());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn shard(mut self, shard: Shard) -> Plan {
+        self.tasks.retain(|t| shard.contains(&t.id));
+        self
+    }
+}
+
+/// The stable id of a task key.
+///
+/// ```
+/// assert_eq!(novikoff::experiment::task_id("a").len(), 16);
+/// ```
+pub fn task_id(key: &str) -> String {
+    format!("{:016x}", derive_seed(0, key))
+}
+
+fn expand_entry(
+    spec: &Spec,
+    k: usize,
+    entry: &DatasetSpec,
+    spec_dir: Option<&Path>,
+    out: &mut Vec<DatasetInstance>,
+) -> Result<()> {
+    let max_epochs = entry.max_epochs.unwrap_or(spec.train.max_epochs);
+    let mut options = ReadOptions::default().positive(entry.positive.clone());
+    if let Some(label) = &entry.label_col {
+        options = options.label(LabelColumn::parse(label));
+    }
+    let file_instance = |path: PathBuf, name: Option<&str>| DatasetInstance {
+        key: name.map(str::to_string).unwrap_or_else(|| {
+            path.file_stem().map_or_else(
+                || path.display().to_string(),
+                |s| s.to_string_lossy().into_owned(),
+            )
+        }),
+        source: Source::File {
+            path,
+            options: options.clone(),
+        },
+        max_epochs,
+    };
+    if let Some(file) = &entry.file {
+        let path = resolve(spec_dir, file);
+        if !path.is_file() {
+            return Err(Error::Spec {
+                at: Location::new(&path),
+                message: format!("not found (the file of dataset #{} in the spec)", k + 1),
+            });
+        }
+        out.push(file_instance(path, entry.name.as_deref()));
+    } else if let Some(pattern) = &entry.glob {
+        let matches = glob(&resolve(spec_dir, pattern))?;
+        if matches.is_empty() {
+            return Err(Error::Spec {
+                at: Location::new("<spec>"),
+                message: format!("dataset #{}: the glob `{pattern}` matches no file", k + 1),
+            });
+        }
+        for path in matches {
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let name = entry.name.as_ref().map(|n| format!("{n}/{stem}"));
+            out.push(file_instance(path, Some(name.as_deref().unwrap_or(&stem))));
+        }
+    } else if let Some(family) = &entry.family {
+        let base = entry.name.clone().unwrap_or_else(|| family.clone());
+        for point in grid(&entry.params) {
+            let described: Vec<String> = point.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            for replicate in 0..entry.replicates {
+                let key = if described.is_empty() && entry.replicates == 1 {
+                    base.clone()
+                } else {
+                    format!("{base}({})#{replicate}", described.join(","))
+                };
+                out.push(DatasetInstance {
+                    source: Source::Generated {
+                        family: family.clone(),
+                        params: point.clone(),
+                        seed: derive_seed(spec.seed, &key),
+                    },
+                    key,
+                    max_epochs,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The cartesian product of the parameter grids, in key order then value order.
+pub(crate) fn grid(
+    params: &BTreeMap<String, super::spec::ParamValue>,
+) -> Vec<BTreeMap<String, Scalar>> {
+    let mut points = vec![BTreeMap::new()];
+    for (key, value) in params {
+        let mut next = Vec::new();
+        for point in &points {
+            for v in value.values() {
+                let mut p = point.clone();
+                p.insert(key.clone(), v);
+                next.push(p);
+            }
+        }
+        points = next;
+    }
+    points
+}
+
+/// Files matching a pattern whose last component may hold `*` and `?`, sorted by name.
+fn glob(pattern: &Path) -> Result<Vec<PathBuf>> {
+    let dir = pattern
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = pattern
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+    let mut found: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| wildcard_match(name.as_bytes(), n.to_string_lossy().as_bytes()))
+        })
+        .collect();
+    found.sort();
+    Ok(found)
+}
+
+fn wildcard_match(pattern: &[u8], text: &[u8]) -> bool {
+    match (pattern.first(), text.first()) {
+        (None, None) => true,
+        (Some(b'*'), _) => {
+            wildcard_match(&pattern[1..], text)
+                || (!text.is_empty() && wildcard_match(pattern, &text[1..]))
+        }
+        (Some(b'?'), Some(_)) => wildcard_match(&pattern[1..], &text[1..]),
+        (Some(p), Some(t)) if p == t => wildcard_match(&pattern[1..], &text[1..]),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wildcard_match;
+
+    #[test]
+    fn wildcards() {
+        assert!(wildcard_match(b"*.csv", b"a.csv"));
+        assert!(wildcard_match(b"d?.csv", b"d1.csv"));
+        assert!(!wildcard_match(b"*.csv", b"a.svm"));
+        assert!(wildcard_match(b"*", b""));
+    }
+}

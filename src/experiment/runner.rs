@@ -1,0 +1,230 @@
+//! Running a plan on a rayon pool, one dataset's shared work at a time, storing rows as tasks finish.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+
+use super::env::Environment;
+use super::measure::{bound_names, failed_record, measure, prepare};
+use super::plan::{Plan, Shard, Task};
+use super::spec::Spec;
+use super::store::{read_records, result_paths, write_atomically, Store, TaskRecord};
+use crate::error::{Error, Location, Result};
+
+/// How to run an experiment.
+///
+/// ```
+/// let options = novikoff::experiment::RunOptions::new("results");
+/// assert!(!options.resume);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOptions {
+    /// The output folder.
+    pub out: PathBuf,
+    /// Worker threads; `None` uses every core.
+    pub threads: Option<usize>,
+    /// Run only this shard's tasks, into shard-suffixed files.
+    pub shard: Option<Shard>,
+    /// Continue an interrupted run, skipping the task ids already stored.
+    pub resume: bool,
+    /// Show a progress bar on stderr (it is hidden anyway when stderr is not a terminal).
+    pub progress: bool,
+    /// The folder that relative dataset paths in the spec are relative to.
+    pub spec_dir: Option<PathBuf>,
+}
+
+impl RunOptions {
+    /// Defaults: all cores, no shard, no resume, progress on.
+    ///
+    /// ```
+    /// let o = novikoff::experiment::RunOptions::new("out");
+    /// assert_eq!(o.out, std::path::PathBuf::from("out"));
+    /// ```
+    pub fn new(out: impl Into<PathBuf>) -> Self {
+        Self {
+            out: out.into(),
+            threads: None,
+            shard: None,
+            resume: false,
+            progress: true,
+            spec_dir: None,
+        }
+    }
+}
+
+/// What a run did.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    /// Tasks run now.
+    pub ran: usize,
+    /// Tasks skipped because a resumed store already had them.
+    pub skipped: usize,
+    /// Tasks that ended in an error row.
+    pub failed: usize,
+    /// Threads used.
+    pub threads: usize,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Every row now in the store, sorted by task index.
+    pub records: Vec<TaskRecord>,
+    /// The results files.
+    pub csv_path: PathBuf,
+    /// The results files.
+    pub jsonl_path: PathBuf,
+}
+
+/// The hash of a spec's text that every row carries.
+///
+/// ```
+/// assert_eq!(novikoff::experiment::spec_hash("a"), novikoff::experiment::spec_hash("a"));
+/// ```
+pub fn spec_hash(text: &str) -> String {
+    super::plan::task_id(text)
+}
+
+/// Run an experiment. `spec_text` is the spec's source, copied to `OUT/spec.toml` and hashed into every
+/// row. Results are bit-identical whatever the thread count (apart from the timing columns).
+///
+/// ```no_run
+/// use novikoff::experiment::{run, RunOptions, Spec, DEFAULT_SPEC};
+/// let spec = Spec::default_spec();
+/// let report = run(&spec, DEFAULT_SPEC, &RunOptions::new("results"))?;
+/// println!("{} tasks in {:.1} s", report.ran, report.seconds);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunReport> {
+    let started = Instant::now();
+    let mut plan = Plan::new(spec, options.spec_dir.as_deref())?;
+    if let Some(shard) = options.shard {
+        plan = plan.shard(shard);
+    }
+    let hash = spec_hash(spec_text);
+    prepare_out_dir(&options.out, spec_text, options.resume)?;
+
+    let threads = options
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let env = Environment::capture(
+        threads,
+        &spec.name,
+        &hash,
+        options.shard.map(|s| format!("{}/{}", s.index, s.count)),
+    );
+    let env_name = match options.shard {
+        Some(s) => format!("env{}.json", s.suffix()),
+        None => "env.json".to_string(),
+    };
+    let env_json = serde_json::to_vec_pretty(&env)
+        .map_err(|e| Error::io(&options.out, std::io::Error::other(e)))?;
+    write_atomically(&options.out.join(env_name), &env_json)?;
+
+    let bound_names = bound_names();
+    let store = Store::open(&options.out, options.shard, bound_names, options.resume)?;
+    let pending: Vec<&Task> = plan
+        .tasks
+        .iter()
+        .filter(|t| !store.done().contains(&t.id))
+        .collect();
+    let skipped = plan.tasks.len() - pending.len();
+
+    // Group by dataset so that loading and the margin solves happen once per dataset.
+    let mut groups: Vec<(usize, Vec<&Task>)> = Vec::new();
+    for task in &pending {
+        match groups.iter_mut().find(|(d, _)| *d == task.dataset) {
+            Some((_, tasks)) => tasks.push(task),
+            None => groups.push((task.dataset, vec![task])),
+        }
+    }
+
+    let bar = progress_bar(pending.len() as u64, options.progress);
+    let store = Mutex::new(store);
+    let write_error: Mutex<Option<Error>> = Mutex::new(None);
+    let failed = std::sync::atomic::AtomicUsize::new(0);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::parameter("threads", e.to_string()))?;
+    pool.install(|| {
+        groups.par_iter().for_each(|(dataset, tasks)| {
+            let instance = &plan.datasets[*dataset];
+            let prepared = prepare(instance, &spec.measure);
+            tasks.par_iter().for_each(|task| {
+                let record = match &prepared {
+                    Ok(prepared) => measure(task, instance, prepared, &spec.measure, &hash),
+                    Err(e) => failed_record(task, instance, &hash, e),
+                };
+                if record.error.is_some() {
+                    failed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+                let appended = store
+                    .lock()
+                    .map_err(|_| Error::Solver("store lock poisoned".into()))
+                    .and_then(|mut s| s.append(&record));
+                if let Err(e) = appended {
+                    if let Ok(mut slot) = write_error.lock() {
+                        slot.get_or_insert(e);
+                    }
+                }
+                bar.inc(1);
+            });
+        });
+    });
+    bar.finish_and_clear();
+    if let Some(e) = write_error.into_inner().ok().flatten() {
+        return Err(e);
+    }
+    let store = store
+        .into_inner()
+        .map_err(|_| Error::Solver("store lock poisoned".into()))?;
+    store.finish()?;
+    let (csv_path, jsonl_path) = result_paths(&options.out, options.shard);
+    let records = read_records(&jsonl_path)?;
+    Ok(RunReport {
+        ran: pending.len(),
+        skipped,
+        failed: failed.into_inner(),
+        threads,
+        seconds: started.elapsed().as_secs_f64(),
+        records,
+        csv_path,
+        jsonl_path,
+    })
+}
+
+/// Create `out`, and write or check `out/spec.toml`: a resumed run (or another shard) must use the same
+/// spec text.
+fn prepare_out_dir(out: &Path, spec_text: &str, resume: bool) -> Result<()> {
+    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    let spec_copy = out.join("spec.toml");
+    match std::fs::read_to_string(&spec_copy) {
+        Ok(existing) if existing != spec_text => Err(Error::Spec {
+            at: Location::new(&spec_copy),
+            message: if resume {
+                "the spec differs from the one this folder was started with; refusing to resume"
+                    .into()
+            } else {
+                "this folder holds a different experiment's spec; choose a new output folder".into()
+            },
+        }),
+        Ok(_) => Ok(()),
+        Err(_) => write_atomically(&spec_copy, spec_text.as_bytes()),
+    }
+}
+
+fn progress_bar(total: u64, wanted: bool) -> ProgressBar {
+    if !wanted || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(
+        "{spinner} {pos}/{len} tasks [{elapsed_precise}] {per_sec} ETA {eta} {wide_bar}",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}

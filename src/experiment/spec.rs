@@ -1,0 +1,453 @@
+//! The experiment spec (TOML): datasets × rules × orders × η × seeds, and what to measure.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Location, Result};
+use crate::kernel::Summation;
+use crate::perceptron::BiasRule;
+
+/// A whole experiment, as written in its TOML file.
+///
+/// ```
+/// let spec = novikoff::experiment::Spec::parse(r#"
+///     name = "tiny"
+///     [train]
+///     rules = ["none", "classic"]
+///     [[dataset]]
+///     file = "data/seed004.csv"
+/// "#, "tiny.toml".as_ref())?;
+/// assert_eq!(spec.train.rules.len(), 2);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    /// A name for the experiment, copied into every result row's environment record.
+    pub name: String,
+    /// The master seed: every generator and shuffle seed is derived from it and the task's id.
+    #[serde(default)]
+    pub seed: u64,
+    /// The training grid.
+    #[serde(default)]
+    pub train: TrainGrid,
+    /// What to measure for every task.
+    #[serde(default)]
+    pub measure: Measure,
+    /// The datasets: files, globs or generated families.
+    #[serde(rename = "dataset", default)]
+    pub datasets: Vec<DatasetSpec>,
+}
+
+/// The training grid shared by every dataset.
+///
+/// ```
+/// let grid = novikoff::experiment::TrainGrid::default();
+/// assert_eq!(grid.rules, vec!["none", "classic", "novikoff"]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainGrid {
+    /// Bias rules by name: `none`, `classic`, `novikoff`, `c=VALUE`.
+    #[serde(default = "default_rules")]
+    pub rules: Vec<String>,
+    /// Orders: `cyclic` and/or `shuffle`.
+    #[serde(default = "default_orders")]
+    pub orders: Vec<String>,
+    /// Learning rates.
+    #[serde(default = "default_eta")]
+    pub eta: Vec<f64>,
+    /// Replicate numbers for the shuffled order; each gives a different derived shuffle seed.
+    #[serde(default = "default_seeds")]
+    pub seeds: Vec<u64>,
+    /// The epoch cap.
+    #[serde(default = "default_max_epochs")]
+    pub max_epochs: usize,
+    /// The update cap, if any.
+    #[serde(default)]
+    pub max_updates: Option<u64>,
+    /// The summation order.
+    #[serde(default)]
+    pub summation: Summation,
+}
+
+fn default_rules() -> Vec<String> {
+    vec!["none".into(), "classic".into(), "novikoff".into()]
+}
+fn default_orders() -> Vec<String> {
+    vec!["cyclic".into()]
+}
+fn default_eta() -> Vec<f64> {
+    vec![1.0]
+}
+fn default_seeds() -> Vec<u64> {
+    vec![0]
+}
+fn default_max_epochs() -> usize {
+    1000
+}
+
+impl Default for TrainGrid {
+    fn default() -> Self {
+        Self {
+            rules: default_rules(),
+            orders: default_orders(),
+            eta: default_eta(),
+            seeds: default_seeds(),
+            max_epochs: default_max_epochs(),
+            max_updates: None,
+            summation: Summation::Fast,
+        }
+    }
+}
+
+/// Which measurements every task takes.
+///
+/// ```
+/// assert!(novikoff::experiment::Measure::default().bounds);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Measure {
+    /// Solve for the maximum margin (needed by `bounds`).
+    #[serde(default = "yes")]
+    pub margin: bool,
+    /// Evaluate every mistake bound and check it.
+    #[serde(default = "yes")]
+    pub bounds: bool,
+    /// Check the proof's inequalities at every update.
+    #[serde(default = "yes")]
+    pub invariants: bool,
+    /// Record a thinned trace of cos(u, w_k) and ‖w_k‖ for the plots.
+    #[serde(default)]
+    pub trace_summary: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for Measure {
+    fn default() -> Self {
+        Self {
+            margin: true,
+            bounds: true,
+            invariants: true,
+            trace_summary: false,
+        }
+    }
+}
+
+/// One `[[dataset]]` entry: exactly one of `file`, `glob` or `family`.
+///
+/// ```
+/// let spec = novikoff::experiment::Spec::parse(r#"
+///     name = "grid"
+///     [[dataset]]
+///     family = "separable"
+///     params = { n = [50, 100], d = 2, margin = 0.1, radius = 1.0 }
+///     replicates = 2
+/// "#, "grid.toml".as_ref())?;
+/// assert_eq!(spec.datasets[0].replicates, 2);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatasetSpec {
+    /// A short name for the entry (defaults to the file stem or the family).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// A data file (relative paths are relative to the spec file's folder).
+    #[serde(default)]
+    pub file: Option<String>,
+    /// A glob of data files (`*`, `?` and `[...]` in the file name part).
+    #[serde(default)]
+    pub glob: Option<String>,
+    /// A generator family (see [`crate::generate`]).
+    #[serde(default)]
+    pub family: Option<String>,
+    /// Generator parameters: each a number, a string, or an array of them to form a grid.
+    #[serde(default)]
+    pub params: BTreeMap<String, ParamValue>,
+    /// How many generated replicates per grid point, each with its own derived seed.
+    #[serde(default = "one")]
+    pub replicates: usize,
+    /// Label column of a file (a header name or a 1-based number).
+    #[serde(default)]
+    pub label_col: Option<String>,
+    /// Positive class of a file.
+    #[serde(default)]
+    pub positive: Option<String>,
+    /// Override the grid's epoch cap for this entry (useful for non-separable data).
+    #[serde(default)]
+    pub max_epochs: Option<usize>,
+}
+
+fn one() -> usize {
+    1
+}
+
+/// A generator parameter: one value or a grid of values.
+///
+/// ```
+/// use novikoff::experiment::ParamValue;
+/// let v: ParamValue = toml::from_str::<std::collections::BTreeMap<String, ParamValue>>("x = [1, 2]")
+///     .unwrap()
+///     .remove("x")
+///     .unwrap();
+/// assert_eq!(v.values().len(), 2);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ParamValue {
+    /// One number.
+    Number(f64),
+    /// One string.
+    Text(String),
+    /// A grid.
+    List(Vec<Scalar>),
+}
+
+/// One value of a parameter grid.
+///
+/// ```
+/// assert_eq!(novikoff::experiment::Scalar::Number(2.0).to_string(), "2");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Scalar {
+    /// A number.
+    Number(f64),
+    /// A string.
+    Text(String),
+}
+
+impl std::fmt::Display for Scalar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Scalar::Number(v) => write!(f, "{v}"),
+            Scalar::Text(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+impl ParamValue {
+    /// The grid's values (one for a scalar).
+    ///
+    /// ```
+    /// assert_eq!(novikoff::experiment::ParamValue::Number(1.0).values().len(), 1);
+    /// ```
+    pub fn values(&self) -> Vec<Scalar> {
+        match self {
+            ParamValue::Number(v) => vec![Scalar::Number(*v)],
+            ParamValue::Text(s) => vec![Scalar::Text(s.clone())],
+            ParamValue::List(list) => list.clone(),
+        }
+    }
+}
+
+impl Spec {
+    /// Parse and validate a spec; `path` names it in errors, which give the key and the line.
+    ///
+    /// ```
+    /// let err = novikoff::experiment::Spec::parse("name = \"x\"\nbogus = 1\n", "s.toml".as_ref()).unwrap_err();
+    /// assert!(err.to_string().starts_with("s.toml:2"), "{err}");
+    /// assert!(err.to_string().contains("bogus"));
+    /// ```
+    pub fn parse(text: &str, path: &Path) -> Result<Spec> {
+        let spec: Spec = toml::from_str(text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|span| line_of_offset(text, span.start))
+                .unwrap_or(0);
+            Error::Spec {
+                at: Location::new(path).line(line),
+                message: e.message().trim().to_string(),
+            }
+        })?;
+        spec.validate(text, path)?;
+        Ok(spec)
+    }
+
+    /// Read and parse a spec file.
+    ///
+    /// ```no_run
+    /// let spec = novikoff::experiment::Spec::load("experiments/mine.toml".as_ref())?;
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn load(path: &Path) -> Result<Spec> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Spec::parse(&text, path)
+    }
+
+    /// The rules, parsed.
+    ///
+    /// ```
+    /// let spec = novikoff::experiment::Spec::default_spec();
+    /// assert!(!spec.rules().is_empty());
+    /// ```
+    pub fn rules(&self) -> Vec<BiasRule> {
+        self.train
+            .rules
+            .iter()
+            .filter_map(|r| BiasRule::parse(r).ok())
+            .collect()
+    }
+
+    /// The built-in default experiment (compiled into the binary).
+    ///
+    /// ```
+    /// let spec = novikoff::experiment::Spec::default_spec();
+    /// assert_eq!(spec.name, "default");
+    /// ```
+    pub fn default_spec() -> Spec {
+        Spec::parse(DEFAULT_SPEC, Path::new("<built-in default spec>"))
+            .expect("the built-in spec is valid")
+    }
+
+    fn validate(&self, text: &str, path: &Path) -> Result<()> {
+        let fail = |key: &str, message: String| Error::Spec {
+            at: Location::new(path).line(find_key_line(text, key)),
+            message,
+        };
+        for rule in &self.train.rules {
+            BiasRule::parse(rule).map_err(|e| fail("rules", format!("train.rules: {e}")))?;
+        }
+        for order in &self.train.orders {
+            if order != "cyclic" && order != "shuffle" {
+                return Err(fail(
+                    "orders",
+                    format!("train.orders: unknown order `{order}`: expected cyclic or shuffle"),
+                ));
+            }
+        }
+        if self.train.rules.is_empty() || self.train.orders.is_empty() || self.train.eta.is_empty()
+        {
+            return Err(fail(
+                "train",
+                "train.rules, train.orders and train.eta must not be empty".into(),
+            ));
+        }
+        if let Some(eta) = self
+            .train
+            .eta
+            .iter()
+            .find(|e| !(e.is_finite() && **e > 0.0))
+        {
+            return Err(fail(
+                "eta",
+                format!("train.eta: {eta} is not a positive finite number"),
+            ));
+        }
+        if self.train.max_epochs == 0 {
+            return Err(fail(
+                "max_epochs",
+                "train.max_epochs must be at least 1".into(),
+            ));
+        }
+        if self.datasets.is_empty() {
+            return Err(fail("name", "the spec has no [[dataset]] entries".into()));
+        }
+        for (k, entry) in self.datasets.iter().enumerate() {
+            let sources = [&entry.file, &entry.glob, &entry.family]
+                .iter()
+                .filter(|s| s.is_some())
+                .count();
+            if sources != 1 {
+                return Err(Error::Spec {
+                    at: Location::new(path).line(nth_table_line(text, "[[dataset]]", k)),
+                    message: format!(
+                        "dataset #{}: give exactly one of `file`, `glob` or `family` (found {sources})",
+                        k + 1
+                    ),
+                });
+            }
+            if entry.replicates == 0 {
+                return Err(Error::Spec {
+                    at: Location::new(path).line(nth_table_line(text, "[[dataset]]", k)),
+                    message: format!("dataset #{}: replicates must be at least 1", k + 1),
+                });
+            }
+            if let Some(family) = &entry.family {
+                for point in super::plan::grid(&entry.params) {
+                    super::measure::generator(family, &point, 0).map_err(|e| {
+                        let message = e.to_string();
+                        let key = if message.contains("unknown generator family") {
+                            "family"
+                        } else {
+                            "params"
+                        };
+                        Error::Spec {
+                            at: Location::new(path).line(key_line_in_table(text, k, key)),
+                            message: format!("dataset #{}: {message}", k + 1),
+                        }
+                    })?;
+                }
+            }
+            if entry.family.is_none() && !entry.params.is_empty() {
+                return Err(Error::Spec {
+                    at: Location::new(path).line(nth_table_line(text, "[[dataset]]", k)),
+                    message: format!(
+                        "dataset #{}: `params` only applies to a generator `family`",
+                        k + 1
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The default experiment's TOML text, as `novikoff experiment --print-default-spec` prints it.
+pub const DEFAULT_SPEC: &str = include_str!("default.toml");
+
+/// Resolve a path in a spec relative to the spec file's folder.
+pub(crate) fn resolve(spec_dir: Option<&Path>, file: &str) -> PathBuf {
+    let path = PathBuf::from(file);
+    match spec_dir {
+        Some(dir) if path.is_relative() => dir.join(path),
+        _ => path,
+    }
+}
+
+fn line_of_offset(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+fn find_key_line(text: &str, key: &str) -> usize {
+    text.lines()
+        .position(|line| {
+            let line = line.trim_start();
+            line.starts_with(key) && line[key.len()..].trim_start().starts_with('=')
+                || line.starts_with(&format!("[{key}]"))
+        })
+        .map_or(0, |i| i + 1)
+}
+
+fn nth_table_line(text: &str, header: &str, k: usize) -> usize {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| line.trim_start().starts_with(header))
+        .nth(k)
+        .map_or(0, |(i, _)| i + 1)
+}
+
+/// The line of `key` inside the `k`-th `[[dataset]]` table (the table's own line when the key is absent).
+fn key_line_in_table(text: &str, k: usize, key: &str) -> usize {
+    let start = nth_table_line(text, "[[dataset]]", k);
+    if start == 0 {
+        return 0;
+    }
+    for (i, line) in text.lines().enumerate().skip(start) {
+        let line = line.trim_start();
+        if line.starts_with('[') {
+            break;
+        }
+        if line.starts_with(key) && line[key.len()..].trim_start().starts_with('=') {
+            return i + 1;
+        }
+    }
+    start
+}

@@ -1,0 +1,740 @@
+//! NumPy files: `.npy` (one 2-D array whose last column is the label) and `.npz` (arrays `x` and `y`).
+//!
+//! The header is parsed by ndarray-npy; the data is then streamed straight into the dataset's matrix,
+//! after the shape has been checked against the bytes actually present, so a corrupt or hostile header can
+//! neither make the reader allocate more than the file could fill nor abort it. Peak memory is the final
+//! matrix plus one 64 KiB block, and float64 data loads at memory speed.
+//!
+//! Element types are converted explicitly and exactly: float64 as is; float32, (u)int8/16/32 and bool
+//! (as 0/1) are exactly representable in f64; (u)int64 values are accepted when |v| ≤ 2⁵³ (exact) and
+//! refused otherwise. Anything else (float16, complex, strings, objects, structured dtypes) is refused
+//! with a message saying how to convert it.
+
+use std::io::{Cursor, Read, Seek, Write};
+use std::path::Path;
+
+use ndarray::{Array1, Array2};
+use ndarray_npy::npy::header::{Header, ReadHeaderError};
+
+use super::labels::LabelMapper;
+use super::text::{with_capacity, zeros};
+use super::ReadOptions;
+use crate::dataset::Dataset;
+use crate::error::{Error, Location, Result};
+
+/// Bytes converted at a time.
+const BLOCK: usize = 64 * 1024;
+/// NumPy itself refuses headers above 10 000 bytes by default; anything near this is corrupt.
+const MAX_HEADER: u64 = 1 << 20;
+
+/// Read a `.npy` file: a 2-D array of n rows and d + 1 columns, the last column holding the labels.
+///
+/// ```
+/// use ndarray::array;
+/// let data = novikoff::Dataset::new(array![[1.0, 2.0], [3.0, 4.0]], array![1.0, -1.0])?;
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("d.npy");
+/// novikoff::io::write_npy(&path, &data)?;
+/// assert_eq!(novikoff::io::read_npy(&path, &Default::default())?, data);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn read_npy(path: &Path, options: &ReadOptions) -> Result<Dataset> {
+    let file = super::text::open(path)?;
+    let size = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    // Unbuffered: the header takes two small reads, the data is read in blocks of 64 KiB, and a buffer
+    // in between would only add a copy.
+    read_matrix(file, size, path, options)
+}
+
+/// Read `.npy` bytes from memory; `path` names the source in error messages.
+///
+/// ```
+/// let err = novikoff::io::read_npy_from(b"\x93NUMPY\x01\x00", "m.npy".as_ref(), &Default::default())
+///     .unwrap_err();
+/// assert!(err.to_string().starts_with("m.npy: truncated"), "{err}");
+/// ```
+pub fn read_npy_from(bytes: &[u8], path: &Path, options: &ReadOptions) -> Result<Dataset> {
+    read_matrix(bytes, bytes.len() as u64, path, options)
+}
+
+/// Read a `.npz` archive holding a 2-D array `x` (n × d) and a 1-D array `y` of n labels (also accepted:
+/// `X`, and `y` of shape (n, 1)). Stored and deflate-compressed archives both work (`np.savez`,
+/// `np.savez_compressed`).
+///
+/// ```
+/// use ndarray::array;
+/// let data = novikoff::Dataset::new(array![[1.0], [2.0]], array![-1.0, 1.0])?;
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("d.npz");
+/// novikoff::io::write_npz(&path, &data)?;
+/// assert_eq!(novikoff::io::read_npz(&path, &Default::default())?, data);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn read_npz(path: &Path, options: &ReadOptions) -> Result<Dataset> {
+    let file = super::text::open(path)?;
+    let size = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    read_archive(std::io::BufReader::new(file), size, path, options)
+}
+
+/// Read `.npz` bytes from memory; `path` names the source in error messages.
+///
+/// ```
+/// let err = novikoff::io::read_npz_from(b"PK", "m.npz".as_ref(), &Default::default()).unwrap_err();
+/// assert!(err.to_string().starts_with("m.npz: not a valid .npz"), "{err}");
+/// ```
+pub fn read_npz_from(bytes: &[u8], path: &Path, options: &ReadOptions) -> Result<Dataset> {
+    read_archive(Cursor::new(bytes), bytes.len() as u64, path, options)
+}
+
+/// The element types that convert exactly to f64.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Float,
+    Signed,
+    Unsigned,
+    Bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Dtype {
+    kind: Kind,
+    size: usize,
+    big_endian: bool,
+}
+
+impl Dtype {
+    /// Parse a descriptor such as `'<f8'` (the Python literal, quotes included).
+    fn parse(literal: &str) -> std::result::Result<Self, String> {
+        let text = literal.trim().trim_matches(|c| c == '\'' || c == '"');
+        let advice = "convert it with arr.astype(np.float64)";
+        if text.is_empty() || literal.trim_start().starts_with(['[', '{', '(']) {
+            return Err(format!(
+                "structured dtype {literal} is not supported: store a plain 2-D float array"
+            ));
+        }
+        let (big_endian, rest) = match text.as_bytes()[0] {
+            b'<' | b'|' => (false, &text[1..]),
+            b'>' => (true, &text[1..]),
+            b'=' => (cfg!(target_endian = "big"), &text[1..]),
+            _ => (cfg!(target_endian = "big"), text),
+        };
+        let mut chars = rest.chars();
+        let kind_char = chars.next().unwrap_or(' ');
+        let size: usize = chars.as_str().parse().unwrap_or(0);
+        let kind = match (kind_char, size) {
+            ('f', 4 | 8) => Kind::Float,
+            ('f', 2) => {
+                return Err(format!(
+                    "dtype float16 ({literal}) is not read; {advice}"
+                ))
+            }
+            ('i', 1 | 2 | 4 | 8) => Kind::Signed,
+            ('u', 1 | 2 | 4 | 8) => Kind::Unsigned,
+            ('b', 1) if rest == "b1" => Kind::Bool,
+            ('?', _) => Kind::Bool,
+            _ => {
+                return Err(format!(
+                    "dtype {literal} is not a real number type novikoff reads (float64, float32, integers, bool); {advice}"
+                ))
+            }
+        };
+        let size = if kind == Kind::Bool { 1 } else { size };
+        Ok(Self {
+            kind,
+            size,
+            big_endian,
+        })
+    }
+
+    /// Decode one element. Integers beyond 2⁵³ are refused, since f64 would round them.
+    #[inline(always)]
+    fn decode(&self, bytes: &[u8]) -> std::result::Result<f64, String> {
+        fn take<const N: usize>(bytes: &[u8], big: bool) -> [u8; N] {
+            let mut out = [0u8; N];
+            out.copy_from_slice(&bytes[..N]);
+            if big {
+                out.reverse();
+            }
+            out
+        }
+        let big = self.big_endian;
+        const EXACT: u64 = 1 << 53;
+        Ok(match (self.kind, self.size) {
+            (Kind::Float, 8) => f64::from_le_bytes(take(bytes, big)),
+            (Kind::Float, _) => f64::from(f32::from_le_bytes(take(bytes, big))),
+            (Kind::Signed, 1) => f64::from(bytes[0] as i8),
+            (Kind::Signed, 2) => f64::from(i16::from_le_bytes(take(bytes, big))),
+            (Kind::Signed, 4) => f64::from(i32::from_le_bytes(take(bytes, big))),
+            (Kind::Signed, _) => {
+                let v = i64::from_le_bytes(take(bytes, big));
+                if v.unsigned_abs() > EXACT {
+                    return Err(format!(
+                        "the int64 value {v} is not exactly representable as a float64"
+                    ));
+                }
+                v as f64
+            }
+            (Kind::Unsigned, 1) => f64::from(bytes[0]),
+            (Kind::Unsigned, 2) => f64::from(u16::from_le_bytes(take(bytes, big))),
+            (Kind::Unsigned, 4) => f64::from(u32::from_le_bytes(take(bytes, big))),
+            (Kind::Unsigned, _) => {
+                let v = u64::from_le_bytes(take(bytes, big));
+                if v > EXACT {
+                    return Err(format!(
+                        "the uint64 value {v} is not exactly representable as a float64"
+                    ));
+                }
+                v as f64
+            }
+            (Kind::Bool, _) => f64::from(u8::from(bytes[0] != 0)),
+        })
+    }
+}
+
+/// What a header says, checked.
+struct NpyHeader {
+    dtype: Dtype,
+    fortran: bool,
+    shape: Vec<usize>,
+    /// Bytes of the header, preamble included.
+    length: u64,
+}
+
+impl NpyHeader {
+    /// The number of elements, if the byte count fits in u64.
+    fn elements(&self) -> Option<u64> {
+        self.shape
+            .iter()
+            .try_fold(1u64, |acc, &s| acc.checked_mul(s as u64))
+            .filter(|n| n.checked_mul(self.dtype.size as u64).is_some())
+    }
+}
+
+/// Read and check a header from a source holding `available` bytes in all. `fail` builds an error with the
+/// array's name in it.
+fn read_header<R: Read>(
+    reader: &mut R,
+    available: u64,
+    fail: &dyn Fn(String) -> Error,
+) -> Result<NpyHeader> {
+    let mut preamble = [0u8; 12];
+    read_full(
+        reader,
+        &mut preamble[..10],
+        fail,
+        "too short for a .npy header",
+    )?;
+    if &preamble[..6] != b"\x93NUMPY" {
+        return Err(fail(
+            "not a .npy array: the magic string \\x93NUMPY is missing".into(),
+        ));
+    }
+    let (prefix, header_length) = match preamble[6] {
+        1 => (
+            10usize,
+            u64::from(u16::from_le_bytes([preamble[8], preamble[9]])),
+        ),
+        2 | 3 => {
+            read_full(
+                reader,
+                &mut preamble[10..12],
+                fail,
+                "too short for a .npy header",
+            )?;
+            (
+                12usize,
+                u64::from(u32::from_le_bytes([
+                    preamble[8],
+                    preamble[9],
+                    preamble[10],
+                    preamble[11],
+                ])),
+            )
+        }
+        major => {
+            return Err(fail(format!(
+                "unsupported .npy format version {major}.{}",
+                preamble[7]
+            )))
+        }
+    };
+    if header_length > MAX_HEADER || prefix as u64 + header_length > available {
+        return Err(fail(format!(
+            "truncated or corrupt: the header claims {header_length} bytes, the file has {available} in all"
+        )));
+    }
+    let mut chained = Cursor::new(&preamble[..prefix]).chain(reader.take(header_length));
+    let header = Header::from_reader(&mut chained).map_err(|e| match e {
+        ReadHeaderError::Io(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            fail("truncated: the header is incomplete".into())
+        }
+        ReadHeaderError::Io(e) => fail(format!("cannot read the header: {e}")),
+        ReadHeaderError::Parse(e) => fail(format!("malformed .npy header: {e}")),
+    })?;
+    let dtype = Dtype::parse(&header.type_descriptor.to_string()).map_err(fail)?;
+    Ok(NpyHeader {
+        dtype,
+        fortran: header.layout.is_fortran(),
+        shape: header.shape,
+        length: prefix as u64 + header_length,
+    })
+}
+
+fn read_full<R: Read>(
+    reader: &mut R,
+    buffer: &mut [u8],
+    fail: &dyn Fn(String) -> Error,
+    what: &str,
+) -> Result<()> {
+    reader.read_exact(buffer).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            fail(format!("truncated: {what}"))
+        } else {
+            fail(format!("cannot read: {e}"))
+        }
+    })
+}
+
+/// Stream `count` elements in file order, decoded to f64 in blocks: `sink(first, block)` receives the
+/// values of elements `first..first + block.len()`. Then require the end of the data.
+fn stream<R: Read>(
+    reader: &mut R,
+    dtype: Dtype,
+    count: usize,
+    fail: &dyn Fn(String) -> Error,
+    mut sink: impl FnMut(usize, &[f64]) -> Result<()>,
+) -> Result<()> {
+    let size = dtype.size;
+    let per_block = BLOCK / 8;
+    let mut raw = vec![0u8; per_block * size];
+    let mut values = vec![0.0f64; per_block];
+    let mut done = 0usize;
+    while done < count {
+        let take = (count - done).min(per_block);
+        let chunk = &mut raw[..take * size];
+        reader.read_exact(chunk).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                fail(format!(
+                    "truncated: the header promises {count} values, the data ends before value {}",
+                    done + 1
+                ))
+            } else {
+                fail(format!("cannot read the data: {e}"))
+            }
+        })?;
+        let block = &mut values[..take];
+        if dtype.kind == Kind::Float && size == 8 && !dtype.big_endian {
+            // The common case, kept free of the generic dispatch so that it compiles to a copy.
+            for (value, bytes) in block.iter_mut().zip(chunk.chunks_exact(8)) {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(bytes);
+                *value = f64::from_le_bytes(b);
+            }
+        } else {
+            for (k, (value, bytes)) in block.iter_mut().zip(chunk.chunks_exact(size)).enumerate() {
+                *value = dtype
+                    .decode(bytes)
+                    .map_err(|m| fail(format!("value {}: {m}", done + k)))?;
+            }
+        }
+        sink(done, block)?;
+        done += take;
+    }
+    let mut extra = [0u8; 1];
+    match reader.read(&mut extra) {
+        Ok(0) => Ok(()),
+        Ok(_) => Err(fail(format!(
+            "unexpected bytes after the {count} values the header describes"
+        ))),
+        Err(e) => Err(fail(format!("cannot read the data: {e}"))),
+    }
+}
+
+/// Fills an n × d row-major matrix, and optionally a label column after the features, from the elements
+/// of an n × c array (c = d + 1 with labels, d without) delivered in file order.
+struct Filler {
+    n: usize,
+    d: usize,
+    c: usize,
+    fortran: bool,
+    x: Vec<f64>,
+}
+
+impl Filler {
+    fn new(n: usize, d: usize, c: usize, fortran: bool, path: &Path) -> Result<Self> {
+        // C order fills x front to back, so it can grow into its exact capacity without zeroing first.
+        let x = if fortran {
+            zeros(n * d, path)?
+        } else {
+            with_capacity(n * d, path)?
+        };
+        Ok(Self {
+            n,
+            d,
+            c,
+            fortran,
+            x,
+        })
+    }
+
+    /// Take the block of elements starting at `first`; `label(row, value)` receives the label column.
+    fn take(
+        &mut self,
+        first: usize,
+        block: &[f64],
+        mut label: impl FnMut(usize, f64) -> Result<()>,
+    ) -> Result<()> {
+        let (n, d, c) = (self.n, self.d, self.c);
+        if self.fortran {
+            let (mut row, mut column) = (first % n, first / n);
+            for &value in block {
+                if column < d {
+                    self.x[row * d + column] = value;
+                } else {
+                    label(row, value)?;
+                }
+                row += 1;
+                if row == n {
+                    row = 0;
+                    column += 1;
+                }
+            }
+            return Ok(());
+        }
+        let (mut row, mut column) = (first / c, first % c);
+        let mut i = 0;
+        while i < block.len() {
+            if column < d {
+                let run = (d - column).min(block.len() - i);
+                self.x.extend_from_slice(&block[i..i + run]);
+                i += run;
+                column += run;
+            }
+            if column == d && i < block.len() {
+                if c > d {
+                    label(row, block[i])?;
+                    i += 1;
+                }
+                column = 0;
+                row += 1;
+            } else if column == d && c == d {
+                column = 0;
+                row += 1;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn read_matrix<R: Read>(
+    mut reader: R,
+    available: u64,
+    path: &Path,
+    options: &ReadOptions,
+) -> Result<Dataset> {
+    let file = Location::new(path);
+    let fail = |message: String| Error::parse(file.clone(), message);
+    let header = read_header(&mut reader, available, &fail)?;
+    let (n, c) = match header.shape.as_slice() {
+        &[n, c] => (n, c),
+        shape => {
+            return Err(fail(format!(
+                "the array has shape {shape:?}; a .npy dataset is 2-D with the label in the last column (use .npz with arrays x and y otherwise)"
+            )))
+        }
+    };
+    check_size(&header, available, &fail)?;
+    if n == 0 {
+        return Err(fail("no examples: the array has 0 rows".into()));
+    }
+    if c < 2 {
+        return Err(fail(format!(
+            "the array has {c} column{}: a dataset needs at least one feature column and the label column",
+            if c == 1 { "" } else { "s" }
+        )));
+    }
+    let d = c - 1;
+    check_features(options, d, &fail)?;
+    let mut filler = Filler::new(n, d, c, header.fortran, path)?;
+    let mut labels = LabelMapper::new(options.positive.as_deref());
+    labels.reserve(n, path)?;
+    stream(&mut reader, header.dtype, n * c, &fail, |first, block| {
+        filler.take(first, block, |row, value| {
+            labels
+                .push_number(value, row)
+                .map_err(|m| fail(format!("entry [{row}, {d}] (the label column): {m}")))
+        })
+    })?;
+    let y = labels.finish(path, |row| {
+        (Location::new(path), format!(" (first at row {row})"))
+    })?;
+    finish(filler.x, y, n, d, &file, &fail)
+}
+
+fn check_size(header: &NpyHeader, available: u64, fail: &dyn Fn(String) -> Error) -> Result<()> {
+    let elements = header
+        .elements()
+        .ok_or_else(|| fail(format!("the shape {:?} is too large", header.shape)))?;
+    let bytes = elements * header.dtype.size as u64;
+    if header.length + bytes > available {
+        return Err(fail(format!(
+            "truncated: the header promises {elements} values ({bytes} bytes) but only {} bytes follow it",
+            available.saturating_sub(header.length)
+        )));
+    }
+    if usize::try_from(elements).is_err() {
+        return Err(fail("the array is too large for memory".into()));
+    }
+    Ok(())
+}
+
+fn check_features(options: &ReadOptions, d: usize, fail: &dyn Fn(String) -> Error) -> Result<()> {
+    match options.n_features {
+        Some(expected) if expected != d => Err(fail(format!(
+            "the file has {d} feature columns but --features says {expected}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+fn finish(
+    x: Vec<f64>,
+    y: Vec<f64>,
+    n: usize,
+    d: usize,
+    file: &Location,
+    fail: &dyn Fn(String) -> Error,
+) -> Result<Dataset> {
+    let x = Array2::from_shape_vec((n, d), x)
+        .map_err(|e| Error::parse(file.clone(), format!("internal shape error: {e}")))?;
+    Dataset::new(x, Array1::from_vec(y)).map_err(|e| match e {
+        // Name the array entry, numpy-style and 0-based.
+        Error::NonFinite { row, column, value } => fail(format!(
+            "entry [{row}, {column}]: value {value} is not finite"
+        )),
+        other => other.at_file(file, |_| 0),
+    })
+}
+
+/// Deflate expands at most about 1032:1; a zip entry claiming more than this is corrupt.
+const MAX_EXPANSION: u64 = 1100;
+
+fn read_archive<R: Read + Seek>(
+    reader: R,
+    total: u64,
+    path: &Path,
+    options: &ReadOptions,
+) -> Result<Dataset> {
+    let file = Location::new(path);
+    let fail = |message: String| Error::parse(file.clone(), message);
+    let mut archive = zip::ZipArchive::new(reader)
+        .map_err(|e| fail(format!("not a valid .npz (zip) archive: {e}")))?;
+    let names: Vec<String> = archive.file_names().map(str::to_string).collect();
+    let find = |candidates: &[&str]| {
+        candidates
+            .iter()
+            .find(|c| names.iter().any(|n| n == *c))
+            .map(|c| c.to_string())
+    };
+    let listing = || {
+        let mut sorted = names.clone();
+        sorted.sort();
+        if sorted.is_empty() {
+            "it is empty".to_string()
+        } else {
+            format!("it has: {}", sorted.join(", "))
+        }
+    };
+    let x_name = find(&["x.npy", "x", "X.npy", "X"])
+        .ok_or_else(|| fail(format!("no array `x` in the archive ({})", listing())))?;
+    let y_name = find(&["y.npy", "y", "Y.npy", "Y"])
+        .ok_or_else(|| fail(format!("no array `y` in the archive ({})", listing())))?;
+
+    // x: n × d.
+    let x_array = x_name.trim_end_matches(".npy").to_string();
+    let (x, n, d) = {
+        let array = x_array.clone();
+        let fail_x = |message: String| fail(format!("array `{array}`: {message}"));
+        let mut entry = archive
+            .by_name(&x_name)
+            .map_err(|e| fail_x(format!("cannot open: {e}")))?;
+        let available = entry_size(&entry, total, &fail_x)?;
+        let header = read_header(&mut entry, available, &fail_x)?;
+        let (n, d) = match header.shape.as_slice() {
+            &[n, d] => (n, d),
+            shape => {
+                return Err(fail_x(format!(
+                    "shape {shape:?}: x must be 2-D, one example per row"
+                )))
+            }
+        };
+        check_size(&header, available, &fail_x)?;
+        if n == 0 {
+            return Err(fail_x("no examples: the array has 0 rows".into()));
+        }
+        if d == 0 {
+            return Err(fail_x("no features: the array has 0 columns".into()));
+        }
+        check_features(options, d, &fail_x)?;
+        let mut filler = Filler::new(n, d, d, header.fortran, path)?;
+        stream(&mut entry, header.dtype, n * d, &fail_x, |first, block| {
+            filler.take(first, block, |_, _| Ok(()))
+        })?;
+        let x = filler.x;
+        (x, n, d)
+    };
+
+    // y: n labels.
+    let array = y_name.trim_end_matches(".npy").to_string();
+    let fail_y = |message: String| fail(format!("array `{array}`: {message}"));
+    let mut entry = archive
+        .by_name(&y_name)
+        .map_err(|e| fail_y(format!("cannot open: {e}")))?;
+    let available = entry_size(&entry, total, &fail_y)?;
+    let header = read_header(&mut entry, available, &fail_y)?;
+    let count = match header.shape.as_slice() {
+        &[m] | &[m, 1] => m,
+        shape => {
+            return Err(fail_y(format!(
+                "shape {shape:?}: y must be 1-D, one label per example"
+            )))
+        }
+    };
+    if count != n {
+        return Err(fail(format!(
+            "arrays `x` and `{array}` disagree: x has {n} rows, {array} has {count} labels"
+        )));
+    }
+    check_size(&header, available, &fail_y)?;
+    let mut labels = LabelMapper::new(options.positive.as_deref());
+    labels.reserve(n, path)?;
+    stream(&mut entry, header.dtype, n, &fail_y, |first, block| {
+        for (k, &value) in (first..).zip(block) {
+            labels
+                .push_number(value, k)
+                .map_err(|m| fail_y(format!("entry [{k}]: {m}")))?;
+        }
+        Ok(())
+    })?;
+    drop(entry);
+    let y = labels.finish(path, |row| {
+        (Location::new(path), format!(" (first at {array}[{row}])"))
+    })?;
+    let fail_x = |message: String| fail(format!("array `{x_array}`: {message}"));
+    finish(x, y, n, d, &file, &fail_x)
+}
+
+/// The entry's uncompressed size, once it is plausible for the archive it sits in.
+fn entry_size<R: Read>(
+    entry: &zip::read::ZipFile<'_, R>,
+    total: u64,
+    fail: &dyn Fn(String) -> Error,
+) -> Result<u64> {
+    let (size, compressed) = (entry.size(), entry.compressed_size());
+    if compressed > total
+        || size
+            > compressed
+                .saturating_mul(MAX_EXPANSION)
+                .saturating_add(4096)
+    {
+        return Err(fail(format!(
+            "corrupt zip entry: it claims {size} bytes from {compressed} compressed bytes in a {total}-byte file"
+        )));
+    }
+    Ok(size)
+}
+
+/// Write the `.npy` header for a little-endian float64 C-order array of `shape` (format version 1.0,
+/// padded to 64 bytes as NumPy does).
+fn write_header<W: Write>(out: &mut W, shape: &[usize]) -> std::io::Result<()> {
+    let shape_text = match shape {
+        [n] => format!("({n},)"),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let dict = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': {shape_text}, }}");
+    let unpadded = 10 + dict.len() + 1;
+    let total = unpadded.div_ceil(64) * 64;
+    let header_length = u16::try_from(total - 10)
+        .map_err(|_| std::io::Error::other("the .npy header is too long"))?;
+    out.write_all(b"\x93NUMPY\x01\x00")?;
+    out.write_all(&header_length.to_le_bytes())?;
+    out.write_all(dict.as_bytes())?;
+    out.write_all(&vec![b' '; total - unpadded])?;
+    out.write_all(b"\n")
+}
+
+/// Write a dataset as a `.npy` file: one little-endian float64 array of shape (n, d + 1), the labels
+/// (±1) in the last column, as NumPy's `np.save(path, np.column_stack([x, y]))` would. The file is
+/// replaced atomically.
+///
+/// ```
+/// use ndarray::array;
+/// let data = novikoff::Dataset::new(array![[0.5], [-0.0]], array![1.0, -1.0])?;
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("d.npy");
+/// novikoff::io::write_npy(&path, &data)?;
+/// let back = novikoff::io::read_npy(&path, &Default::default())?;
+/// assert_eq!(back.x()[[1, 0]].to_bits(), (-0.0f64).to_bits());
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn write_npy(path: &Path, data: &Dataset) -> Result<()> {
+    super::write_atomically(path, |out| write_npy_to(out, data))
+}
+
+/// Write a dataset in `.npy` format to any writer (see [`write_npy`]).
+///
+/// ```
+/// use ndarray::array;
+/// let data = novikoff::Dataset::new(array![[1.0, 2.0]], array![1.0])?;
+/// let mut out = Vec::new();
+/// novikoff::io::write_npy_to(&mut out, &data)?;
+/// assert_eq!(out.len(), 128 + 3 * 8); // a 128-byte header, then 3 float64
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn write_npy_to<W: Write>(out: &mut W, data: &Dataset) -> Result<()> {
+    let (n, d) = (data.n_samples(), data.n_features());
+    let io = |e: std::io::Error| Error::io("<output>", e);
+    write_header(out, &[n, d + 1]).map_err(io)?;
+    let mut block = Vec::with_capacity(BLOCK + 8 * (d + 1));
+    for i in 0..n {
+        for value in data.row(i) {
+            block.extend_from_slice(&value.to_le_bytes());
+        }
+        block.extend_from_slice(&data.labels()[i].to_le_bytes());
+        if block.len() >= BLOCK {
+            out.write_all(&block).map_err(io)?;
+            block.clear();
+        }
+    }
+    out.write_all(&block).map_err(io)
+}
+
+/// Write a dataset as a `.npz` archive (uncompressed, like `np.savez`) with the arrays `x` (n × d,
+/// float64) and `y` (n labels ±1, float64). The file is replaced atomically.
+///
+/// ```
+/// use ndarray::array;
+/// let data = novikoff::Dataset::new(array![[1.0, 2.0], [3.0, 4.0]], array![1.0, -1.0])?;
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("d.npz");
+/// novikoff::io::write_npz(&path, &data)?;
+/// assert_eq!(novikoff::io::open(&path, &Default::default())?, data);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn write_npz(path: &Path, data: &Dataset) -> Result<()> {
+    super::write_atomically(path, |out| {
+        let fail = |e: ndarray_npy::WriteNpzError| Error::io("<output>", std::io::Error::other(e));
+        let mut npz = ndarray_npy::NpzWriter::new(&mut *out);
+        npz.add_array("x", &data.x()).map_err(fail)?;
+        npz.add_array("y", &data.y()).map_err(fail)?;
+        npz.finish().map_err(fail)?;
+        Ok(())
+    })
+}

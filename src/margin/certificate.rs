@@ -1,0 +1,241 @@
+//! Certificates of non-separability, and the rigorous evaluation of a convex-hull point that gives the
+//! upper end of the margin bracket.
+
+use ndarray::Array1;
+
+use super::accurate::{norm_bounds, Accumulator, UNIT_ROUNDOFF};
+use super::Bias;
+use crate::dataset::Dataset;
+
+/// A proof that no separator exists, as weights on the rows that anyone can check.
+///
+/// * [`Bias::Free`]: the weights of each class sum to 1, so `p = Σ_{yᵢ=+1} αᵢxᵢ` and
+///   `q = Σ_{yⱼ=−1} αⱼxⱼ` are points of the two convex hulls, and `residual` bounds `‖p − q‖`. When the
+///   hulls meet, no hyperplane can have one class strictly on each side.
+/// * [`Bias::ThroughOrigin`]: Gordan's alternative. The weights sum to 1 and `residual` bounds
+///   `‖Σ αᵢyᵢxᵢ‖`. If that combination is zero, every `w` has `Σ αᵢ·yᵢ(w·xᵢ) = 0`, so some example has
+///   `yᵢ(w·xᵢ) ≤ 0`: no plane through the origin separates.
+///
+/// The residual is an upper bound, computed in twice working precision with a rounding-error bound.
+///
+/// ```
+/// use ndarray::array;
+/// use novikoff::margin::{Bias, Certificate};
+/// // XOR: the midpoints of both diagonals are (½, ½).
+/// let data = novikoff::Dataset::new(
+///     array![[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]],
+///     array![1.0, -1.0, -1.0, 1.0],
+/// )?;
+/// let certificate = Certificate::new(&data, Bias::Free, array![0.5, 0.5, 0.5, 0.5])?;
+/// assert!(certificate.residual < 1e-15);
+/// assert!(certificate.verify(&data, 1e-12));
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Certificate {
+    /// Which separators the certificate excludes.
+    pub bias: Bias,
+    /// One non-negative weight per row (zero allowed), normalised as described above.
+    pub weights: Array1<f64>,
+    /// An upper bound on `‖p − q‖` (free bias) or `‖Σ αᵢyᵢxᵢ‖` (through the origin).
+    pub residual: f64,
+}
+
+impl Certificate {
+    /// Build a certificate from non-negative weights (any positive scale per class; they are normalised),
+    /// computing its residual.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::margin::{Bias, Certificate};
+    /// // CS 536's 1-D set: −1 and +1 are negative, 0 positive; 0 is the midpoint of the negatives.
+    /// let data = novikoff::Dataset::new(array![[-1.0], [0.0], [1.0]], array![-1.0, 1.0, -1.0])?;
+    /// let certificate = Certificate::new(&data, Bias::Free, array![1.0, 2.0, 1.0])?;
+    /// assert_eq!(certificate.weights.to_vec(), vec![0.5, 1.0, 0.5]);
+    /// assert!(certificate.residual < 1e-15); // a rounding-error bound on ‖p − q‖ = 0
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`crate::Error::Shape`] for the wrong number of weights, [`crate::Error::Parameter`] for a negative
+    /// or non-finite weight or a class without weight.
+    pub fn new(data: &Dataset, bias: Bias, weights: Array1<f64>) -> crate::Result<Certificate> {
+        if weights.len() != data.n_samples() {
+            return Err(crate::Error::Shape {
+                what: "certificate weights against rows",
+                expected: data.n_samples(),
+                found: weights.len(),
+            });
+        }
+        if let Some(w) = weights.iter().find(|w| !(w.is_finite() && **w >= 0.0)) {
+            return Err(crate::Error::parameter(
+                "weights",
+                format!("{w} is not a finite non-negative weight"),
+            ));
+        }
+        let point = HullPoint::evaluate(data, bias, weights.as_slice().unwrap_or(&[])).ok_or_else(
+            || {
+                crate::Error::parameter(
+                    "weights",
+                    "every group (each class with a free bias) needs positive weight",
+                )
+            },
+        )?;
+        Ok(Certificate {
+            bias,
+            weights: point.weights,
+            residual: point.gap_upper,
+        })
+    }
+
+    /// Check the certificate against the data: one weight per row, every weight finite and non-negative,
+    /// each group summing to 1 (within 10⁻⁹), and the residual, recomputed from the data, at most `tol`.
+    /// A good `tol` is a small multiple of the data's radius, such as `1e-9 · R`.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::margin::{Bias, Certificate};
+    /// let data = novikoff::Dataset::new(array![[1.0], [-1.0]], array![1.0, 1.0])?;
+    /// // Through the origin: ½·(+1) + ½·(−1) = 0, so no w > 0 and no w < 0 classifies both as +1.
+    /// let certificate = Certificate::new(&data, Bias::ThroughOrigin, array![1.0, 1.0])?;
+    /// assert!(certificate.verify(&data, 1e-12));
+    /// // The same weights do not prove that a free bias fails (one class is absent).
+    /// let forged = Certificate { bias: Bias::Free, ..certificate };
+    /// assert!(!forged.verify(&data, 1e-12));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn verify(&self, data: &Dataset, tol: f64) -> bool {
+        if self.weights.len() != data.n_samples()
+            || !self.weights.iter().all(|w| w.is_finite() && *w >= 0.0)
+        {
+            return false;
+        }
+        let groups = match self.bias {
+            Bias::Free => 2,
+            Bias::ThroughOrigin => 1,
+        };
+        let mut sums = vec![0.0; groups];
+        for (w, &y) in self.weights.iter().zip(data.labels()) {
+            sums[group(self.bias, y)] += w;
+        }
+        if sums.iter().any(|s| (s - 1.0).abs() > 1e-9) {
+            return false;
+        }
+        match HullPoint::evaluate(data, self.bias, self.weights.as_slice().unwrap_or(&[])) {
+            Some(point) => point.gap_upper <= tol,
+            None => false,
+        }
+    }
+
+    /// The rows with positive weight, heaviest first: the examples that make the data non-separable.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::margin::{Bias, Certificate};
+    /// let data = novikoff::Dataset::new(array![[-1.0], [0.0], [1.0]], array![-1.0, 1.0, -1.0])?;
+    /// let certificate = Certificate::new(&data, Bias::Free, array![1.0, 2.0, 1.0])?;
+    /// assert_eq!(certificate.rows_by_weight(), vec![1, 0, 2]);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn rows_by_weight(&self) -> Vec<usize> {
+        let mut rows: Vec<usize> = (0..self.weights.len())
+            .filter(|&i| self.weights[i] > 0.0)
+            .collect();
+        rows.sort_by(|&a, &b| self.weights[b].total_cmp(&self.weights[a]).then(a.cmp(&b)));
+        rows
+    }
+}
+
+#[inline]
+pub(crate) fn group(bias: Bias, label: f64) -> usize {
+    match bias {
+        Bias::ThroughOrigin => 0,
+        Bias::Free => usize::from(label < 0.0),
+    }
+}
+
+/// A point of the dual hull from non-negative weights, with a rigorous upper bound on its length.
+#[derive(Debug, Clone)]
+pub(crate) struct HullPoint {
+    /// The weights normalised per group (each group sums to 1).
+    pub weights: Array1<f64>,
+    /// `‖exact point‖ ≤ gap_upper`.
+    pub gap_upper: f64,
+}
+
+impl HullPoint {
+    /// Evaluate the hull point of weights `raw` (clamped at zero). `None` when a group has no weight.
+    ///
+    /// Each group's sum `Pⱼ = Σ cᵢxᵢⱼ` and its total `C = Σ cᵢ` are accumulated in twice working precision
+    /// and then divided, so the point `P/C` is an exact convex combination up to the bounded rounding
+    /// errors, which are carried into the bound on its length.
+    pub(crate) fn evaluate(data: &Dataset, bias: Bias, raw: &[f64]) -> Option<HullPoint> {
+        let d = data.n_features();
+        let groups = match bias {
+            Bias::Free => 2,
+            Bias::ThroughOrigin => 1,
+        };
+        let mut sums = vec![vec![Accumulator::default(); d]; groups];
+        let mut totals = vec![Accumulator::default(); groups];
+        for (i, (&c, &y)) in raw.iter().zip(data.labels()).enumerate() {
+            if !(c > 0.0 && c.is_finite()) {
+                continue;
+            }
+            let g = group(bias, y);
+            // Through the origin the points are yᵢxᵢ; with a free bias each group keeps its sign and
+            // the two group means are subtracted at the end.
+            let sign = if groups == 1 { y } else { 1.0 };
+            totals[g].add(c);
+            for (acc, &x) in sums[g].iter_mut().zip(data.row(i)) {
+                acc.add_product(c, sign * x);
+            }
+        }
+        if totals.iter().any(|t| t.value() <= 0.0) {
+            return None;
+        }
+        let u = UNIT_ROUNDOFF;
+        // Mean of group g in coordinate j, with a bound on its error.
+        let mean = |g: usize, j: usize| -> (f64, f64) {
+            let (p, ep) = sums[g][j].result();
+            let (c, ec) = totals[g].result();
+            let value = p / c;
+            let err = (ep + p.abs() * ec / c) / (c - ec) + 2.0 * u * value.abs();
+            (value, err * (1.0 + 8.0 * u))
+        };
+        let mut point = Vec::with_capacity(d);
+        let mut errors = Vec::with_capacity(d);
+        for j in 0..d {
+            let (mut value, mut err) = mean(0, j);
+            if groups == 2 {
+                let (q, eq) = mean(1, j);
+                let diff = value - q;
+                err += eq + 2.0 * u * diff.abs();
+                value = diff;
+            }
+            point.push(value);
+            errors.push(err);
+        }
+        let (_, gap_upper) = norm_bounds(&point, &errors);
+        let totals: Vec<f64> = totals.iter().map(Accumulator::value).collect();
+        let weights = raw
+            .iter()
+            .zip(data.labels())
+            .map(|(&c, &y)| {
+                if c > 0.0 && c.is_finite() {
+                    c / totals[group(bias, y)]
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        Some(HullPoint { weights, gap_upper })
+    }
+
+    /// The upper end of the margin bracket: `½‖p − q‖` with a free bias, `‖v‖` through the origin.
+    pub(crate) fn margin_upper(&self, bias: Bias) -> f64 {
+        match bias {
+            Bias::Free => self.gap_upper * 0.5,
+            Bias::ThroughOrigin => self.gap_upper,
+        }
+    }
+}

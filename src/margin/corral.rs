@@ -1,0 +1,543 @@
+//! The active set of Wolfe's algorithm ("corral"): affinely independent rows with their weights, and an
+//! updatable QR factorisation of the differences that define their affine hull.
+//!
+//! Each group (one simplex through the origin, one per class with a free bias) has a *base* row `b`; every
+//! other member `k` contributes the column `eₖ = zₖ − z_b` (`zᵢ = yᵢpᵢ`). The affine minimiser of the set
+//! is `v = Σ_g z_{b_g} + E·t` with `t` minimising `‖v‖`, a least-squares problem solved with `E = Q·R`.
+//! Adding a member appends a column (Gram–Schmidt with one reorthogonalisation, `O(r·m)`), removing one
+//! deletes a column and restores the triangle with Givens rotations (`O(r·m)`), so that one iteration of
+//! the polish costs a pass over the data rather than a factorisation. The members are kept affinely
+//! independent (Carathéodory's reduction when a start is degenerate), so `R` is always non-singular.
+
+use super::accurate::Accumulator;
+use super::problem::Problem;
+
+/// The active set and its factorisation.
+pub(crate) struct Corral<'a> {
+    problem: &'a Problem,
+    /// Weight of every row (zero for non-members).
+    weight: Vec<f64>,
+    member: Vec<bool>,
+    /// The members, in no particular order.
+    rows: Vec<usize>,
+    /// The base row of each group.
+    base: Vec<Option<usize>>,
+    /// The row of each column of `E`, in factorisation order.
+    columns: Vec<usize>,
+    /// Columns of `Q` (each of length `r`).
+    q: Vec<Vec<f64>>,
+    /// Columns of `R` (column `j` holds `R[0..=j, j]`, padded while a deletion is under way).
+    r: Vec<Vec<f64>>,
+    /// Compute points and normals in twice working precision (needed when the margin is a tiny fraction
+    /// of the radius; otherwise plain arithmetic is accurate enough and much cheaper).
+    accurate: bool,
+}
+
+/// Relative size below which a new column counts as dependent on the others.
+const DEPENDENT: f64 = 1e-13;
+
+impl<'a> Corral<'a> {
+    /// An empty corral.
+    pub(crate) fn new(problem: &'a Problem) -> Self {
+        let n = problem.n();
+        Corral {
+            problem,
+            weight: vec![0.0; n],
+            member: vec![false; n],
+            rows: Vec::new(),
+            base: vec![None; problem.groups()],
+            columns: Vec::new(),
+            q: Vec::new(),
+            r: Vec::new(),
+            accurate: true,
+        }
+    }
+
+    /// Choose between twice working precision and plain arithmetic for points and normals.
+    pub(crate) fn set_accurate(&mut self, accurate: bool) {
+        self.accurate = accurate;
+    }
+
+    pub(crate) fn rows(&self) -> &[usize] {
+        &self.rows
+    }
+
+    pub(crate) fn weight(&self, row: usize) -> f64 {
+        self.weight[row]
+    }
+
+    pub(crate) fn is_member(&self, row: usize) -> bool {
+        self.member[row]
+    }
+
+    /// `zᵢ[j] = yᵢ·pᵢ[j]`.
+    fn z(&self, row: usize) -> impl Iterator<Item = f64> + '_ {
+        let y = self.problem.labels[row];
+        self.problem.row(row).iter().map(move |&x| y * x)
+    }
+
+    /// The column of a non-base member.
+    fn column_of(&self, row: usize) -> Vec<f64> {
+        let base = self.base[self.problem.group(row)].expect("every group with members has a base");
+        self.z(row).zip(self.z(base)).map(|(a, b)| a - b).collect()
+    }
+
+    /// Start from rows and non-negative weights: normalise per group, choose the heaviest row of each
+    /// group as its base and factor, dropping rows by Carathéodory's reduction until the members are
+    /// affinely independent (this moves weights but not the point `v`).
+    pub(crate) fn reset(&mut self, start: &[(usize, f64)]) {
+        for &i in &self.rows {
+            self.weight[i] = 0.0;
+            self.member[i] = false;
+        }
+        self.rows.clear();
+        for &(i, c) in start {
+            if c > 0.0 && c.is_finite() && !self.member[i] {
+                self.member[i] = true;
+                self.weight[i] = c;
+                self.rows.push(i);
+            }
+        }
+        self.normalise();
+        self.refactor();
+    }
+
+    /// Rescale the weights of each group to sum to 1.
+    pub(crate) fn normalise(&mut self) {
+        let mut totals = vec![0.0; self.problem.groups()];
+        for &i in &self.rows {
+            totals[self.problem.group(i)] += self.weight[i];
+        }
+        for &i in &self.rows {
+            let t = totals[self.problem.group(i)];
+            if t > 0.0 {
+                self.weight[i] /= t;
+            }
+        }
+    }
+
+    /// Rebuild the factorisation from the members, reducing a dependent set.
+    fn refactor(&mut self) {
+        'restart: loop {
+            self.columns.clear();
+            self.q.clear();
+            self.r.clear();
+            self.base.iter_mut().for_each(|b| *b = None);
+            let mut order = self.rows.clone();
+            order.sort_by(|&a, &b| self.weight[b].total_cmp(&self.weight[a]).then(a.cmp(&b)));
+            for &i in &order {
+                let g = self.problem.group(i);
+                if self.base[g].is_none() {
+                    self.base[g] = Some(i);
+                }
+            }
+            for &i in &order {
+                if self.base.contains(&Some(i)) {
+                    continue;
+                }
+                loop {
+                    match self.append(i) {
+                        Ok(()) => break,
+                        Err(coefficients) => {
+                            // eᵢ = E·μ: move the weights along the null direction until one reaches 0.
+                            let mu = self.back_substitute(&coefficients);
+                            let gone = self.caratheodory(i, &mu);
+                            self.remove_member(gone);
+                            if self.base.contains(&Some(gone)) {
+                                continue 'restart;
+                            }
+                            if gone == i {
+                                break;
+                            }
+                            let position = self
+                                .columns
+                                .iter()
+                                .position(|&c| c == gone)
+                                .expect("a member that is not a base has a column");
+                            self.delete_column(position);
+                        }
+                    }
+                }
+            }
+            return;
+        }
+    }
+
+    /// Move the weights along the null direction (+1 on `row`, −μ on the columns, the balance on the bases)
+    /// as far as they stay non-negative, and return the row whose weight reaches zero.
+    fn caratheodory(&mut self, row: usize, mu: &[f64]) -> usize {
+        let groups = self.problem.groups();
+        let mut direction: Vec<(usize, f64)> = Vec::with_capacity(mu.len() + 1 + groups);
+        let mut balance = vec![0.0; groups];
+        direction.push((row, 1.0));
+        balance[self.problem.group(row)] -= 1.0;
+        for (&c, &m) in self.columns.iter().zip(mu) {
+            direction.push((c, -m));
+            balance[self.problem.group(c)] += m;
+        }
+        for (g, b) in self.base.iter().enumerate() {
+            if let Some(b) = *b {
+                direction.push((b, balance[g]));
+            }
+        }
+        let mut theta = f64::INFINITY;
+        let mut gone = row;
+        for &(i, d) in &direction {
+            if d > 0.0 {
+                let step = self.weight[i] / d;
+                if step < theta {
+                    theta = step;
+                    gone = i;
+                }
+            }
+        }
+        for &(i, d) in &direction {
+            self.weight[i] = (self.weight[i] - theta * d).max(0.0);
+        }
+        self.weight[gone] = 0.0;
+        gone
+    }
+
+    fn remove_member(&mut self, row: usize) {
+        self.member[row] = false;
+        self.weight[row] = 0.0;
+        self.rows.retain(|&i| i != row);
+    }
+
+    /// Append the column of `row` to the factorisation, or return its coefficients `Qᵀe` when it depends
+    /// on the columns already there.
+    fn append(&mut self, row: usize) -> Result<(), Vec<f64>> {
+        let mut e = self.column_of(row);
+        let size: f64 = e.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let mut coefficients = vec![0.0; self.q.len()];
+        let mut rest = size;
+        // Gram–Schmidt, repeated once when the first pass cancels much of the column ("twice is enough").
+        for _ in 0..2 {
+            let before = rest;
+            for (c, q) in coefficients.iter_mut().zip(&self.q) {
+                let s: f64 = q.iter().zip(&e).map(|(a, b)| a * b).sum();
+                *c += s;
+                for (x, &qj) in e.iter_mut().zip(q) {
+                    *x -= s * qj;
+                }
+            }
+            rest = e.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if rest > 0.5 * before {
+                break;
+            }
+        }
+        if rest <= DEPENDENT * size.max(f64::MIN_POSITIVE) || rest == 0.0 || self.q.len() >= e.len()
+        {
+            return Err(coefficients);
+        }
+        e.iter_mut().for_each(|x| *x /= rest);
+        for column in &mut self.r {
+            column.push(0.0);
+        }
+        coefficients.push(rest);
+        self.r.push(coefficients);
+        self.q.push(e);
+        self.columns.push(row);
+        Ok(())
+    }
+
+    /// Solve `R·x = c` for the leading `c.len()` columns.
+    fn back_substitute(&self, c: &[f64]) -> Vec<f64> {
+        let m = c.len();
+        let mut x = c.to_vec();
+        for j in (0..m).rev() {
+            let tail: f64 = (j + 1..m).map(|l| self.r[l][j] * x[l]).sum();
+            x[j] = (x[j] - tail) / self.r[j][j];
+        }
+        x
+    }
+
+    /// Delete column `position` and restore the triangle with Givens rotations.
+    fn delete_column(&mut self, position: usize) {
+        self.r.remove(position);
+        self.columns.remove(position);
+        let m = self.r.len();
+        for j in position..m {
+            let (a, b) = (self.r[j][j], self.r[j][j + 1]);
+            let h = a.hypot(b);
+            if h == 0.0 {
+                continue;
+            }
+            self.rotate(j, a / h, b / h, j);
+        }
+        self.q.truncate(m);
+        for column in &mut self.r {
+            column.truncate(m);
+        }
+    }
+
+    /// Group `g` lost its base: make its heaviest remaining member the base. The columns `zⱼ − z_old` of
+    /// the group become `(zⱼ − z_old) − (z_new − z_old)`, a rank-one change `E − e_new·1_gᵀ` with `e_new`
+    /// already in the span of `Q`, so only `R` changes: two sweeps of Givens rotations restore the
+    /// triangle (`O(m² + r·m)` rather than a refactorisation), then the new base's own column is deleted.
+    fn rebase(&mut self, g: usize) {
+        let candidate = self
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| self.problem.group(c) == g)
+            .max_by(|a, b| {
+                self.weight[*a.1]
+                    .total_cmp(&self.weight[*b.1])
+                    .then(b.0.cmp(&a.0))
+            });
+        let Some((position, &new_base)) = candidate else {
+            self.base[g] = None;
+            return;
+        };
+        let m = self.r.len();
+        let mut alpha: Vec<f64> = self.r[position].clone();
+        let update: Vec<f64> = self
+            .columns
+            .iter()
+            .map(|&c| {
+                if self.problem.group(c) == g {
+                    -1.0
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        // Sweep 1: rotate α onto e₀ from the bottom; R becomes upper Hessenberg.
+        for i in (0..m.saturating_sub(1)).rev() {
+            let h = alpha[i].hypot(alpha[i + 1]);
+            if h == 0.0 {
+                continue;
+            }
+            let (c, s) = (alpha[i] / h, alpha[i + 1] / h);
+            alpha[i] = h;
+            alpha[i + 1] = 0.0;
+            self.rotate(i, c, s, 0);
+        }
+        // The rank-one term now only touches row 0.
+        for (column, &b) in self.r.iter_mut().zip(&update) {
+            column[0] += alpha[0] * b;
+        }
+        // Sweep 2: remove the subdiagonal.
+        for i in 0..m.saturating_sub(1) {
+            let (a, b) = (self.r[i][i], self.r[i][i + 1]);
+            let h = a.hypot(b);
+            if h == 0.0 {
+                continue;
+            }
+            self.rotate(i, a / h, b / h, i);
+        }
+        self.base[g] = Some(new_base);
+        self.delete_column(position);
+    }
+
+    /// Apply the rotation `[c s; −s c]` to rows `i, i+1` of `R` (columns `from..`) and the matching
+    /// rotation to columns `i, i+1` of `Q`.
+    fn rotate(&mut self, i: usize, c: f64, s: f64, from: usize) {
+        for column in self.r.iter_mut().skip(from) {
+            let (x, y) = (column[i], column[i + 1]);
+            column[i] = c * x + s * y;
+            column[i + 1] = -s * x + c * y;
+        }
+        let (left, right) = self.q.split_at_mut(i + 1);
+        for (x, y) in left[i].iter_mut().zip(right[0].iter_mut()) {
+            let (a, b) = (*x, *y);
+            *x = c * a + s * b;
+            *y = -s * a + c * b;
+        }
+    }
+
+    /// Add a row with weight zero. Returns false (and leaves the corral unchanged) when its column depends
+    /// on the members'.
+    pub(crate) fn add(&mut self, row: usize) -> bool {
+        if self.member[row] {
+            return false;
+        }
+        let g = self.problem.group(row);
+        if self.base[g].is_none() {
+            self.base[g] = Some(row);
+        } else if self.append(row).is_err() {
+            return false;
+        }
+        self.member[row] = true;
+        self.weight[row] = 0.0;
+        self.rows.push(row);
+        true
+    }
+
+    /// Remove a member; a base is replaced by refactoring.
+    pub(crate) fn remove(&mut self, row: usize) {
+        if !self.member[row] {
+            return;
+        }
+        self.remove_member(row);
+        if let Some(g) = self.base.iter().position(|&b| b == Some(row)) {
+            self.rebase(g);
+        } else if let Some(position) = self.columns.iter().position(|&c| c == row) {
+            self.delete_column(position);
+        }
+    }
+
+    /// `Σ wᵢ·zᵢ` over the members for the given weights (indexed by row), in twice working precision.
+    pub(crate) fn combine(&self, weight: impl Fn(usize) -> f64) -> Vec<f64> {
+        let r = self.problem.dim();
+        if !self.accurate {
+            let mut v = vec![0.0; r];
+            for &i in &self.rows {
+                let coefficient = weight(i) * self.problem.labels[i];
+                for (slot, &x) in v.iter_mut().zip(self.problem.row(i)) {
+                    *slot += coefficient * x;
+                }
+            }
+            return v;
+        }
+        let mut acc = vec![Accumulator::default(); r];
+        for &i in &self.rows {
+            let coefficient = weight(i) * self.problem.labels[i];
+            for (slot, &x) in acc.iter_mut().zip(self.problem.row(i)) {
+                slot.add_product(coefficient, x);
+            }
+        }
+        acc.iter().map(Accumulator::value).collect()
+    }
+
+    /// The current point `v = Σ wᵢzᵢ`.
+    pub(crate) fn point(&self) -> Vec<f64> {
+        self.combine(|i| self.weight[i])
+    }
+
+    /// The affine minimiser's weights (any sign; summing to 1 per group), as `(row, weight)` over the
+    /// members. Refined from the current weights with residuals computed in twice working precision.
+    pub(crate) fn affine_minimiser(&self) -> Vec<(usize, f64)> {
+        let groups = self.problem.groups();
+        let mut position = vec![usize::MAX; self.problem.n()];
+        for (k, &c) in self.columns.iter().enumerate() {
+            position[c] = k;
+        }
+        // The weight of a row for coefficients t: its coefficient, or for a base the rest of its group.
+        let base_weights = |t: &[f64]| -> Vec<f64> {
+            let mut rest = vec![1.0; groups];
+            for (&c, &tc) in self.columns.iter().zip(t) {
+                rest[self.problem.group(c)] -= tc;
+            }
+            rest
+        };
+        let value = |t: &[f64], rest: &[f64], row: usize| -> f64 {
+            match position[row] {
+                usize::MAX => rest[self.problem.group(row)],
+                k => t[k],
+            }
+        };
+        let mut t: Vec<f64> = self.columns.iter().map(|&c| self.weight[c]).collect();
+        for _ in 0..3 {
+            let rest = base_weights(&t);
+            let v = self.combine(|i| value(&t, &rest, i));
+            // The least-squares correction: δ = R⁻¹·Qᵀ·v, t ← t − δ.
+            let c: Vec<f64> = self
+                .q
+                .iter()
+                .map(|q| q.iter().zip(&v).map(|(a, b)| a * b).sum())
+                .collect();
+            let delta = self.back_substitute(&c);
+            let mut changed = 0.0f64;
+            for (tc, d) in t.iter_mut().zip(&delta) {
+                *tc -= d;
+                changed = changed.max(d.abs());
+            }
+            if changed <= 4.0 * f64::EPSILON {
+                break;
+            }
+        }
+        let rest = base_weights(&t);
+        self.rows
+            .iter()
+            .map(|&i| (i, value(&t, &rest, i)))
+            .collect()
+    }
+
+    /// The unit normal `v − Q·Qᵀ·v`, normalised: the direction of the separator. The dual point `v = Σ cᵢzᵢ`
+    /// is exact for its weights, but weights carry rounding errors of order `u`, which move `v` by about
+    /// `u·R`: when the margin is 10⁻⁸ of the radius that turns its direction by 10⁻⁸, far too much. The
+    /// error lies (almost) in the span of the corral's differences, so projecting it out leaves a normal
+    /// accurate to the conditioning of the support itself. Projected twice, in twice working precision.
+    pub(crate) fn normal(&self, v: &[f64]) -> Vec<f64> {
+        let mut w = v.to_vec();
+        if !self.accurate {
+            // Well-scaled margins: one plain projection is plenty.
+            let c: Vec<f64> = self
+                .q
+                .iter()
+                .map(|q| q.iter().zip(&w).map(|(a, b)| a * b).sum())
+                .collect();
+            for (q, &ck) in self.q.iter().zip(&c) {
+                for (wj, &qj) in w.iter_mut().zip(q) {
+                    *wj -= ck * qj;
+                }
+            }
+            let norm = w.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if norm > 0.0 && norm.is_finite() {
+                w.iter_mut().for_each(|x| *x /= norm);
+            }
+            return w;
+        }
+        for _ in 0..2 {
+            let c: Vec<f64> = self
+                .q
+                .iter()
+                .map(|q| super::accurate::dot2(q, &w).0)
+                .collect();
+            for (j, wj) in w.iter_mut().enumerate() {
+                let mut acc = Accumulator::default();
+                acc.add(*wj);
+                for (q, &ck) in self.q.iter().zip(&c) {
+                    acc.add_product(-ck, q[j]);
+                }
+                *wj = acc.value();
+            }
+        }
+        // Refine: the normal must satisfy w·(zₖ − z_base) = 0 for every column. The residuals are
+        // computed from the points themselves (not from the rounded differences), in twice working
+        // precision, and removed with the least-squares correction Q·R⁻ᵀ·ρ.
+        let score = |w: &[f64], row: usize| {
+            self.problem.labels[row] * super::accurate::dot2(w, self.problem.row(row)).0
+        };
+        for _ in 0..2 {
+            if self.columns.is_empty() {
+                break;
+            }
+            let residual: Vec<f64> = self
+                .columns
+                .iter()
+                .map(|&c| {
+                    let base = self.base[self.problem.group(c)].expect("a column has a base");
+                    score(&w, c) - score(&w, base)
+                })
+                .collect();
+            let m = residual.len();
+            let mut y = vec![0.0; m];
+            for j in 0..m {
+                let mut value = residual[j];
+                for (i, &yi) in y.iter().enumerate().take(j) {
+                    value -= self.r[j][i] * yi;
+                }
+                y[j] = value / self.r[j][j];
+            }
+            for (q, &yk) in self.q.iter().zip(&y) {
+                for (wj, &qj) in w.iter_mut().zip(q) {
+                    *wj -= yk * qj;
+                }
+            }
+        }
+        let norm = super::accurate::dot2(&w, &w).0.sqrt();
+        if norm > 0.0 && norm.is_finite() {
+            w.iter_mut().for_each(|x| *x /= norm);
+        }
+        w
+    }
+
+    /// Set the weights (of members) directly.
+    pub(crate) fn set_weight(&mut self, row: usize, weight: f64) {
+        debug_assert!(self.member[row]);
+        self.weight[row] = weight;
+    }
+}

@@ -1,0 +1,206 @@
+//! Radius, margins and the exact maximum margin, with a certified bracket or a proof that no separator
+//! exists.
+//!
+//! Every bound of the convergence theorem is a statement about two numbers of the data:
+//!
+//! * the **radius** `R = maxᵢ ‖xᵢ‖`, about the origin ([`radius`]);
+//! * the **margin** of a separator `(w, b)`, `minᵢ yᵢ(w·xᵢ + b)/‖w‖`, negative when a point is on the wrong
+//!   side ([`margin`], per example [`margins`]), and the **maximum margin** `γ*` over all separators
+//!   ([`max_margin`]), with a free bias or through the origin ([`Bias`]).
+//!
+//! CS 536 (seed 001, eq. 6) writes the margin as `min |w·x + b|/‖w‖`, the distance of the nearest point
+//! to the plane whichever side it lies on. That is a different quantity (it is never negative, and it is
+//! the margin only when `(w, b)` separates the data), available as [`unsigned_margin`].
+//!
+//! # The maximum margin and its certificate
+//!
+//! [`max_margin`] returns a [`MarginResult`]:
+//!
+//! * [`MarginResult::Separable`]: a unit `w`, a bias `b` and a bracket `(lower, upper)` with
+//!   `lower ≤ γ* ≤ upper`. `lower` is the margin the returned `(w, b)` achieves, evaluated on the data in
+//!   twice working precision with a rounding-error bound; `upper` is the length of a point of a convex
+//!   hull (the dual), evaluated the same way. Both are rigorous for the stored `f64` data.
+//! * [`MarginResult::NotSeparable`]: a [`Certificate`], weights on the rows that anyone can check with
+//!   [`Certificate::verify`]: the convex hulls of the two classes meet (free bias), or the origin lies in
+//!   the convex hull of the `yᵢxᵢ` (through the origin, Gordan's alternative).
+//! * [`MarginResult::Inaccurate`]: the solver could not reach the requested accuracy; the bracket it
+//!   reports is still rigorous.
+//!
+//! The dual relations behind the bracket are, for free bias,
+//! `γ* = ½ min ‖p − q‖` over `p ∈ conv{xᵢ : yᵢ = +1}` and `q ∈ conv{xⱼ : yⱼ = −1}`, and through the origin
+//! `γ* = min ‖v‖` over `v ∈ conv{yᵢxᵢ}`. The data are separable exactly when these minima are positive.
+//!
+//! ```
+//! use ndarray::array;
+//! use novikoff::margin::{self, Bias, MarginResult};
+//! use novikoff::Dataset;
+//!
+//! // Seed 004's worked example: R² = 5 and γ* = 1.
+//! let x = array![[-1.0, 2.0], [1.0, 0.0], [1.0, 1.0], [-1.0, 0.0], [-1.0, -2.0], [1.0, -1.0]];
+//! let data = Dataset::new(x, array![-1.0, 1.0, 1.0, -1.0, -1.0, 1.0])?;
+//! assert!((margin::radius(&data).powi(2) - 5.0).abs() < 1e-12);
+//! let result = margin::max_margin(&data, Bias::ThroughOrigin)?;
+//! let (lower, upper) = result.bracket().unwrap();
+//! assert!(lower <= 1.0 && 1.0 <= upper && upper - lower < 1e-9);
+//! # Ok::<(), novikoff::Error>(())
+//! ```
+
+mod accurate;
+mod certificate;
+mod corral;
+mod lp;
+mod max_margin;
+mod polish;
+mod problem;
+pub mod svd;
+
+pub use certificate::Certificate;
+pub use lp::{separable_lp, Separability};
+pub use max_margin::{max_margin, MarginResult, MaxMargin, MaxMarginParams};
+
+use ndarray::{Array1, ArrayView1};
+use serde::{Deserialize, Serialize};
+
+use crate::dataset::Dataset;
+use crate::error::{Error, Result};
+use accurate::{dot2, dot2_plus};
+
+/// Whether a separator may have a bias `b`.
+///
+/// ```
+/// use novikoff::margin::Bias;
+/// assert_eq!(Bias::Free.name(), "free");
+/// assert_eq!(serde_json::to_string(&Bias::ThroughOrigin).unwrap(), "\"through_origin\"");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bias {
+    /// Any hyperplane `w·x + b = 0`.
+    Free,
+    /// Hyperplanes through the origin, `w·x = 0` (the setting of Block–Novikoff and Haykin).
+    ThroughOrigin,
+}
+
+impl Bias {
+    /// `free` or `through_origin`, as in JSON output.
+    ///
+    /// ```
+    /// assert_eq!(novikoff::margin::Bias::ThroughOrigin.name(), "through_origin");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Bias::Free => "free",
+            Bias::ThroughOrigin => "through_origin",
+        }
+    }
+}
+
+/// The radius `R = maxᵢ ‖xᵢ‖`, measured about the origin (never the centroid). The same as
+/// [`Dataset::radius`].
+///
+/// ```
+/// use ndarray::array;
+/// let data = novikoff::Dataset::new(array![[3.0, 4.0], [1.0, 0.0]], array![1.0, -1.0])?;
+/// assert_eq!(novikoff::margin::radius(&data), 5.0);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn radius(data: &Dataset) -> f64 {
+    data.radius()
+}
+
+/// Check a separator's shape and values, and return `‖w‖` computed in twice working precision.
+fn check_separator(data: &Dataset, w: ArrayView1<'_, f64>, b: f64) -> Result<f64> {
+    if w.len() != data.n_features() {
+        return Err(Error::Shape {
+            what: "weights against features",
+            expected: data.n_features(),
+            found: w.len(),
+        });
+    }
+    if let Some((j, v)) = w.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+        return Err(Error::parameter(
+            "w",
+            format!("component {j} is {v}, not a finite number"),
+        ));
+    }
+    if !b.is_finite() {
+        return Err(Error::parameter("b", format!("{b} is not a finite number")));
+    }
+    let w = w.to_vec();
+    let (norm2, _) = dot2(&w, &w);
+    if norm2 <= 0.0 {
+        return Err(Error::parameter(
+            "w",
+            "the zero vector defines no hyperplane, so it has no margin",
+        ));
+    }
+    Ok(norm2.sqrt())
+}
+
+/// The signed margin of every example, `yᵢ(w·xᵢ + b)/‖w‖`, negative for a misclassified point.
+///
+/// The dot products are computed in twice working precision, so each value is correct to a few units in
+/// the last place even when `w·xᵢ` cancels heavily.
+///
+/// ```
+/// use ndarray::array;
+/// let data = novikoff::Dataset::new(array![[2.0, 0.0], [-1.0, 0.0]], array![1.0, 1.0])?;
+/// let m = novikoff::margin::margins(&data, array![2.0, 0.0].view(), 0.0)?;
+/// assert_eq!(m.to_vec(), vec![2.0, -1.0]);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Shape`] when `w` has the wrong length, [`Error::Parameter`] when `w` is zero or a value is
+/// not finite.
+pub fn margins(data: &Dataset, w: ArrayView1<'_, f64>, b: f64) -> Result<Array1<f64>> {
+    let norm = check_separator(data, w, b)?;
+    let w = w.to_vec();
+    Ok((0..data.n_samples())
+        .map(|i| {
+            let (s, _) = dot2_plus(&w, data.row(i), b);
+            data.labels()[i] * s / norm
+        })
+        .collect())
+}
+
+/// The geometric margin of the separator `(w, b)` on the data: `minᵢ yᵢ(w·xᵢ + b)/‖w‖`. It is negative
+/// when some point lies on the wrong side, and zero when a point lies on the plane.
+///
+/// ```
+/// use ndarray::array;
+/// // Seed 004: the final weights (3, 1) of the worked example have margin 1/√10 (row 0 is closest).
+/// let x = array![[-1.0, 2.0], [1.0, 0.0], [1.0, 1.0], [-1.0, 0.0], [-1.0, -2.0], [1.0, -1.0]];
+/// let data = novikoff::Dataset::new(x, array![-1.0, 1.0, 1.0, -1.0, -1.0, 1.0])?;
+/// let gamma = novikoff::margin::margin(&data, array![3.0, 1.0].view(), 0.0)?;
+/// assert!((gamma - 1.0 / 10f64.sqrt()).abs() < 1e-15);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`margins`].
+pub fn margin(data: &Dataset, w: ArrayView1<'_, f64>, b: f64) -> Result<f64> {
+    Ok(margins(data, w, b)?.fold(f64::INFINITY, |m, &v| m.min(v)))
+}
+
+/// The **unsigned** margin of CS 536 (seed 001, eq. 6): `minᵢ |w·xᵢ + b|/‖w‖`, the distance from the
+/// plane to the nearest point on either side.
+///
+/// This is a different quantity from [`margin`]: it ignores the labels, so it is never negative and it
+/// can be large for a plane that misclassifies everything. It equals [`margin`] exactly when `(w, b)`
+/// separates the data.
+///
+/// ```
+/// use ndarray::array;
+/// let data = novikoff::Dataset::new(array![[2.0], [-1.0]], array![1.0, 1.0])?;
+/// // The point at -1 is misclassified: the signed margin is -1, the unsigned one +1.
+/// assert_eq!(novikoff::margin::margin(&data, array![1.0].view(), 0.0)?, -1.0);
+/// assert_eq!(novikoff::margin::unsigned_margin(&data, array![1.0].view(), 0.0)?, 1.0);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`margins`].
+pub fn unsigned_margin(data: &Dataset, w: ArrayView1<'_, f64>, b: f64) -> Result<f64> {
+    Ok(margins(data, w, b)?.fold(f64::INFINITY, |m, &v| m.min(v.abs())))
+}

@@ -1,0 +1,251 @@
+//! Polishing: the exact optimum on a support set, by Wolfe's active-set method for the minimum-norm point
+//! of a polytope.
+//!
+//! The dual of the maximum-margin problem is a minimum-norm point problem: with `zᵢ = yᵢxᵢ`, find
+//! `v = Σ cᵢzᵢ` of least length, with `c ≥ 0` summing to 1 over all rows (through the origin) or over each
+//! class (free bias, where `v = p − q` joins the two hulls). An interior-point solver gets close to the
+//! answer; this module finishes it exactly, as P. Wolfe's algorithm does (*Finding the nearest point in a
+//! polytope*, Math. Programming 11, 1976):
+//!
+//! * **minor cycle**: on the current support `S`, solve the equality-constrained problem exactly (the
+//!   "affine minimiser": a small least-squares system, solved with an updatable QR factorisation (see
+//!   [`super::corral`]) and refined with residuals computed in twice working precision). If some weight
+//!   turns negative, step back towards the current weights until the first one reaches zero, drop it,
+//!   and repeat;
+//! * **major cycle**: with `v` optimal on `S`, a row with `yᵢ·v·xᵢ` below the level of its group's support
+//!   violates optimality; add the worst one and go back to the minor cycle.
+//!
+//! Solving the system on the support is the KKT polish: on `S` every constraint is tight,
+//! `w ∝ v = Σ cᵢyᵢxᵢ`, and `c ≥ 0`. When no row violates, the pair `(v/‖v‖, c)` is optimal.
+
+use super::accurate::{dot2, UNIT_ROUNDOFF};
+use super::corral::Corral;
+use super::problem::Problem;
+use crate::kernel::{dot, Summation};
+
+/// How a polish ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PolishStatus {
+    /// No candidate row violates optimality beyond the tolerance.
+    Optimal,
+    /// The minimum-norm point is zero to working precision: the candidates are not separable.
+    Zero,
+    /// Rounding prevents further progress (a row was added and dropped again).
+    Stalled,
+    /// The iteration limit was reached.
+    IterationLimit,
+}
+
+/// The result of a polish, in the problem's coordinates.
+#[derive(Debug, Clone)]
+pub(crate) struct Polished {
+    /// Rows with positive weight.
+    pub rows: Vec<usize>,
+    /// Their weights, summing to 1 in each group.
+    pub weights: Vec<f64>,
+    /// `v = Σ cᵢyᵢpᵢ`.
+    pub v: Vec<f64>,
+    /// The separator's unit normal, `v` with its rounding errors projected out.
+    pub w: Vec<f64>,
+    pub status: PolishStatus,
+    /// Major iterations used.
+    pub iterations: usize,
+}
+
+/// Stop when the relative optimality gap is below this.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PolishSettings {
+    pub relative_gap: f64,
+    pub max_iterations: usize,
+    /// Rows added per major iteration ("multiple pricing"); Wolfe's algorithm adds one.
+    pub pricing: usize,
+}
+
+/// Plain arithmetic is used while its relative error, about `8·(r + 2)·u/‖v‖`, stays below this.
+const PLAIN_ENOUGH: f64 = 1e-10;
+
+/// Length below which `v` counts as zero, for points scaled into the unit ball.
+const ZERO: f64 = 64.0 * UNIT_ROUNDOFF;
+
+/// Polish from `start` (rows and non-negative weights), allowing rows from `candidates` to join.
+pub(crate) fn polish(
+    problem: &Problem,
+    candidates: &[usize],
+    start: &[(usize, f64)],
+    settings: PolishSettings,
+) -> Polished {
+    let groups = problem.groups();
+    let mut start: Vec<(usize, f64)> = start
+        .iter()
+        .copied()
+        .filter(|&(_, c)| c > 0.0 && c.is_finite())
+        .collect();
+    for g in 0..groups {
+        if !start.iter().any(|&(i, _)| problem.group(i) == g) {
+            if let Some(&i) = candidates.iter().find(|&&i| problem.group(i) == g) {
+                start.push((i, 1.0));
+            }
+        }
+    }
+    let mut corral = Corral::new(problem);
+    let mut accurate_mode = true;
+    corral.reset(&start);
+
+    let mut status = PolishStatus::IterationLimit;
+    let mut v = corral.point();
+    let mut w: Vec<f64> = Vec::new();
+    let mut iterations = 0;
+    let mut pricing = settings.pricing.max(1);
+    let mut added: Vec<usize> = Vec::new();
+    for _ in 0..settings.max_iterations {
+        iterations += 1;
+        minor_cycle(&mut corral);
+        v = corral.point();
+        let length2: f64 = v.iter().map(|x| x * x).sum();
+        // Plain arithmetic loses about r·u/‖v‖ of relative accuracy (points lie in the unit ball); switch to
+        // twice working precision when that could matter against the gap we are asked to resolve.
+        let wanted =
+            (problem.dim() as f64 + 2.0) * 8.0 * UNIT_ROUNDOFF > PLAIN_ENOUGH * length2.sqrt();
+        if wanted != accurate_mode {
+            accurate_mode = wanted;
+            corral.set_accurate(wanted);
+            minor_cycle(&mut corral);
+            v = corral.point();
+        }
+        let length2: f64 = v.iter().map(|x| x * x).sum();
+        if length2.sqrt() <= ZERO {
+            status = PolishStatus::Zero;
+            break;
+        }
+        if !added.is_empty() && !added.iter().any(|&i| corral.is_member(i)) {
+            if pricing > 1 {
+                // A whole batch left again: add fewer rows at a time, down to Wolfe's one.
+                pricing /= 2;
+            } else {
+                // Rounding prevents progress: the row Wolfe's rule adds leaves again at once.
+                status = PolishStatus::Stalled;
+                break;
+            }
+        }
+        // Major cycle: the worst violators among the candidates, scored against the unit normal of the
+        // corral (see `Corral::normal`). A plain dot product of unit-ball points is off by at most about
+        // r·u; when that is not small against the gap we are asked to resolve (tiny margins), the rows
+        // that might violate are re-scored in twice working precision.
+        let normal = corral.normal(&v);
+        let r = problem.dim() as f64;
+        let exact_score = |i: usize| problem.labels[i] * dot2(&normal, problem.row(i)).0;
+        let mut level = vec![0.0; groups];
+        for &i in corral.rows() {
+            level[problem.group(i)] += corral.weight(i) * exact_score(i);
+        }
+        let scale: f64 = level.iter().sum::<f64>().max(f64::MIN_POSITIVE);
+        let plain_noise = 4.0 * (r + 2.0) * UNIT_ROUNDOFF;
+        let accurate = plain_noise > settings.relative_gap * scale;
+        let noise = if accurate {
+            8.0 * UNIT_ROUNDOFF * scale + 8.0 * (r + 2.0).powi(2) * UNIT_ROUNDOFF.powi(2)
+        } else {
+            plain_noise
+        };
+        let mut worst = vec![0.0f64; groups];
+        let mut violating: Vec<(f64, usize)> = Vec::new();
+        for &i in candidates {
+            let g = problem.group(i);
+            let mut violation =
+                level[g] - problem.labels[i] * dot(&normal, problem.row(i), Summation::Fast);
+            if accurate && violation > -plain_noise {
+                violation = level[g] - exact_score(i);
+            }
+            if violation > 0.0 {
+                worst[g] = worst[g].max(violation);
+                if !corral.is_member(i) {
+                    violating.push((violation, i));
+                }
+            }
+        }
+        let gap: f64 = worst.iter().sum();
+        w = normal;
+        if gap <= settings.relative_gap * scale || gap <= noise {
+            status = PolishStatus::Optimal;
+            break;
+        }
+        violating.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        added.clear();
+        for &(_, i) in &violating {
+            if added.len() >= pricing {
+                break;
+            }
+            if corral.add(i) {
+                added.push(i);
+            }
+        }
+        if added.is_empty() {
+            status = PolishStatus::Stalled;
+            break;
+        }
+    }
+    let rows: Vec<usize> = corral.rows().to_vec();
+    let weights = rows.iter().map(|&i| corral.weight(i)).collect();
+    if w.is_empty() {
+        w = corral.normal(&v);
+    }
+    Polished {
+        rows,
+        weights,
+        v,
+        w,
+        status,
+        iterations,
+    }
+}
+
+/// Wolfe's minor cycle: move to the affine minimiser of the corral, or as far towards it as the weights
+/// stay non-negative, dropping the rows whose weight reaches zero. Every pass that does not finish
+/// removes a row.
+fn minor_cycle(corral: &mut Corral<'_>) {
+    for _ in 0..=corral.rows().len() {
+        let target = corral.affine_minimiser();
+        if target.iter().all(|&(_, a)| a >= 0.0) {
+            for &(i, a) in &target {
+                corral.set_weight(i, a);
+            }
+            return;
+        }
+        // Rows still at weight zero whose target is negative leave at once: that does not move v.
+        let idle: Vec<usize> = target
+            .iter()
+            .filter(|&&(i, a)| a < 0.0 && corral.weight(i) == 0.0)
+            .map(|&(i, _)| i)
+            .collect();
+        if !idle.is_empty() {
+            for i in idle {
+                corral.remove(i);
+            }
+            continue;
+        }
+        let mut theta = 1.0;
+        let mut hit = usize::MAX;
+        for &(i, a) in &target {
+            if a < 0.0 {
+                let c = corral.weight(i);
+                let step = c / (c - a);
+                if step < theta {
+                    theta = step;
+                    hit = i;
+                }
+            }
+        }
+        let mut leaving = vec![hit];
+        for &(i, a) in &target {
+            let c = corral.weight(i);
+            let moved = c + theta * (a - c);
+            if moved <= 0.0 && i != hit {
+                leaving.push(i);
+            }
+            corral.set_weight(i, moved.max(0.0));
+        }
+        for i in leaving {
+            corral.remove(i);
+        }
+        corral.normalise();
+    }
+}

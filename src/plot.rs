@@ -1,0 +1,534 @@
+//! Plots of an experiment's results (plotters; SVG and PNG; a bundled DejaVu Sans font).
+//!
+//! * `mistakes_vs_bound`: every run's mistakes against its bound on log–log axes with the line y = x,
+//!   one colour per rule: the theorem at a glance (every point lies on or below the line).
+//! * `mistakes_vs_inverse_gamma2`: mistakes against 1/γ².
+//! * `dataset_<name>`: for every 2-D dataset, the points, the max-margin separator with its margin band, the
+//!   support vectors circled, and each rule's final perceptron separator (after Duda & Hart's figures in
+//!   seed 000).
+//! * `trace_<task>`: for traced runs, cos(u, w_k) and ‖w_k‖ against k with the proof's bounds drawn in.
+//!
+//! Everything is drawn from the result rows alone (2-D points and traces travel in their `extra` field),
+//! so `novikoff plot RESULTS` redraws the same figures from a results file.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+
+use crate::error::{Error, Result};
+use crate::experiment::TaskRecord;
+
+static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+static REGISTER: Once = Once::new();
+
+fn register_font() {
+    REGISTER.call_once(|| {
+        // The bundled font is known-good; a failure here would only mean text is not drawn.
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
+    });
+}
+
+const PALETTE: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+];
+
+fn plot_error<E: std::fmt::Debug>(path: &Path) -> impl Fn(E) -> Error + '_ {
+    move |e| {
+        Error::io(
+            path,
+            std::io::Error::other(format!("drawing failed: {e:?}")),
+        )
+    }
+}
+
+/// Draw one figure as `stem.svg` and `stem.png`.
+macro_rules! render {
+    ($stem:expr, $size:expr, $draw:ident ( $($arg:expr),* )) => {{
+        let stem: &Path = $stem;
+        // Append rather than `with_extension`: dataset keys hold dots (`margin=0.5`).
+        let svg = PathBuf::from(format!("{}.svg", stem.display()));
+        let png = PathBuf::from(format!("{}.png", stem.display()));
+        {
+            let root = SVGBackend::new(&svg, $size).into_drawing_area();
+            $draw(&root, $($arg),*).map_err(plot_error(&svg))?;
+            root.present().map_err(plot_error(&svg))?;
+        }
+        {
+            let root = BitMapBackend::new(&png, $size).into_drawing_area();
+            $draw(&root, $($arg),*).map_err(plot_error(&png))?;
+            root.present().map_err(plot_error(&png))?;
+        }
+        vec![svg, png]
+    }};
+}
+
+type DrawResult<DB> =
+    std::result::Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// Draw every plot for `records` into `dir`; returns the files written.
+///
+/// ```
+/// use novikoff::experiment::TaskRecord;
+/// let rows = vec![TaskRecord {
+///     rule: "none".into(), mistakes: Some(3), bound: Some(5.0), gamma_lower: Some(1.0),
+///     ..Default::default()
+/// }];
+/// let dir = tempfile::tempdir().unwrap();
+/// let files = novikoff::plot::plot_all(&rows, dir.path())?;
+/// assert!(files.iter().any(|f| f.ends_with("mistakes_vs_bound.svg")));
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn plot_all(records: &[TaskRecord], dir: &Path) -> Result<Vec<PathBuf>> {
+    register_font();
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut files = Vec::new();
+
+    let by_rule = series_by_rule(records, |r| Some((r.bound?, r.mistakes? as f64)));
+    files.extend(render!(
+        &dir.join("mistakes_vs_bound"),
+        (900, 700),
+        draw_mistakes_vs_bound(&by_rule)
+    ));
+
+    let by_rule = series_by_rule(records, |r| {
+        let gamma = r.gamma_lower.filter(|g| *g > 0.0)?;
+        Some((1.0 / (gamma * gamma), r.mistakes? as f64))
+    });
+    files.extend(render!(
+        &dir.join("mistakes_vs_inverse_gamma2"),
+        (900, 700),
+        draw_mistakes_vs_inverse_gamma2(&by_rule)
+    ));
+
+    for (dataset, rows) in datasets_2d(records) {
+        let stem = dir.join(format!("dataset_{}", file_safe(&dataset)));
+        files.extend(render!(&stem, (800, 800), draw_dataset(&dataset, &rows)));
+    }
+
+    for record in representative_traces(records) {
+        let stem = dir.join(format!("trace_{}", file_safe(&record.rule)));
+        files.extend(render!(&stem, (1000, 500), draw_trace(record)));
+    }
+    Ok(files)
+}
+
+fn file_safe(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if safe.len() > 120 {
+        format!("{}_{}", &safe[..100], crate::experiment::task_id(name))
+    } else {
+        safe
+    }
+}
+
+fn series_by_rule(
+    records: &[TaskRecord],
+    point: impl Fn(&TaskRecord) -> Option<(f64, f64)>,
+) -> BTreeMap<String, Vec<(f64, f64)>> {
+    let mut map: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    for r in records {
+        if let Some((x, y)) = point(r).filter(|(x, y)| x.is_finite() && y.is_finite() && *x > 0.0) {
+            map.entry(r.rule.clone()).or_default().push((x, y.max(0.5)));
+        }
+    }
+    map
+}
+
+fn log_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
+    let (lo, hi) = values
+        .filter(|v| *v > 0.0 && v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    if lo.is_finite() {
+        (lo / 2.0).max(0.25)..(hi * 2.0).max(2.0)
+    } else {
+        0.5..10.0
+    }
+}
+
+fn draw_mistakes_vs_bound<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    by_rule: &BTreeMap<String, Vec<(f64, f64)>>,
+) -> DrawResult<DB> {
+    root.fill(&WHITE)?;
+    let all = || by_rule.values().flatten();
+    let range = log_range(all().map(|p| p.0).chain(all().map(|p| p.1)));
+    let mut chart = ChartBuilder::on(root)
+        .caption(
+            "Mistakes against the mistake bound (every point must lie on or below y = x)",
+            ("sans-serif", 20),
+        )
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(60)
+        .build_cartesian_2d(range.clone().log_scale(), range.clone().log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc("bound (the rule's primary bound, from the certified lower end of γ)")
+        .y_desc("mistakes (updates)")
+        .draw()?;
+    chart
+        .draw_series(LineSeries::new(
+            vec![(range.start, range.start), (range.end, range.end)],
+            BLACK.stroke_width(1),
+        ))?
+        .label("y = x")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK));
+    for (k, (rule, points)) in by_rule.iter().enumerate() {
+        let colour = PALETTE[k % PALETTE.len()];
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))?
+            .label(rule.as_str())
+            .legend(move |(x, y)| Circle::new((x + 10, y), 4, colour.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()?;
+    Ok(())
+}
+
+fn draw_mistakes_vs_inverse_gamma2<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    by_rule: &BTreeMap<String, Vec<(f64, f64)>>,
+) -> DrawResult<DB> {
+    root.fill(&WHITE)?;
+    let all = || by_rule.values().flatten();
+    let xs = log_range(all().map(|p| p.0));
+    let ys = log_range(all().map(|p| p.1));
+    let mut chart = ChartBuilder::on(root)
+        .caption("Mistakes against 1/γ²", ("sans-serif", 20))
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(60)
+        .build_cartesian_2d(xs.log_scale(), ys.log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc("1/γ² (γ: certified lower end of the margin the rule's bound uses)")
+        .y_desc("mistakes")
+        .draw()?;
+    for (k, (rule, points)) in by_rule.iter().enumerate() {
+        let colour = PALETTE[k % PALETTE.len()];
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))?
+            .label(rule.as_str())
+            .legend(move |(x, y)| Circle::new((x + 10, y), 4, colour.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()?;
+    Ok(())
+}
+
+/// One traced run per rule: the one that came closest to its bound (most mistakes on a tie), so the
+/// figure shows the proof's inequalities where they are tightest. The `basis` worst case attains the
+/// bound exactly, which would hide the bound curves under the run's, so other runs are preferred.
+fn representative_traces(records: &[TaskRecord]) -> Vec<&TaskRecord> {
+    let mut best: BTreeMap<&str, &TaskRecord> = BTreeMap::new();
+    for r in records
+        .iter()
+        .filter(|r| r.extra.get("trace").is_some() && r.mistakes.unwrap_or(0) > 1)
+    {
+        let score = |r: &TaskRecord| {
+            (
+                r.source != "basis",
+                r.ratio.unwrap_or(0.0),
+                r.mistakes.unwrap_or(0),
+            )
+        };
+        let slot = best.entry(r.rule.as_str()).or_insert(r);
+        if score(r) > score(slot) {
+            *slot = r;
+        }
+    }
+    best.into_values().collect()
+}
+
+/// At most this many 2-D datasets are drawn (the first replicate of each grid point).
+const MAX_DATASET_PLOTS: usize = 40;
+
+/// 2-D datasets whose rows carry their points, with the rows of each (one per rule and order).
+fn datasets_2d(records: &[TaskRecord]) -> BTreeMap<String, Vec<&TaskRecord>> {
+    let mut map: BTreeMap<String, Vec<&TaskRecord>> = BTreeMap::new();
+    for r in records {
+        let first_replicate = !r.dataset.contains('#') || r.dataset.ends_with("#0");
+        if r.d == Some(2) && first_replicate && r.extra.get("points").is_some() {
+            if map.len() >= MAX_DATASET_PLOTS && !map.contains_key(&r.dataset) {
+                continue;
+            }
+            map.entry(r.dataset.clone()).or_default().push(r);
+        }
+    }
+    map
+}
+
+fn floats(value: Option<&serde_json::Value>) -> Vec<f64> {
+    value
+        .and_then(|v| v.as_array())
+        .map(|a| a.iter().filter_map(serde_json::Value::as_f64).collect())
+        .unwrap_or_default()
+}
+
+/// The segment of the line `w·x + b = offset` inside the box.
+fn line_in_box(
+    w: &[f64],
+    b: f64,
+    offset: f64,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> Vec<(f64, f64)> {
+    if w.len() != 2 || (w[0] == 0.0 && w[1] == 0.0) {
+        return Vec::new();
+    }
+    if w[1].abs() >= w[0].abs() {
+        let y = |x: f64| (offset - b - w[0] * x) / w[1];
+        vec![(x0, y(x0)), (x1, y(x1))]
+    } else {
+        let x = |y: f64| (offset - b - w[1] * y) / w[0];
+        vec![(x(y0), y0), (x(y1), y1)]
+    }
+}
+
+fn draw_dataset<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    name: &str,
+    rows: &[&TaskRecord],
+) -> DrawResult<DB> {
+    root.fill(&WHITE)?;
+    let first = rows[0];
+    let points: Vec<(f64, f64)> = first
+        .extra
+        .get("points")
+        .and_then(|p| p.as_array())
+        .map(|rows| {
+            rows.iter()
+                .filter_map(|p| {
+                    let p = floats(Some(p));
+                    (p.len() == 2).then(|| (p[0], p[1]))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let labels = floats(first.extra.get("labels"));
+    let extent = points
+        .iter()
+        .fold(1e-9f64, |m, &(x, y)| m.max(x.abs()).max(y.abs()))
+        * 1.15;
+    let (xr, yr) = ((-extent, extent), (-extent, extent));
+    let mut chart = ChartBuilder::on(root)
+        .caption(
+            format!("{name}: max-margin separator and the perceptron's"),
+            ("sans-serif", 18),
+        )
+        .margin(15)
+        .x_label_area_size(35)
+        .y_label_area_size(45)
+        .build_cartesian_2d(xr.0..xr.1, yr.0..yr.1)?;
+    chart.configure_mesh().draw()?;
+
+    if let Some(mm) = first.extra.get("max_margin") {
+        let w = floats(mm.get("w"));
+        let b = mm.get("b").and_then(|v| v.as_f64()).unwrap_or(0.0);
+        let gamma = mm.get("gamma").and_then(|v| v.as_f64()).unwrap_or(0.0);
+        // With ‖w‖ = 1 the margin band is w·x + b = ±γ.
+        chart
+            .draw_series(LineSeries::new(
+                line_in_box(&w, b, 0.0, xr, yr),
+                BLACK.stroke_width(2),
+            ))?
+            .label("max-margin separator")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
+        for offset in [gamma, -gamma] {
+            chart.draw_series(LineSeries::new(
+                line_in_box(&w, b, offset, xr, yr),
+                BLACK.mix(0.4).stroke_width(1),
+            ))?;
+        }
+        let support: Vec<usize> = mm
+            .get("support")
+            .and_then(|s| s.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_u64().map(|v| v as usize))
+                    .collect()
+            })
+            .unwrap_or_default();
+        chart.draw_series(
+            support
+                .iter()
+                .filter_map(|&i| points.get(i))
+                .map(|&p| Circle::new(p, 9, BLACK.stroke_width(1))),
+        )?;
+    }
+    chart
+        .draw_series(
+            points
+                .iter()
+                .zip(&labels)
+                .filter(|(_, &y)| y > 0.0)
+                .map(|(&p, _)| Circle::new(p, 4, PALETTE[0].filled())),
+        )?
+        .label("y = +1")
+        .legend(|(x, y)| Circle::new((x + 10, y), 4, PALETTE[0].filled()));
+    chart
+        .draw_series(
+            points
+                .iter()
+                .zip(&labels)
+                .filter(|(_, &y)| y < 0.0)
+                .map(|(&(x, y), _)| {
+                    Rectangle::new(
+                        [
+                            (x - extent * 0.008, y - extent * 0.008),
+                            (x + extent * 0.008, y + extent * 0.008),
+                        ],
+                        PALETTE[3].filled(),
+                    )
+                }),
+        )?
+        .label("y = −1")
+        .legend(|(x, y)| Rectangle::new([(x + 6, y - 4), (x + 14, y + 4)], PALETTE[3].filled()));
+    for (k, row) in rows.iter().filter(|r| r.order == "cyclic").enumerate() {
+        let w = floats(row.extra.get("w"));
+        let b = row.extra.get("b").and_then(|v| v.as_f64()).unwrap_or(0.0);
+        let colour = PALETTE[(k + 1) % PALETTE.len()];
+        chart
+            .draw_series(LineSeries::new(
+                line_in_box(&w, b, 0.0, xr, yr),
+                colour.stroke_width(2),
+            ))?
+            .label(format!("perceptron, rule {}", row.rule))
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::LowerRight)
+        .draw()?;
+    Ok(())
+}
+
+fn draw_trace<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    record: &TaskRecord,
+) -> DrawResult<DB> {
+    root.fill(&WHITE)?;
+    let trace = &record.extra["trace"];
+    let ks = floats(trace.get("k"));
+    let cos = floats(trace.get("cos"));
+    let norms = floats(trace.get("norm"));
+    let gamma = trace.get("gamma").and_then(|v| v.as_f64()).unwrap_or(0.0);
+    let r_eff = trace.get("r_eff").and_then(|v| v.as_f64()).unwrap_or(1.0);
+    let eta = trace.get("eta").and_then(|v| v.as_f64()).unwrap_or(1.0);
+    let k_max = ks.iter().copied().fold(1.0, f64::max);
+    let (left, right) = root.split_horizontally(500);
+
+    let mut chart = ChartBuilder::on(&left)
+        .caption(
+            format!("cos(u, w_k), rule {}", record.rule),
+            ("sans-serif", 16),
+        )
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(45)
+        .build_cartesian_2d(0.0..k_max, 0.0..1.05)?;
+    chart.configure_mesh().x_desc("update k").draw()?;
+    chart
+        .draw_series(LineSeries::new(
+            ks.iter().copied().zip(cos.iter().copied()),
+            PALETTE[0].stroke_width(2),
+        ))?
+        .label("cos(u, w_k)")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], PALETTE[0]));
+    let steps = 200;
+    chart
+        .draw_series(LineSeries::new(
+            (0..=steps).map(|i| {
+                let k = k_max * i as f64 / steps as f64;
+                (k, (k.sqrt() * gamma / r_eff).min(1.05))
+            }),
+            PALETTE[3].stroke_width(1),
+        ))?
+        .label("√k·γ/R (proof's lower bound)")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], PALETTE[3]));
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::LowerRight)
+        .draw()?;
+
+    let norm_max = norms
+        .iter()
+        .copied()
+        .fold(k_max.sqrt() * eta * r_eff, f64::max)
+        * 1.05;
+    let mut chart = ChartBuilder::on(&right)
+        .caption("‖w_k‖ between the proof's bounds", ("sans-serif", 16))
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(55)
+        .build_cartesian_2d(0.0..k_max, 0.0..norm_max)?;
+    chart.configure_mesh().x_desc("update k").draw()?;
+    chart
+        .draw_series(LineSeries::new(
+            ks.iter().copied().zip(norms.iter().copied()),
+            PALETTE[0].stroke_width(2),
+        ))?
+        .label("‖w_k‖")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], PALETTE[0]));
+    chart
+        .draw_series(LineSeries::new(
+            (0..=steps).map(|i| {
+                let k = k_max * i as f64 / steps as f64;
+                (k, k.sqrt() * eta * r_eff)
+            }),
+            PALETTE[3].stroke_width(1),
+        ))?
+        .label("√k·η·R (upper)")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], PALETTE[3]));
+    chart
+        .draw_series(LineSeries::new(
+            (0..=steps).map(|i| {
+                let k = k_max * i as f64 / steps as f64;
+                (k, k * eta * gamma)
+            }),
+            PALETTE[2].stroke_width(1),
+        ))?
+        .label("k·η·γ (lower)")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], PALETTE[2]));
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()?;
+    Ok(())
+}

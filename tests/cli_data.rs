@@ -1,0 +1,360 @@
+//! `novikoff generate` and `novikoff convert` through the real binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use novikoff::io::{self, ReadOptions};
+
+fn novikoff(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_novikoff"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn json(output: &Output) -> serde_json::Value {
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("stdout is one JSON object")
+}
+
+fn path(dir: &tempfile::TempDir, name: &str) -> PathBuf {
+    dir.path().join(name)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn generate_separable_reports_what_it_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = path(&dir, "s.csv");
+    let report = json(&novikoff(&[
+        "generate",
+        "separable",
+        "--n",
+        "300",
+        "--d",
+        "4",
+        "--margin",
+        "0.15",
+        "--radius",
+        "2",
+        "--offset",
+        "-0.25",
+        "--seed",
+        "11",
+        "--out",
+        s(&out),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(report["family"], "separable");
+    assert_eq!(report["n"], 300);
+    assert_eq!(report["d"], 4);
+    assert_eq!(report["margin"], 0.15);
+    assert_eq!(report["radius"], 2.0);
+    assert_eq!(report["b"], -0.25);
+    assert_eq!(report["seed"], 11);
+    assert_eq!(report["file_format"], "csv");
+    assert_eq!(report["params"]["family"], "separable");
+    let u: Vec<f64> = serde_json::from_value(report["u"].clone()).unwrap();
+    assert_eq!(u.len(), 4);
+    assert!(report["margin_of_u"].as_f64().unwrap() >= 0.15);
+    assert!(report["radius_measured"].as_f64().unwrap() <= 2.0);
+    // The file holds what was reported, and the reported u separates it with margin ≥ γ.
+    let data = io::open(&out, &ReadOptions::default()).unwrap();
+    assert_eq!((data.n_samples(), data.n_features()), (300, 4));
+    for i in 0..300 {
+        let activation: f64 = data.row(i).iter().zip(&u).map(|(x, u)| x * u).sum::<f64>() - 0.25;
+        assert!(data.labels()[i] * activation >= 0.15);
+    }
+    // The table form names the same things.
+    let table = novikoff(&[
+        "generate",
+        "separable",
+        "--n",
+        "30",
+        "--d",
+        "2",
+        "--seed",
+        "1",
+        "--out",
+        s(&path(&dir, "t.npz")),
+    ]);
+    let text = String::from_utf8(table.stdout).unwrap();
+    for key in [
+        "prescribed margin γ",
+        "prescribed radius R",
+        "u ",
+        "n × d",
+        "30 × 2",
+    ] {
+        assert!(text.contains(key), "{key} in {text}");
+    }
+}
+
+#[test]
+fn the_seed_fixes_the_output_file_in_every_format_and_family() {
+    let dir = tempfile::tempdir().unwrap();
+    let families: Vec<Vec<&str>> = vec![
+        vec!["separable", "--n", "50", "--d", "3", "--margin", "0.1"],
+        vec!["noisy", "--n", "50", "--d", "3", "--flip", "0.1"],
+        vec!["blobs", "--n", "50", "--d", "3", "--distance", "3"],
+        vec!["xor", "--n", "50", "--d", "3"],
+        vec!["concentric", "--n", "50", "--d", "3"],
+        vec!["anisotropic", "--n", "50", "--d", "3", "--ratio", "30"],
+    ];
+    for family in &families {
+        for ext in ["csv", "svm", "npy", "npz"] {
+            let run = |seed: &str, name: &str| {
+                let out = path(&dir, name);
+                let mut args = vec!["generate"];
+                args.extend(family.iter().copied());
+                args.extend(["--seed", seed, "--out", s(&out)]);
+                let output = novikoff(&args);
+                assert!(
+                    output.status.success(),
+                    "{args:?}: {}",
+                    String::from_utf8_lossy(&output.stderr)
+                );
+                std::fs::read(&out).unwrap()
+            };
+            let first = run("7", &format!("{}-a.{ext}", family[0]));
+            let again = run("7", &format!("{}-b.{ext}", family[0]));
+            let other = run("8", &format!("{}-c.{ext}", family[0]));
+            assert_eq!(first, again, "{} {ext}: same seed, same bytes", family[0]);
+            assert_ne!(
+                first, other,
+                "{} {ext}: another seed, other bytes",
+                family[0]
+            );
+        }
+    }
+    // basis has no seed and is the identity matrix.
+    let out = path(&dir, "basis.csv");
+    let report = json(&novikoff(&[
+        "generate",
+        "basis",
+        "--m",
+        "3",
+        "--out",
+        s(&out),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(report["margin"], 1.0 / 3f64.sqrt());
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "x1,x2,x3,y\n1,0,0,1\n0,1,0,1\n0,0,1,1\n"
+    );
+}
+
+#[test]
+fn convert_chains_through_every_format_without_changing_a_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = path(&dir, "start.csv");
+    let out = novikoff(&[
+        "generate",
+        "separable",
+        "--n",
+        "120",
+        "--d",
+        "5",
+        "--seed",
+        "3",
+        "--out",
+        s(&start),
+    ]);
+    assert!(out.status.success());
+    let original = io::open(&start, &ReadOptions::default()).unwrap();
+    let chain = ["a.svm", "b.npy", "c.npz", "d.tsv", "e.libsvm", "f.csv"];
+    let mut previous = start.clone();
+    for name in chain {
+        let next = path(&dir, name);
+        let report = json(&novikoff(&[
+            "convert",
+            s(&previous),
+            s(&next),
+            "--format",
+            "json",
+        ]));
+        assert_eq!(report["n"], 120);
+        assert_eq!(report["d"], 5);
+        let data = io::open(&next, &ReadOptions::default()).unwrap();
+        assert_eq!(data, original, "after {name}");
+        previous = next;
+    }
+    assert_eq!(
+        std::fs::read(&previous).unwrap(),
+        std::fs::read(&start).unwrap()
+    );
+}
+
+#[test]
+fn convert_uses_the_label_options_for_its_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = path(&dir, "iris.txt");
+    std::fs::write(&input, "setosa;1;2\nvirginica;-1;-2\nversicolor;-2;-1\n").unwrap();
+    let out = path(&dir, "iris.svm");
+    let report = json(&novikoff(&[
+        "convert",
+        s(&input),
+        s(&out),
+        "--no-header",
+        "--delimiter",
+        ";",
+        "--label-col",
+        "1",
+        "--positive",
+        "setosa",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(report["positives"], 1);
+    assert_eq!(report["negatives"], 2);
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "+1 1:1 2:2\n-1 1:-1 2:-2\n-1 1:-2 2:-1\n"
+    );
+    // --features widens a LIBSVM input.
+    let wide = path(&dir, "wide.csv");
+    json(&novikoff(&[
+        "convert",
+        s(&out),
+        s(&wide),
+        "--features",
+        "4",
+        "--format",
+        "json",
+    ]));
+    assert!(std::fs::read_to_string(&wide)
+        .unwrap()
+        .starts_with("x1,x2,x3,x4,y\n1,2,0,0,1\n"));
+}
+
+#[test]
+fn bad_generator_parameters_exit_2_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = path(&dir, "x.csv");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec![
+                "separable",
+                "--n",
+                "10",
+                "--d",
+                "2",
+                "--margin",
+                "0.7",
+                "--offset",
+                "0.4",
+            ],
+            "need margin + |offset| < radius",
+        ),
+        (
+            vec!["separable", "--n", "1", "--d", "2"],
+            "invalid parameter `n`",
+        ),
+        (
+            vec!["separable", "--n", "10", "--d", "0"],
+            "invalid parameter `d`",
+        ),
+        (
+            vec!["separable", "--n", "10", "--d", "2", "--radius", "-1"],
+            "invalid parameter `radius`",
+        ),
+        (
+            vec!["noisy", "--n", "10", "--d", "2", "--flip", "0.6"],
+            "invalid parameter `flip`",
+        ),
+        (vec!["xor", "--n", "3"], "invalid parameter `n`"),
+        (
+            vec!["concentric", "--n", "8", "--outer", "1.1"],
+            "the bands overlap",
+        ),
+        (vec!["basis", "--m", "0"], "invalid parameter `m`"),
+        (
+            vec!["anisotropic", "--n", "8", "--d", "2", "--ratio", "0.1"],
+            "invalid parameter `ratio`",
+        ),
+        (vec!["separable", "--n", "10"], "--d"),
+        (vec!["spiral", "--n", "10"], "spiral"),
+    ];
+    for (family, expected) in cases {
+        let mut args = vec!["generate"];
+        args.extend(family.iter().copied());
+        args.extend(["--out", s(&out)]);
+        let output = novikoff(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(expected),
+            "{args:?}: expected `{expected}` in {stderr}"
+        );
+        assert!(!stderr.contains("panicked"));
+        assert!(!out.exists(), "{args:?}: nothing written");
+    }
+    // An unknown output extension is refused before anything is generated.
+    let output = novikoff(&[
+        "generate",
+        "separable",
+        "--n",
+        "10",
+        "--d",
+        "2",
+        "--out",
+        s(&path(&dir, "x.parquet")),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown file extension `.parquet`"));
+}
+
+#[test]
+fn a_failed_conversion_keeps_the_previous_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = path(&dir, "keep.csv");
+    std::fs::write(&out, "precious\n").unwrap();
+    let bad = path(&dir, "bad.svm");
+    std::fs::write(&bad, "1 0:1\n").unwrap();
+    let output = novikoff(&["convert", s(&bad), s(&out)]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "precious\n");
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(leftovers.len(), 2, "no temporary file left behind");
+}
+
+#[test]
+fn train_reads_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    for ext in ["csv", "svm", "npy", "npz"] {
+        let data = path(&dir, &format!("t.{ext}"));
+        let out = novikoff(&[
+            "generate",
+            "separable",
+            "--n",
+            "100",
+            "--d",
+            "3",
+            "--margin",
+            "0.2",
+            "--seed",
+            "5",
+            "--out",
+            s(&data),
+        ]);
+        assert!(out.status.success());
+        let report = json(&novikoff(&["train", s(&data), "--format", "json"]));
+        assert_eq!(report["converged"], true, "{ext}");
+        assert_eq!(report["n"], 100);
+        // Block–Novikoff: mistakes ≤ (R/γ)² with R ≤ 1 and γ ≥ 0.2.
+        assert!(
+            report["mistakes"].as_u64().unwrap() <= 25,
+            "{ext}: {report}"
+        );
+    }
+}

@@ -1,0 +1,169 @@
+//! `novikoff margin` through the real binary: separable, not separable, through the origin, bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn novikoff(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_novikoff"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn write(dir: &tempfile::TempDir, name: &str, contents: &[u8]) -> PathBuf {
+    let path = dir.path().join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+fn json(output: &std::process::Output) -> serde_json::Value {
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("stdout is one JSON object")
+}
+
+fn number(value: &serde_json::Value) -> f64 {
+    value
+        .as_f64()
+        .unwrap_or_else(|| panic!("{value} is not a number"))
+}
+
+#[test]
+fn seed004_has_margin_one_as_json() {
+    for through_origin in [false, true] {
+        let path = data("seed004.csv");
+        let mut args = vec!["margin", path.as_str(), "--format", "json"];
+        if through_origin {
+            args.push("--through-origin");
+        }
+        let out = json(&novikoff(&args));
+        assert_eq!(out["separable"], true);
+        assert_eq!(out["status"], "separable");
+        assert_eq!(
+            out["bias"],
+            if through_origin {
+                "through_origin"
+            } else {
+                "free"
+            }
+        );
+        assert_eq!(out["n"], 6);
+        assert_eq!(out["d"], 2);
+        assert_eq!(out["radius"], 5f64.sqrt());
+        let (lower, upper) = (number(&out["gamma_lower"]), number(&out["gamma_upper"]));
+        assert!(lower <= 1.0 && 1.0 <= upper && upper - lower < 1e-9);
+        let gamma = number(&out["gamma"]);
+        assert!(lower <= gamma && gamma <= upper);
+        let w: Vec<f64> = serde_json::from_value(out["w"].clone()).unwrap();
+        assert!((w[0] - 1.0).abs() < 1e-9 && w[1].abs() < 1e-9);
+        assert!(number(&out["b"]).abs() < 1e-9);
+        assert_eq!(out["support"], serde_json::json!([0, 1, 2, 3, 4, 5]));
+        assert!(number(&out["solve_seconds"]) >= 0.0);
+        assert!(out.get("certificate").is_none());
+    }
+}
+
+#[test]
+fn xor_gives_a_certificate_with_one_weight_per_row() {
+    let out = json(&novikoff(&["margin", &data("xor.csv"), "--format", "json"]));
+    assert_eq!(out["separable"], false);
+    assert_eq!(out["status"], "not_separable");
+    let weights: Vec<f64> = serde_json::from_value(out["certificate"]["weights"].clone()).unwrap();
+    assert_eq!(weights.len(), 4);
+    for w in &weights {
+        assert!((w - 0.5).abs() < 1e-12, "{weights:?}");
+    }
+    assert!(number(&out["certificate"]["residual"]) < 1e-9);
+    assert!(out.get("gamma").is_none());
+}
+
+#[test]
+fn the_table_explains_a_non_separable_result_in_words() {
+    let out = novikoff(&["margin", &data("cs536_1d.csv")]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("not linearly separable"), "{text}");
+    assert!(text.contains("rows 1, 0 and 2"), "{text}");
+    assert!(text.contains("convex hulls of the classes meet"), "{text}");
+}
+
+#[test]
+fn separable_with_a_bias_but_not_through_the_origin() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "shifted.csv", b"x,y\n1,-1\n2,1\n");
+    let free = json(&novikoff(&[
+        "margin",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(free["separable"], true);
+    assert!((number(&free["gamma"]) - 0.5).abs() < 1e-12);
+    let origin = json(&novikoff(&[
+        "margin",
+        path.to_str().unwrap(),
+        "--through-origin",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(origin["separable"], false);
+    assert_eq!(origin["bias"], "through_origin");
+    let table = novikoff(&["margin", path.to_str().unwrap(), "--through-origin"]);
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(text.contains("not separable through the origin"), "{text}");
+}
+
+#[test]
+fn label_column_and_positive_class_are_honoured() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        &dir,
+        "named.csv",
+        b"species,a,b\ncat,0,0\ndog,4,0\nbird,0,3\n",
+    );
+    let out = json(&novikoff(&[
+        "margin",
+        path.to_str().unwrap(),
+        "--label-col",
+        "species",
+        "--positive",
+        "dog",
+        "--format",
+        "json",
+    ]));
+    // dog at (4,0) against cat (0,0) and bird (0,3): the nearest point of the segment to (4,0) is (0,0).
+    assert_eq!(out["separable"], true);
+    assert!((number(&out["gamma"]) - 2.0).abs() < 1e-9);
+}
+
+#[test]
+fn bad_input_exits_2_with_a_located_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let single = write(&dir, "single.csv", b"x,y\n1,1\n2,1\n");
+    let out = novikoff(&["margin", single.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("only one class"));
+
+    let nan = write(&dir, "nan.csv", b"x,y\n1,1\nnan,-1\n");
+    let out = novikoff(&["margin", nan.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("nan.csv:3"), "{stderr}");
+
+    let out = novikoff(&["margin", "/no/such/file.csv"]);
+    assert_eq!(out.status.code(), Some(2));
+
+    let out = novikoff(&["margin", &data("seed004.csv"), "--tolerance", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,1149 @@
+//! Reading and writing datasets: exact round trips, every bad input of issue 5 (library message and CLI
+//! exit code), a fuzz-style property test, LIBSVM against CSV, and the peak memory of loading.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ndarray::{Array1, Array2};
+use novikoff::io::{self, ReadOptions};
+use novikoff::{Dataset, Error};
+use proptest::prelude::*;
+
+// ---------------------------------------------------------------------------------------------------
+// Helpers
+
+fn write(dir: &tempfile::TempDir, name: &str, contents: &[u8]) -> PathBuf {
+    let path = dir.path().join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+fn novikoff(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_novikoff"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// A `.npy` file with any descriptor, shape and raw data.
+fn npy_bytes(descr: &str, fortran: bool, shape: &[usize], data: &[u8]) -> Vec<u8> {
+    let shape_text = match shape {
+        [n] => format!("({n},)"),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let dict = format!(
+        "{{'descr': '{descr}', 'fortran_order': {}, 'shape': {shape_text}, }}",
+        if fortran { "True" } else { "False" }
+    );
+    let total = (10 + dict.len() + 1).div_ceil(64) * 64;
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&((total - 10) as u16).to_le_bytes());
+    out.extend_from_slice(dict.as_bytes());
+    out.resize(total - 1, b' ');
+    out.push(b'\n');
+    out.extend_from_slice(data);
+    out
+}
+
+fn f64_bytes(values: &[f64]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// A `.npz` archive written through the crate's writer, then with an array replaced by raw bytes.
+fn npz_with(x: &[u8], y: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut cursor = std::io::Cursor::new(Vec::new());
+    {
+        let mut zip = zip::ZipWriter::new(&mut cursor);
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        zip.start_file("x.npy", options).unwrap();
+        zip.write_all(x).unwrap();
+        zip.start_file("y.npy", options).unwrap();
+        zip.write_all(y).unwrap();
+        zip.finish().unwrap();
+    }
+    cursor.into_inner()
+}
+
+fn example() -> Dataset {
+    Dataset::new(
+        ndarray::array![[1.0, 2.5], [-0.5, 0.0], [3.0, -4.0]],
+        ndarray::array![1.0, -1.0, 1.0],
+    )
+    .unwrap()
+}
+
+fn bytes_of(format: &str, data: &Dataset) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(format!("d.{format}"));
+    io::save(&path, data).unwrap();
+    std::fs::read(&path).unwrap()
+}
+
+/// The library refuses the file with `expected` in the message (and the file's name), and the CLI
+/// (`novikoff convert FILE out.csv`) exits with code 2, prints the same message, and does not panic.
+fn refused(name: &str, contents: &[u8], options: &ReadOptions, cli: &[&str], expected: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, name, contents);
+    let err = io::open(&path, options).expect_err("the file must be refused");
+    let message = err.to_string();
+    assert!(
+        message.contains(expected),
+        "{name}: expected `{expected}` in `{message}`"
+    );
+    assert!(
+        message.contains(name),
+        "{name}: the message names the file: {message}"
+    );
+    assert!(err.is_input(), "{name}: an input error");
+    cli_refuses(&path, cli, expected);
+}
+
+fn cli_refuses(path: &Path, cli: &[&str], expected: &str) {
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().join("out.csv");
+    let mut args = vec!["convert", path.to_str().unwrap(), out.to_str().unwrap()];
+    args.extend_from_slice(cli);
+    let output = novikoff(&args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{path:?}: {stderr}");
+    assert!(
+        stderr.contains(expected),
+        "expected `{expected}` in: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(output.stdout.is_empty());
+    assert!(!out.exists(), "nothing is written on failure");
+}
+
+fn defaults() -> ReadOptions {
+    ReadOptions::default()
+}
+
+fn assert_same_bits(a: &Dataset, b: &Dataset) {
+    assert_eq!(a.x().dim(), b.x().dim());
+    let bits =
+        |d: &Dataset| -> Vec<u64> { d.as_flat_slice().iter().map(|v| v.to_bits()).collect() };
+    assert_eq!(bits(a), bits(b));
+    assert_eq!(a.labels(), b.labels());
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Round trips
+
+/// Values that are hard to round trip: signed zeros, subnormals, extremes, and random bit patterns.
+fn awkward(n: usize, d: usize, seed: u64) -> Dataset {
+    let mut state = seed;
+    let specials = [
+        -0.0,
+        0.0,
+        5e-324,
+        -2.2250738585072014e-308,
+        f64::MAX,
+        f64::MIN,
+        1e-300,
+        0.1,
+        1.0 / 3.0,
+        1e16,
+        123456789012345680.0,
+    ];
+    let x = Array2::from_shape_fn((n, d), |(i, j)| {
+        state = novikoff::rng::splitmix64(state);
+        if (i + j) % 3 == 0 {
+            specials[(state % specials.len() as u64) as usize]
+        } else {
+            let v = f64::from_bits(state);
+            if v.is_finite() {
+                v
+            } else {
+                (state >> 11) as f64 * 1e-10
+            }
+        }
+    });
+    let y = Array1::from_shape_fn(n, |i| if i % 2 == 0 { 1.0 } else { -1.0 });
+    Dataset::new(x, y).unwrap()
+}
+
+#[test]
+fn every_format_round_trips_bit_for_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    for (n, d, seed) in [(50, 7, 1), (3, 1, 2), (200, 3, 3)] {
+        let data = awkward(n, d, seed);
+        for ext in ["csv", "tsv", "txt", "svm", "libsvm", "npy", "npz"] {
+            let path = dir.path().join(format!("rt{seed}.{ext}"));
+            io::save(&path, &data).unwrap();
+            let back = io::open(&path, &defaults()).unwrap_or_else(|e| panic!("{ext}: {e}"));
+            assert_same_bits(&data, &back);
+        }
+    }
+}
+
+#[test]
+fn generated_data_round_trips_through_every_format_and_the_per_format_functions() {
+    let data = novikoff::generate::separable(300, 6, 0.05, 3.0, 9)
+        .unwrap()
+        .data;
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name);
+    io::write_csv(&p("a.csv"), &data).unwrap();
+    io::write_libsvm(&p("a.svm"), &data).unwrap();
+    io::write_npy(&p("a.npy"), &data).unwrap();
+    io::write_npz(&p("a.npz"), &data).unwrap();
+    assert_same_bits(&data, &io::read_csv(&p("a.csv"), &defaults()).unwrap());
+    assert_same_bits(&data, &io::read_libsvm(&p("a.svm"), &defaults()).unwrap());
+    assert_same_bits(&data, &io::read_npy(&p("a.npy"), &defaults()).unwrap());
+    assert_same_bits(&data, &io::read_npz(&p("a.npz"), &defaults()).unwrap());
+}
+
+#[test]
+fn libsvm_keeps_an_unused_last_feature_and_negative_zero() {
+    let data = Dataset::new(
+        ndarray::array![[0.0, -0.0, 0.0], [1.0, 0.0, 0.0]],
+        ndarray::array![1.0, -1.0],
+    )
+    .unwrap();
+    let text = bytes_of("svm", &data);
+    assert_eq!(text, b"+1 2:-0 3:0\n-1 1:1\n");
+    let back = io::read_libsvm_from(&text, "m.svm".as_ref(), &defaults()).unwrap();
+    assert_same_bits(&data, &back);
+}
+
+#[test]
+fn csv_without_header_with_another_delimiter_and_quotes() {
+    let text = b"\"1.5\";2;\"0\"\n 3 ;4;1\r\n\n";
+    let options = defaults().header(false).delimiter(b';');
+    let data = io::read_csv_from(text, "m.csv".as_ref(), &options).unwrap();
+    assert_eq!(data.x(), ndarray::array![[1.5, 2.0], [3.0, 4.0]]);
+    assert_eq!(data.labels(), &[-1.0, 1.0]);
+    // The label column by number, without a header.
+    let options = defaults().header(false).label(io::LabelColumn::Index(0));
+    let data = io::read_csv_from(b"1,5,6\n0,7,8\n", "m.csv".as_ref(), &options).unwrap();
+    assert_eq!(data.x(), ndarray::array![[5.0, 6.0], [7.0, 8.0]]);
+    // Tab-separated by extension.
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "t.tsv", b"a\tb\ty\n1\t2\t1\n3\t4\t-1\n");
+    assert_eq!(io::open(&path, &defaults()).unwrap().n_features(), 2);
+}
+
+#[test]
+fn npy_in_fortran_order_and_in_other_dtypes_converts_exactly() {
+    // The 2 × 3 matrix [[1, 2, 1], [3, 4, 0]] (label last) in column-major order.
+    let fortran = npy_bytes(
+        "<f8",
+        true,
+        &[2, 3],
+        &f64_bytes(&[1.0, 3.0, 2.0, 4.0, 1.0, 0.0]),
+    );
+    let data = io::read_npy_from(&fortran, "f.npy".as_ref(), &defaults()).unwrap();
+    assert_eq!(data.x(), ndarray::array![[1.0, 2.0], [3.0, 4.0]]);
+    assert_eq!(data.labels(), &[1.0, -1.0]);
+
+    let int32: Vec<u8> = [1i32, -7, 1, 5, 9, 0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let data = io::read_npy_from(
+        &npy_bytes("<i4", false, &[2, 3], &int32),
+        "i.npy".as_ref(),
+        &defaults(),
+    )
+    .unwrap();
+    assert_eq!(data.x(), ndarray::array![[1.0, -7.0], [5.0, 9.0]]);
+
+    let float32: Vec<u8> = [0.1f32, 2.5, 1.0, -3.25, 1e-30, -1.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let data = io::read_npy_from(
+        &npy_bytes("<f4", false, &[2, 3], &float32),
+        "f.npy".as_ref(),
+        &defaults(),
+    )
+    .unwrap();
+    // Exactly the float32 values, widened: 0.1f32 is not 0.1.
+    assert_eq!(data.x()[[0, 0]], f64::from(0.1f32));
+    assert_eq!(data.x()[[1, 1]], f64::from(1e-30f32));
+
+    let big_endian: Vec<u8> = [2.0f64, 1.0, 4.0, -1.0]
+        .iter()
+        .flat_map(|v| v.to_be_bytes())
+        .collect();
+    let data = io::read_npy_from(
+        &npy_bytes(">f8", false, &[2, 2], &big_endian),
+        "b.npy".as_ref(),
+        &defaults(),
+    )
+    .unwrap();
+    assert_eq!(data.x(), ndarray::array![[2.0], [4.0]]);
+
+    let uint8 = npy_bytes("|u1", false, &[2, 2], &[7, 1, 9, 0]);
+    assert_eq!(
+        io::read_npy_from(&uint8, "u.npy".as_ref(), &defaults())
+            .unwrap()
+            .x(),
+        ndarray::array![[7.0], [9.0]]
+    );
+}
+
+#[test]
+fn npz_accepts_integer_labels_and_a_column_of_labels() {
+    let x = npy_bytes("<f8", false, &[2, 1], &f64_bytes(&[0.5, 1.5]));
+    let y: Vec<u8> = [0i64, 1].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let archive = npz_with(&x, &npy_bytes("<i8", false, &[2, 1], &y));
+    let data = io::read_npz_from(&archive, "a.npz".as_ref(), &defaults()).unwrap();
+    assert_eq!(data.labels(), &[-1.0, 1.0]);
+    let positive = defaults().positive(Some("0".into()));
+    let data = io::read_npz_from(&archive, "a.npz".as_ref(), &positive).unwrap();
+    assert_eq!(data.labels(), &[1.0, -1.0]);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// LIBSVM against CSV
+
+#[test]
+fn a_libsvm_file_and_the_equivalent_csv_load_to_equal_datasets() {
+    let svm = b"# a comment line\n+1 1:0.5 3:-2 # trailing comment\n\n-1 2:1e-3\t4:7\n+1 qid:3 1:1 4:0.25\n";
+    let csv = b"f1,f2,f3,f4,label\n0.5,0,-2,0,+1\n0,0.001,0,7,-1\n1,0,0,0.25,1\n";
+    let from_svm = io::read_libsvm_from(svm, "a.svm".as_ref(), &defaults()).unwrap();
+    let from_csv = io::read_csv_from(csv, "a.csv".as_ref(), &defaults()).unwrap();
+    assert_eq!(from_svm, from_csv);
+    assert_same_bits(&from_svm, &from_csv);
+    // The same through files and `open`, and with 0/1 labels.
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(&dir, "b.svm", b"1 2:3\n0 1:4\n");
+    let b = write(&dir, "b.csv", b"x1,x2,y\n0,3,1\n4,0,0\n");
+    assert_eq!(
+        io::open(&a, &defaults()).unwrap(),
+        io::open(&b, &defaults()).unwrap()
+    );
+    // --features widens the LIBSVM matrix.
+    let wide = io::open(&a, &defaults().n_features(5)).unwrap();
+    assert_eq!(
+        wide.x(),
+        ndarray::array![[0.0, 3.0, 0.0, 0.0, 0.0], [4.0, 0.0, 0.0, 0.0, 0.0]]
+    );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Bad input: one test each, the message checked, and through the CLI exit code 2 and no panic.
+
+#[test]
+fn ragged_row_too_short() {
+    refused(
+        "short.csv",
+        b"a,b,y\n1,2,1\n3,-1\n",
+        &defaults(),
+        &[],
+        "short.csv:3: ragged row: 2 fields where the header has 3",
+    );
+}
+
+#[test]
+fn ragged_row_too_long() {
+    refused(
+        "long.csv",
+        b"a,y\n1,1\n2,3,-1\n",
+        &defaults(),
+        &[],
+        "long.csv:3: ragged row: 3 fields where the header has 2",
+    );
+}
+
+#[test]
+fn ragged_row_without_header() {
+    refused(
+        "nohead.csv",
+        b"1,2,1\n3,-1\n",
+        &defaults().header(false),
+        &["--no-header"],
+        "nohead.csv:2: ragged row: 2 fields where the first row has 3",
+    );
+}
+
+#[test]
+fn non_numeric_cell_csv() {
+    refused(
+        "text.csv",
+        b"a,b,y\n1,x7,1\n3,4,-1\n",
+        &defaults(),
+        &[],
+        "text.csv:2:2: `x7` is not a number (column `b`)",
+    );
+}
+
+#[test]
+fn empty_cell_csv() {
+    refused(
+        "blank.csv",
+        b"a,b,y\n1,,1\n3,4,-1\n",
+        &defaults(),
+        &[],
+        "blank.csv:2:2: empty field where a number is expected (column `b`)",
+    );
+}
+
+#[test]
+fn non_numeric_value_libsvm() {
+    refused(
+        "text.svm",
+        b"1 1:abc\n-1 1:2\n",
+        &defaults(),
+        &[],
+        "text.svm:1:5: `abc` is not a number (feature 1)",
+    );
+}
+
+#[test]
+fn a_token_that_is_not_a_pair_libsvm() {
+    refused(
+        "pair.svm",
+        b"1 1:2 7\n-1 1:2\n",
+        &defaults(),
+        &[],
+        "pair.svm:1:7: `7` is not an index:value pair",
+    );
+}
+
+#[test]
+fn nan_csv() {
+    refused(
+        "nan.csv",
+        b"a,b,y\n1,2,1\n3,NaN,-1\n",
+        &defaults(),
+        &[],
+        "nan.csv:3:2: value `NaN` is not finite (column `b`)",
+    );
+}
+
+#[test]
+fn inf_csv() {
+    refused(
+        "inf.csv",
+        b"a,b,y\n1,-inf,1\n3,4,-1\n",
+        &defaults(),
+        &[],
+        "inf.csv:2:2: value `-inf` is not finite",
+    );
+}
+
+#[test]
+fn inf_libsvm() {
+    refused(
+        "inf.svm",
+        b"1 1:1 2:inf\n-1 1:2\n",
+        &defaults(),
+        &[],
+        "inf.svm:1:9: value `inf` is not finite (feature 2)",
+    );
+}
+
+#[test]
+fn nan_npy() {
+    let bytes = npy_bytes(
+        "<f8",
+        false,
+        &[2, 2],
+        &f64_bytes(&[1.0, 1.0, f64::NAN, -1.0]),
+    );
+    refused(
+        "nan.npy",
+        &bytes,
+        &defaults(),
+        &[],
+        "nan.npy: entry [1, 0]: value NaN is not finite",
+    );
+}
+
+#[test]
+fn inf_npz() {
+    let x = npy_bytes("<f8", false, &[2, 1], &f64_bytes(&[1.0, f64::INFINITY]));
+    let y = npy_bytes("<f8", false, &[2], &f64_bytes(&[1.0, -1.0]));
+    refused(
+        "inf.npz",
+        &npz_with(&x, &y),
+        &defaults(),
+        &[],
+        "inf.npz: array `x`: entry [1, 0]: value inf is not finite",
+    );
+}
+
+#[test]
+fn labels_outside_the_mapping_csv_third_class() {
+    refused(
+        "three.csv",
+        b"a,y\n1,1\n2,-1\n3,2\n",
+        &defaults(),
+        &[],
+        "three.csv:4:2: a third class `2` (after 1 and -1)",
+    );
+}
+
+#[test]
+fn labels_outside_the_mapping_csv_two_other_values() {
+    refused(
+        "twovals.csv",
+        b"a,y\n1,2\n3,4\n",
+        &defaults(),
+        &[],
+        "twovals.csv:3: labels 2 and 4 are neither ±1 nor 0/1",
+    );
+}
+
+#[test]
+fn labels_outside_the_mapping_text_label() {
+    refused(
+        "word.csv",
+        b"a,y\n1,cat\n3,dog\n",
+        &defaults(),
+        &[],
+        "word.csv:2:2: label `cat` is not a number; name the positive class with --positive VALUE",
+    );
+}
+
+#[test]
+fn labels_outside_the_mapping_libsvm() {
+    refused(
+        "three.svm",
+        b"1 1:1\n-1 1:2\n3 1:3\n",
+        &defaults(),
+        &[],
+        "three.svm:3:1: a third class `3`",
+    );
+}
+
+#[test]
+fn labels_outside_the_mapping_npy() {
+    let bytes = npy_bytes("<f8", false, &[2, 2], &f64_bytes(&[1.0, 0.5, 2.0, 3.0]));
+    refused(
+        "labels.npy",
+        &bytes,
+        &defaults(),
+        &[],
+        "labels 0.5 and 3 are neither ±1 nor 0/1 (first at row 1)",
+    );
+}
+
+#[test]
+fn a_single_class_is_refused() {
+    refused(
+        "single.svm",
+        b"1 1:1\n1 1:2\n",
+        &defaults(),
+        &[],
+        "only one class",
+    );
+}
+
+#[test]
+fn libsvm_index_zero() {
+    refused(
+        "zero.svm",
+        b"1 0:1\n-1 1:2\n",
+        &defaults(),
+        &[],
+        "zero.svm:1:3: feature index 0: LIBSVM indices start at 1",
+    );
+}
+
+#[test]
+fn libsvm_index_zero_after_others() {
+    refused(
+        "zero2.svm",
+        b"1 1:2 0:3\n-1 1:2\n",
+        &defaults(),
+        &[],
+        "zero2.svm:1:7: feature index 0: LIBSVM indices start at 1",
+    );
+}
+
+#[test]
+fn libsvm_repeated_index() {
+    refused(
+        "repeat.svm",
+        b"1 2:1 2:3\n-1 1:2\n",
+        &defaults(),
+        &[],
+        "repeat.svm:1:7: feature index 2 after 2: indices must increase",
+    );
+}
+
+#[test]
+fn libsvm_decreasing_index() {
+    refused(
+        "down.svm",
+        b"-1 1:2\n1 3:1 1:2\n",
+        &defaults(),
+        &[],
+        "down.svm:2:7: feature index 1 after 3: indices must increase",
+    );
+}
+
+#[test]
+fn libsvm_index_beyond_features() {
+    refused(
+        "wide.svm",
+        b"1 1:1 5:2\n-1 1:2\n",
+        &defaults().n_features(3),
+        &["--features", "3"],
+        "wide.svm:1:7: feature index 5 exceeds --features 3",
+    );
+}
+
+#[test]
+fn libsvm_absurd_index_needs_features_to_be_confirmed() {
+    refused(
+        "huge.svm",
+        b"1 1:1 4000000000:2\n-1 1:2\n",
+        &defaults(),
+        &[],
+        "pass --features 4000000000",
+    );
+}
+
+#[test]
+fn truncated_npy_data() {
+    let mut bytes = npy_bytes(
+        "<f8",
+        false,
+        &[3, 2],
+        &f64_bytes(&[1.0, 1.0, 2.0, -1.0, 3.0, 1.0]),
+    );
+    bytes.truncate(bytes.len() - 5);
+    refused(
+        "cut.npy",
+        &bytes,
+        &defaults(),
+        &[],
+        "cut.npy: truncated: the header promises 6 values (48 bytes) but only 43 bytes follow it",
+    );
+}
+
+#[test]
+fn truncated_npy_header() {
+    let bytes = npy_bytes("<f8", false, &[3, 2], &[]);
+    refused(
+        "cuthead.npy",
+        &bytes[..40],
+        &defaults(),
+        &[],
+        "cuthead.npy: truncated or corrupt: the header claims 118 bytes",
+    );
+}
+
+#[test]
+fn truncated_npz() {
+    let bytes = bytes_of("npz", &example());
+    refused(
+        "cut.npz",
+        &bytes[..bytes.len() / 2],
+        &defaults(),
+        &[],
+        "cut.npz: not a valid .npz (zip) archive",
+    );
+}
+
+#[test]
+fn wrong_dtype_complex_is_refused() {
+    let bytes = npy_bytes("<c16", false, &[1, 2], &[0u8; 32]);
+    refused(
+        "complex.npy",
+        &bytes,
+        &defaults(),
+        &[],
+        "dtype '<c16' is not a real number type novikoff reads",
+    );
+}
+
+#[test]
+fn wrong_dtype_float16_is_refused() {
+    let bytes = npy_bytes("<f2", false, &[1, 2], &[0u8; 4]);
+    refused(
+        "half.npy",
+        &bytes,
+        &defaults(),
+        &[],
+        "dtype float16 ('<f2') is not read; convert it with arr.astype(np.float64)",
+    );
+}
+
+#[test]
+fn wrong_dtype_int64_beyond_two_to_the_53_is_refused() {
+    let data: Vec<u8> = [(1i64 << 53) + 1, 1]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let bytes = npy_bytes("<i8", false, &[1, 2], &data);
+    refused(
+        "big.npy",
+        &bytes,
+        &defaults(),
+        &[],
+        "the int64 value 9007199254740993 is not exactly representable",
+    );
+}
+
+#[test]
+fn wrong_dtype_string_labels_in_npz_are_refused() {
+    let x = npy_bytes("<f8", false, &[2, 1], &f64_bytes(&[1.0, 2.0]));
+    let y = npy_bytes("<U3", false, &[2], &[0u8; 24]);
+    refused(
+        "strings.npz",
+        &npz_with(&x, &y),
+        &defaults(),
+        &[],
+        "array `y`: dtype '<U3' is not a real number type",
+    );
+}
+
+#[test]
+fn wrong_shape_npy() {
+    let bytes = npy_bytes("<f8", false, &[4], &f64_bytes(&[1.0, 2.0, 3.0, 4.0]));
+    refused(
+        "flat.npy",
+        &bytes,
+        &defaults(),
+        &[],
+        "flat.npy: the array has shape [4]; a .npy dataset is 2-D",
+    );
+}
+
+#[test]
+fn npz_without_y() {
+    use std::io::Write;
+    let mut cursor = std::io::Cursor::new(Vec::new());
+    {
+        let mut zip = zip::ZipWriter::new(&mut cursor);
+        zip.start_file("x.npy", zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.write_all(&npy_bytes("<f8", false, &[1, 1], &f64_bytes(&[1.0])))
+            .unwrap();
+        zip.finish().unwrap();
+    }
+    refused(
+        "noy.npz",
+        &cursor.into_inner(),
+        &defaults(),
+        &[],
+        "noy.npz: no array `y` in the archive (it has: x.npy)",
+    );
+}
+
+#[test]
+fn npz_with_mismatched_lengths() {
+    let x = npy_bytes("<f8", false, &[2, 1], &f64_bytes(&[1.0, 2.0]));
+    let y = npy_bytes("<f8", false, &[3], &f64_bytes(&[1.0, -1.0, 1.0]));
+    refused(
+        "mismatch.npz",
+        &npz_with(&x, &y),
+        &defaults(),
+        &[],
+        "arrays `x` and `y` disagree: x has 2 rows, y has 3 labels",
+    );
+}
+
+#[test]
+fn empty_file_csv() {
+    refused(
+        "empty.csv",
+        b"",
+        &defaults(),
+        &[],
+        "empty.csv: the file is empty: no header and no data",
+    );
+}
+
+#[test]
+fn empty_file_libsvm() {
+    refused(
+        "empty.svm",
+        b"\n\n",
+        &defaults(),
+        &[],
+        "empty.svm: the file is empty: no data lines",
+    );
+}
+
+#[test]
+fn empty_file_npy() {
+    refused(
+        "empty.npy",
+        b"",
+        &defaults(),
+        &[],
+        "empty.npy: truncated: too short for a .npy header",
+    );
+}
+
+#[test]
+fn empty_file_npz() {
+    refused(
+        "empty.npz",
+        b"",
+        &defaults(),
+        &[],
+        "empty.npz: not a valid .npz (zip) archive",
+    );
+}
+
+#[test]
+fn header_only_csv() {
+    refused(
+        "header.csv",
+        b"a,b,y\n",
+        &defaults(),
+        &[],
+        "header.csv: no data rows: the file holds only a header",
+    );
+}
+
+#[test]
+fn comments_only_libsvm() {
+    refused(
+        "comments.svm",
+        b"# features: 3\n# nothing else\n",
+        &defaults(),
+        &[],
+        "comments.svm: the file is empty: no data lines (only blank lines or comments",
+    );
+}
+
+#[test]
+fn header_only_npy() {
+    let bytes = npy_bytes("<f8", false, &[0, 3], &[]);
+    refused(
+        "rows0.npy",
+        &bytes,
+        &defaults(),
+        &[],
+        "rows0.npy: no examples: the array has 0 rows",
+    );
+}
+
+#[test]
+fn missing_file() {
+    for name in ["nope.csv", "nope.svm", "nope.npy", "nope.npz"] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        let err = io::open(&path, &defaults()).unwrap_err();
+        assert!(
+            matches!(&err, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
+        );
+        assert!(err.to_string().contains(name));
+        assert_eq!(err.exit_code(), 2);
+        cli_refuses(&path, &[], name);
+    }
+}
+
+#[test]
+fn directory_given_as_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("folder.csv");
+    std::fs::create_dir(&folder).unwrap();
+    let err = io::open(&folder, &defaults()).unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with("folder.csv: is a directory, not a data file"),
+        "{err}"
+    );
+    cli_refuses(&folder, &[], "is a directory");
+    // Also through the per-format readers.
+    for read in [io::read_csv, io::read_libsvm, io::read_npy, io::read_npz] {
+        assert!(read(&folder, &defaults())
+            .unwrap_err()
+            .to_string()
+            .contains("is a directory"));
+    }
+}
+
+#[test]
+fn unknown_extension() {
+    refused(
+        "data.xlsx",
+        b"a,y\n1,1\n",
+        &defaults(),
+        &[],
+        "unknown file extension `.xlsx`",
+    );
+}
+
+#[test]
+fn non_utf8_field_csv() {
+    refused(
+        "utf8.csv",
+        b"a,y\n1,1\n\xff,-1\n",
+        &defaults(),
+        &[],
+        "utf8.csv:3:1: the field is not valid UTF-8",
+    );
+}
+
+#[test]
+fn non_utf8_header_csv() {
+    refused(
+        "head8.csv",
+        b"a,\xfe\xff\n1,1\n2,-1\n",
+        &defaults(),
+        &[],
+        "head8.csv:1:2: the header is not valid UTF-8",
+    );
+}
+
+#[test]
+fn non_utf8_label_libsvm() {
+    refused(
+        "label8.svm",
+        b"\xc3\x28 1:1\n-1 1:2\n",
+        &defaults(),
+        &[],
+        "label8.svm:1:1: the label is not valid UTF-8",
+    );
+}
+
+#[test]
+fn non_utf8_value_libsvm() {
+    refused(
+        "value8.svm",
+        b"1 1:\xff\n-1 1:2\n",
+        &defaults(),
+        &[],
+        "value8.svm:1:5: the value is not valid UTF-8",
+    );
+}
+
+#[test]
+fn non_utf8_in_a_libsvm_comment_is_fine() {
+    let data =
+        io::read_libsvm_from(b"1 1:1 # caf\xe9\n-1 1:2\n", "c.svm".as_ref(), &defaults()).unwrap();
+    assert_eq!(data.n_samples(), 2);
+}
+
+#[test]
+fn unclosed_quote_csv() {
+    refused(
+        "quote.csv",
+        b"a,y\n\"1,1\n2,-1\n",
+        &defaults(),
+        &[],
+        "quote.csv:2:1: a quoted field is not closed on its line",
+    );
+}
+
+#[test]
+fn a_delimiter_that_cannot_separate_fields_is_refused() {
+    for delimiter in [0xffu8, b'"', b'\n'] {
+        let err = io::read_csv_from(
+            b"a,y\n1,1\n",
+            "d.csv".as_ref(),
+            &defaults().delimiter(delimiter),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("cannot separate fields"), "{err}");
+    }
+}
+
+#[test]
+fn features_check_on_csv() {
+    refused(
+        "feat.csv",
+        b"a,b,y\n1,2,1\n3,4,-1\n",
+        &defaults().n_features(3),
+        &["--features", "3"],
+        "the file has 2 feature columns but --features says 3",
+    );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Fuzz: random bytes and random mutations of valid files never panic any reader.
+
+fn read_all(bytes: &[u8], options: &ReadOptions) {
+    // Ok or Err are both fine; a panic fails the test.
+    let _ = io::read_csv_from(bytes, "f.csv".as_ref(), options);
+    let _ = io::read_libsvm_from(bytes, "f.svm".as_ref(), options);
+    let _ = io::read_npy_from(bytes, "f.npy".as_ref(), options);
+    let _ = io::read_npz_from(bytes, "f.npz".as_ref(), options);
+}
+
+fn option_sets() -> Vec<ReadOptions> {
+    vec![
+        defaults(),
+        defaults().header(false),
+        defaults().positive(Some("1".into())),
+        defaults().label(io::LabelColumn::Index(0)).delimiter(b';'),
+        defaults().n_features(3),
+    ]
+}
+
+fn valid_files() -> Vec<Vec<u8>> {
+    let data = awkward(6, 3, 4);
+    let mut files: Vec<Vec<u8>> = ["csv", "svm", "npy", "npz"]
+        .iter()
+        .map(|f| bytes_of(f, &data))
+        .collect();
+    files.push(b"a,\"b,c\",y\n1,\"2\",0\n3,4,1\n".to_vec());
+    files.push(b"+1 qid:2 1:0.5 # c\n-1 2:1\n".to_vec());
+    files
+}
+
+#[derive(Debug, Clone)]
+enum Mutation {
+    Set(usize, u8),
+    Insert(usize, u8),
+    Remove(usize),
+    Truncate(usize),
+    Duplicate(usize, usize),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        (any::<usize>(), any::<u8>()).prop_map(|(i, b)| Mutation::Set(i, b)),
+        (
+            any::<usize>(),
+            prop::sample::select(b"0123456789:,.-e\n# \"\t\xff".to_vec())
+        )
+            .prop_map(|(i, b)| Mutation::Insert(i, b)),
+        any::<usize>().prop_map(Mutation::Remove),
+        any::<usize>().prop_map(Mutation::Truncate),
+        (any::<usize>(), 1usize..64).prop_map(|(i, len)| Mutation::Duplicate(i, len)),
+    ]
+}
+
+fn apply(mut bytes: Vec<u8>, mutations: &[Mutation]) -> Vec<u8> {
+    for m in mutations {
+        if bytes.is_empty() {
+            break;
+        }
+        let at = |i: usize| i % bytes.len();
+        match *m {
+            Mutation::Set(i, b) => {
+                let i = at(i);
+                bytes[i] = b;
+            }
+            Mutation::Insert(i, b) => {
+                let i = at(i);
+                bytes.insert(i, b);
+            }
+            Mutation::Remove(i) => {
+                let i = at(i);
+                bytes.remove(i);
+            }
+            Mutation::Truncate(i) => {
+                let i = at(i);
+                bytes.truncate(i);
+            }
+            Mutation::Duplicate(i, len) => {
+                let i = at(i);
+                let end = (i + len).min(bytes.len());
+                let chunk = bytes[i..end].to_vec();
+                bytes.splice(i..i, chunk);
+            }
+        }
+    }
+    bytes
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..600), k in 0usize..5) {
+        read_all(&bytes, &option_sets()[k]);
+        // Random bytes behind a valid magic string reach the header parsers.
+        let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+        npy.extend_from_slice(&bytes);
+        read_all(&npy, &option_sets()[k]);
+    }
+
+    #[test]
+    fn mutated_valid_files_never_panic(
+        which in 0usize..6,
+        mutations in prop::collection::vec(mutation(), 1..6),
+        k in 0usize..5,
+    ) {
+        let file = valid_files().swap_remove(which);
+        read_all(&apply(file, &mutations), &option_sets()[k]);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Peak memory while loading: at most 1.5 × the final dataset.
+
+/// Counts the bytes allocated by the current thread, so that tests running in parallel do not disturb
+/// each other's measurement.
+struct CountingAllocator;
+
+thread_local! {
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
+
+fn note(delta: isize) {
+    let _ = LIVE.try_with(|live| {
+        let now = live.get() + delta;
+        live.set(now);
+        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
+    });
+}
+
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note(layout.size() as isize);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note(layout.size() as isize);
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        note(-(layout.size() as isize));
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note(new_size as isize - layout.size() as isize);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+/// Peak bytes allocated by this thread while `f` runs, above what was live before.
+fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let base = LIVE.with(Cell::get);
+    PEAK.with(|p| p.set(base));
+    let value = f();
+    let peak = PEAK.with(Cell::get) - base;
+    (value, peak.max(0) as usize)
+}
+
+#[test]
+fn loading_peaks_below_one_and_a_half_times_the_final_dataset() {
+    let (n, d) = (20_000, 25);
+    let data = novikoff::generate::separable(n, d, 0.02, 1.0, 5)
+        .unwrap()
+        .data;
+    let dir = tempfile::tempdir().unwrap();
+    let final_bytes = (n * d + n) * std::mem::size_of::<f64>();
+    for name in ["m.csv", "m.svm", "m.npy", "m.npz"] {
+        let path = dir.path().join(name);
+        io::save(&path, &data).unwrap();
+        let (loaded, peak) = peak_during(|| io::open(&path, &defaults()).unwrap());
+        assert_eq!(loaded, data);
+        let ratio = peak as f64 / final_bytes as f64;
+        eprintln!("{name}: peak {peak} bytes = {ratio:.3} × the final dataset");
+        assert!(
+            ratio <= 1.5,
+            "{name}: peak {peak} bytes = {ratio:.3} × the final {final_bytes}"
+        );
+        drop(loaded);
+    }
+}
