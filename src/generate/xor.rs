@@ -143,7 +143,7 @@ impl super::private::Sample for XorParams {
         let mut rows = values.chunks_exact_mut(d).zip(labels.iter_mut());
         let mut pair = 0usize;
         while let Some((row, label)) = rows.next() {
-            let class = if pair % 2 == 0 { 1.0 } else { -1.0 };
+            let class = if pair.is_multiple_of(2) { 1.0 } else { -1.0 };
             pair += 1;
             let first = sampler.uniform_in(self.gap, self.scale);
             let second = sampler.uniform_in(self.gap, self.scale);
