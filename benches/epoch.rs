@@ -12,7 +12,8 @@
 //! * `rowloop`: the textbook loop (one row at a time, left-to-right dot product, update on a mistake),
 //!   the shape of sklearn's Cython `Perceptron` loop;
 //! * `read_sum`, `read_dot`: bandwidth references that read the matrix once and do nothing else: a
-//!   32-accumulator sum of all its values, and novikoff's Fast dot product of the matrix with itself.
+//!   32-accumulator sum of all its values, and novikoff's Fast dot product of the matrix with itself;
+//! * `read_with_labels`: `read_sum` of the matrix, then of the labels: the bytes an epoch must read.
 //!
 //! Throughput is the matrix's bytes (n·d·8) for every entry, so throughput ratios are time ratios.
 //!
@@ -172,6 +173,9 @@ fn epoch(c: &mut Criterion<Clock>) {
             });
             group.bench_function(BenchmarkId::new("read_dot", &shape), |b| {
                 b.iter(|| kernel::dot_fast(black_box(x), black_box(x)))
+            });
+            group.bench_function(BenchmarkId::new("read_with_labels", &shape), |b| {
+                b.iter(|| read_sum(black_box(x)) + read_sum(black_box(labels)))
             });
             group.finish();
         }

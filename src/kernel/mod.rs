@@ -1,5 +1,5 @@
-//! The hot loop: dot products, `axpy` and the blocked mistake scan, with a documented, fixed summation
-//! order and SIMD code chosen at run time.
+//! The hot loop: dot products, `axpy`, the mistake scan and the training pass, with a documented, fixed
+//! summation order and SIMD code chosen at run time.
 //!
 //! This module is the only place in the crate with `unsafe` code or `std::arch`.
 //!
@@ -52,9 +52,10 @@
 //! # Code paths
 //!
 //! [`paths`] lists the implementations this CPU can run, and [`active`] is the one used, chosen once on
-//! first use: AVX-512F, else AVX2, else SSE2 on x86-64, and the portable Rust code anywhere else (NEON
-//! has no hand-written path: on AArch64 the portable code runs, and the compiler vectorises its 32
-//! independent lanes without changing the order). The AVX2 path uses no FMA even where the CPU has it.
+//! first use: AVX-512F, else AVX2, else SSE2 on x86-64, and the portable Rust code anywhere else. NEON
+//! has no hand-written path (it could not be tested here): on AArch64 the portable code runs, which the
+//! compiler may vectorise across its 32 independent lanes but never reorders. The AVX2 path uses no
+//! FMA even where the CPU has it.
 //! Every path computes the orders above exactly; `tests/kernel.rs` checks each one against the portable
 //! path bit for bit.
 //!
