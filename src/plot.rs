@@ -165,6 +165,27 @@ fn log_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
     }
 }
 
+/// One colour per rule, with a legend: the scatter shared by the two log–log figures.
+fn scatter_by_rule<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>,
+    by_rule: &BTreeMap<String, Vec<(f64, f64)>>,
+) -> DrawResult<DB> {
+    for (k, (rule, points)) in by_rule.iter().enumerate() {
+        let colour = PALETTE[k % PALETTE.len()];
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))?
+            .label(rule.as_str())
+            .legend(move |(x, y)| Circle::new((x + 10, y), 4, colour.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()?;
+    Ok(())
+}
+
 fn draw_mistakes_vs_bound<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     by_rule: &BTreeMap<String, Vec<(f64, f64)>>,
@@ -193,20 +214,7 @@ fn draw_mistakes_vs_bound<DB: DrawingBackend>(
         ))?
         .label("y = x")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK));
-    for (k, (rule, points)) in by_rule.iter().enumerate() {
-        let colour = PALETTE[k % PALETTE.len()];
-        chart
-            .draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))?
-            .label(rule.as_str())
-            .legend(move |(x, y)| Circle::new((x + 10, y), 4, colour.filled()));
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()?;
-    Ok(())
+    scatter_by_rule(&mut chart, by_rule)
 }
 
 fn draw_mistakes_vs_inverse_gamma2<DB: DrawingBackend>(
@@ -228,20 +236,7 @@ fn draw_mistakes_vs_inverse_gamma2<DB: DrawingBackend>(
         .x_desc("1/γ² (γ: certified lower end of the margin the rule's bound uses)")
         .y_desc("mistakes")
         .draw()?;
-    for (k, (rule, points)) in by_rule.iter().enumerate() {
-        let colour = PALETTE[k % PALETTE.len()];
-        chart
-            .draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))?
-            .label(rule.as_str())
-            .legend(move |(x, y)| Circle::new((x + 10, y), 4, colour.filled()));
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()?;
-    Ok(())
+    scatter_by_rule(&mut chart, by_rule)
 }
 
 /// One traced run per rule: the one that came closest to its bound (most mistakes on a tie), so the

@@ -1,6 +1,10 @@
 //! The convergence theorem, checked: the seeds' examples, the tight case, hypotheses that fail, data that
 //! cannot be separated, and every form of the bound on a thousand random separable datasets.
 
+mod common;
+
+use common::seed004;
+
 use ndarray::{array, Array1, Array2};
 use novikoff::bounds::{
     bounds, bounds_for_separator, search, tight_basis, verify, verify_with, verify_with_options,
@@ -10,18 +14,6 @@ use novikoff::bounds::{
 use novikoff::perceptron::{BiasRule, Order, PerceptronParams};
 use novikoff::rng::{self, ChaCha8Rng};
 use novikoff::Dataset;
-
-fn seed004() -> Dataset {
-    let x = array![
-        [-1.0, 2.0],
-        [1.0, 0.0],
-        [1.0, 1.0],
-        [-1.0, 0.0],
-        [-1.0, -2.0],
-        [1.0, -1.0]
-    ];
-    Dataset::new(x, array![-1.0, 1.0, 1.0, -1.0, -1.0, 1.0]).unwrap()
-}
 
 fn xor() -> Dataset {
     Dataset::new(

@@ -1,37 +1,8 @@
 //! `novikoff margin` through the real binary: separable, not separable, through the origin, bad input.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn novikoff(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_novikoff"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn data(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("data")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-fn write(dir: &tempfile::TempDir, name: &str, contents: &[u8]) -> PathBuf {
-    let path = dir.path().join(name);
-    std::fs::write(&path, contents).unwrap();
-    path
-}
-
-fn json(output: &std::process::Output) -> serde_json::Value {
-    assert!(
-        output.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("stdout is one JSON object")
-}
+use common::{data, json, novikoff, write};
 
 fn number(value: &serde_json::Value) -> f64 {
     value

@@ -1,43 +1,10 @@
 //! `novikoff verify` through the real binary.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
+
+use common::{data, json, novikoff, stdout, write};
 
 use serde_json::Value;
-
-fn novikoff(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_novikoff"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn data(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("data")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-fn write(dir: &tempfile::TempDir, name: &str, contents: &str) -> PathBuf {
-    let path = dir.path().join(name);
-    std::fs::write(&path, contents).unwrap();
-    path
-}
-
-fn stdout(output: &std::process::Output) -> String {
-    assert!(
-        output.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn json(output: &std::process::Output) -> Value {
-    serde_json::from_str(&stdout(output)).expect("stdout is one JSON object")
-}
 
 fn rule<'a>(out: &'a Value, name: &str) -> &'a Value {
     out["rules"]

@@ -1,5 +1,9 @@
 //! Margins and the certified maximum margin: closed forms, certificates, properties.
 
+mod common;
+
+use common::seed004;
+
 use approx::assert_relative_eq;
 use ndarray::{array, Array1, Array2};
 use novikoff::margin::{
@@ -7,18 +11,6 @@ use novikoff::margin::{
 };
 use novikoff::{rng, Dataset, Error};
 use proptest::prelude::*;
-
-fn seed004() -> Dataset {
-    let x = array![
-        [-1.0, 2.0],
-        [1.0, 0.0],
-        [1.0, 1.0],
-        [-1.0, 0.0],
-        [-1.0, -2.0],
-        [1.0, -1.0]
-    ];
-    Dataset::new(x, array![-1.0, 1.0, 1.0, -1.0, -1.0, 1.0]).unwrap()
-}
 
 /// Check every promise of a separable result and return (lower, upper).
 fn check_separable(data: &Dataset, result: &MarginResult, tol: f64) -> (f64, f64) {

@@ -1,24 +1,13 @@
 //! The perceptron engine against the source documents' worked examples and against reference loops.
 
+mod common;
+
+use common::seed004;
+
 use ndarray::{array, Array1, Array2};
 use novikoff::kernel::Summation;
 use novikoff::perceptron::{BiasRule, Order, PerceptronParams, StopReason, Trace};
 use novikoff::{rng, Dataset};
-
-fn seed004() -> Dataset {
-    Dataset::new(
-        array![
-            [-1.0, 2.0],
-            [1.0, 0.0],
-            [1.0, 1.0],
-            [-1.0, 0.0],
-            [-1.0, -2.0],
-            [1.0, -1.0]
-        ],
-        array![-1.0, 1.0, 1.0, -1.0, -1.0, 1.0],
-    )
-    .unwrap()
-}
 
 fn xor() -> Dataset {
     Dataset::new(

@@ -1,0 +1,60 @@
+//! Helpers shared by the integration tests (each test crate uses a subset).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use ndarray::array;
+use novikoff::Dataset;
+
+/// Run the real binary with `args`.
+pub fn novikoff(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_novikoff"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// The path of a bundled data file.
+pub fn data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// Write a file into a temporary folder.
+pub fn write(dir: &tempfile::TempDir, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.path().join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+/// A successful run's stdout.
+pub fn stdout(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+/// A successful run's stdout, parsed as one JSON object.
+pub fn json(output: &Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(output)).expect("stdout is one JSON object")
+}
+
+/// The worked example of seed 004, written out here independently of `novikoff::textbook`.
+pub fn seed004() -> Dataset {
+    let x = array![
+        [-1.0, 2.0],
+        [1.0, 0.0],
+        [1.0, 1.0],
+        [-1.0, 0.0],
+        [-1.0, -2.0],
+        [1.0, -1.0]
+    ];
+    Dataset::new(x, array![-1.0, 1.0, 1.0, -1.0, -1.0, 1.0]).unwrap()
+}
