@@ -149,11 +149,15 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
         .num_threads(threads)
         .build()
         .map_err(|e| Error::parameter("threads", e.to_string()))?;
+    // Datasets differ in cost by 1000× (the margin solves dominate), and rayon's default splitting
+    // hands each thread long runs of them that cannot be stolen once started, which left one thread
+    // working alone for a quarter of the default experiment. One dataset per stealable job keeps both
+    // busy to the end.
     pool.install(|| {
-        groups.par_iter().for_each(|(dataset, tasks)| {
+        groups.par_iter().with_max_len(1).for_each(|(dataset, tasks)| {
             let instance = &plan.datasets[*dataset];
             let prepared = prepare(instance, &spec.measure);
-            tasks.par_iter().for_each(|task| {
+            tasks.par_iter().with_max_len(1).for_each(|task| {
                 let record = match &prepared {
                     Ok(prepared) => measure(task, instance, prepared, &spec.measure, &hash),
                     Err(e) => failed_record(task, instance, &hash, e),
