@@ -64,6 +64,42 @@ fn readers(c: &mut Criterion) {
         })
     });
     group.finish();
+
+    // NumPy beyond the last-level cache (32 MB here), where "memory speed" means something: an 88 MB
+    // `.npy` (10⁶ × 10 plus the label column) against reading the same file into memory.
+    let (n, d) = (1_000_000, 10);
+    let data = SeparableParams::new(n, d)
+        .margin(0.05)
+        .seed(2)
+        .check()
+        .and_then(|p| p.generate())
+        .expect("generate")
+        .data;
+    let mut group = c.benchmark_group("load_large");
+    group.sample_size(10);
+    for name in ["large.npy", "large.npz"] {
+        let path = dir.path().join(name);
+        io::save(&path, &data).expect("save");
+        group.throughput(Throughput::Bytes(
+            std::fs::metadata(&path).expect("metadata").len(),
+        ));
+        group.bench_with_input(
+            BenchmarkId::new(name.trim_start_matches("large."), format!("{n}x{d}")),
+            &path,
+            |b, path: &std::path::PathBuf| {
+                b.iter(|| io::open(Path::new(path), &ReadOptions::default()).expect("load"))
+            },
+        );
+    }
+    let npy = dir.path().join("large.npy");
+    group.throughput(Throughput::Bytes(
+        std::fs::metadata(&npy).expect("metadata").len(),
+    ));
+    group.bench_function(
+        BenchmarkId::new("fs_read_baseline", format!("{n}x{d}")),
+        |b| b.iter(|| std::fs::read(&npy).expect("read")),
+    );
+    group.finish();
 }
 
 criterion_group!(benches, readers);

@@ -44,6 +44,17 @@ impl Dataset {
     /// assert_eq!(err.to_string(), "row 1: label 0 is not +1 or -1");
     /// ```
     pub fn new(x: Array2<f64>, y: Array1<f64>) -> Result<Self> {
+        Self::checked(x, y, true)
+    }
+
+    /// [`Dataset::new`] for a reader that has already seen every feature value to be finite while it
+    /// decoded them, so that loading does not pass over the whole matrix a second time.
+    pub(crate) fn with_finite_features(x: Array2<f64>, y: Array1<f64>) -> Result<Self> {
+        debug_assert!(x.iter().all(|v| v.is_finite()));
+        Self::checked(x, y, false)
+    }
+
+    fn checked(x: Array2<f64>, y: Array1<f64>, check_finite: bool) -> Result<Self> {
         let (n, d) = x.dim();
         if y.len() != n {
             return Err(Error::Shape {
@@ -58,14 +69,21 @@ impl Dataset {
         if d == 0 {
             return Err(Error::NoFeatures);
         }
-        for (row, values) in x.outer_iter().enumerate() {
-            if let Some((column, &value)) = values.iter().enumerate().find(|(_, v)| !v.is_finite())
-            {
-                return Err(Error::NonFinite { row, column, value });
+        if check_finite {
+            for (row, values) in x.outer_iter().enumerate() {
+                if let Some((column, &value)) =
+                    values.iter().enumerate().find(|(_, v)| !v.is_finite())
+                {
+                    return Err(Error::NonFinite { row, column, value });
+                }
             }
         }
-        if let Some((row, &value)) = y.iter().enumerate().find(|(_, &v)| v != 1.0 && v != -1.0) {
-            return Err(Error::Label { row, value });
+        // Branch-free first, so that the common all-valid case vectorises; then locate the culprit.
+        if y.fold(false, |bad, &v| bad | ((v != 1.0) & (v != -1.0))) {
+            if let Some((row, &value)) = y.iter().enumerate().find(|(_, &v)| v != 1.0 && v != -1.0)
+            {
+                return Err(Error::Label { row, value });
+            }
         }
         let x = if x.is_standard_layout() {
             x

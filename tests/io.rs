@@ -1147,3 +1147,52 @@ fn loading_peaks_below_one_and_a_half_times_the_final_dataset() {
         drop(loaded);
     }
 }
+
+/// An n × 3 `.npy` body (two features, then the label) spanning several of the reader's 256 KiB blocks.
+fn many_rows(n: usize, label: impl Fn(usize) -> f64) -> Vec<f64> {
+    (0..n)
+        .flat_map(|i| [i as f64, -(i as f64) * 0.5, label(i)])
+        .collect()
+}
+
+#[test]
+fn npy_across_many_blocks_keeps_every_value_and_maps_zero_one_labels() {
+    let n = 40_000; // 960 KB of data: four blocks of rows
+    let values = many_rows(n, |i| match i % 3 {
+        0 => 1.0,
+        1 => 0.0,
+        _ => -0.0, // the same class as 0
+    });
+    let bytes = npy_bytes("<f8", false, &[n, 3], &f64_bytes(&values));
+    let data = io::read_npy_from(&bytes, "m.npy".as_ref(), &defaults()).unwrap();
+    assert_eq!(data.n_samples(), n);
+    for i in [0, 1, 2, 10_922, 21_845, n - 1] {
+        assert_eq!(data.x()[[i, 0]].to_bits(), (i as f64).to_bits());
+        assert_eq!(data.x()[[i, 1]].to_bits(), (-(i as f64) * 0.5).to_bits());
+        let expected = if i % 3 == 0 { 1.0 } else { -1.0 };
+        assert_eq!(data.labels()[i].to_bits(), f64::to_bits(expected), "row {i}");
+    }
+}
+
+#[test]
+fn npy_faults_late_in_a_large_file_are_located_exactly() {
+    let n = 40_000;
+    let mut values = many_rows(n, |i| if i % 2 == 0 { 1.0 } else { -1.0 });
+    values[3 * 33_333 + 1] = f64::NEG_INFINITY;
+    let bytes = npy_bytes("<f8", false, &[n, 3], &f64_bytes(&values));
+    let err = io::read_npy_from(&bytes, "big.npy".as_ref(), &defaults()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "big.npy: entry [33333, 1]: value -inf is not finite"
+    );
+
+    let mut values = many_rows(n, |i| if i % 2 == 0 { 1.0 } else { -1.0 });
+    values[3 * 30_001 + 2] = 7.0;
+    let bytes = npy_bytes("<f8", false, &[n, 3], &f64_bytes(&values));
+    let err = io::read_npy_from(&bytes, "big.npy".as_ref(), &defaults()).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("big.npy: entry [30001, 2] (the label column): a third class `7`"),
+        "{err}"
+    );
+}

@@ -86,6 +86,33 @@ impl LabelMapper {
         self.record_number(value, || value.to_string(), place)
     }
 
+    /// Record a run of numeric labels, the first at `first_place` and the rest at the places after it
+    /// (binary formats, a block of rows at a time).
+    ///
+    /// Once both classes have been seen (without `positive`), a block made only of them is checked and
+    /// copied without a branch per label; anything else goes through [`LabelMapper::push_number`] one by
+    /// one, which reports the first offending label.
+    pub(crate) fn push_numbers(
+        &mut self,
+        values: &[f64],
+        first_place: usize,
+    ) -> std::result::Result<(), (usize, String)> {
+        if let (None, &[(a, _), (b, _)]) = (&self.positive, self.seen.as_slice()) {
+            let foreign = values
+                .iter()
+                .fold(false, |acc, &v| acc | ((v != a) & (v != b)));
+            if !foreign {
+                // `+ 0.0` turns −0 into +0 (the key 0 is stored as +0) and leaves every other value as is.
+                self.raw.extend(values.iter().map(|&v| v + 0.0));
+                return Ok(());
+            }
+        }
+        for (place, &value) in (first_place..).zip(values) {
+            self.push_number(value, place).map_err(|m| (place, m))?;
+        }
+        Ok(())
+    }
+
     fn record_one_vs_rest(&mut self, is_positive: bool, place: usize) {
         let label: f64 = if is_positive { 1.0 } else { -1.0 };
         if !self.seen.iter().any(|&(v, _)| v == label) {

@@ -3,7 +3,9 @@
 //! The header is parsed by ndarray-npy; the data is then streamed straight into the dataset's matrix,
 //! after the shape has been checked against the bytes actually present, so a corrupt or hostile header can
 //! neither make the reader allocate more than the file could fill nor abort it. Peak memory is the final
-//! matrix plus one 64 KiB block, and float64 data loads at memory speed.
+//! matrix plus one block of 64–256 KiB. Native float64 in C order (what `np.save` writes) takes a path
+//! with no per-element conversion that loads a file larger than the cache as fast as `std::fs::read`
+//! merely reads it (`benches/io.rs`, group `load_large`).
 //!
 //! Element types are converted explicitly and exactly: float64 as is; float32, (u)int8/16/32 and bool
 //! (as 0/1) are exactly representable in f64; (u)int64 values are accepted when |v| ≤ 2⁵³ (exact) and
@@ -340,6 +342,83 @@ fn stream<R: Read>(
         sink(done, block)?;
         done += take;
     }
+    require_end(reader, count, fail)
+}
+
+/// Bytes of whole rows read at a time by [`stream_rows`]: small enough to stay in L2 between the read
+/// and the copy out of it, large enough that the system calls do not show.
+const ROW_BLOCK: usize = 256 * 1024;
+
+/// True when the elements are float64 in this machine's byte order and in C order (`np.save` writes
+/// little-endian float64 C order on every common machine), which [`stream_rows`] reads without a
+/// per-element conversion.
+fn is_native_rows(header: &NpyHeader) -> bool {
+    header.dtype.kind == Kind::Float
+        && header.dtype.size == 8
+        && header.dtype.big_endian == cfg!(target_endian = "big")
+        && !header.fortran
+}
+
+/// Read an n × c native float64 C-order array: the first d columns are appended to `x`, and with
+/// c = d + 1 the last one goes to `labels(first_row, values)`, a block at a time. Then require the end of
+/// the data.
+///
+/// Each block of rows crosses memory once, from the file into a buffer that stays in cache and from
+/// there into `x` by a copy per row, which is what a plain `fs::read` of the file costs; the finiteness
+/// of the features is accumulated on the way instead of in a second pass over the matrix. Returns
+/// whether every feature value is finite (the caller locates the first one that is not).
+fn stream_rows<R: Read>(
+    reader: &mut R,
+    (n, d, c): (usize, usize, usize),
+    x: &mut Vec<f64>,
+    fail: &dyn Fn(String) -> Error,
+    mut labels: impl FnMut(usize, &[f64]) -> Result<()>,
+) -> Result<bool> {
+    const EXPONENT: u64 = 0x7ff0_0000_0000_0000;
+    let rows_per_block = (ROW_BLOCK / (8 * c)).max(1);
+    let mut block = vec![0.0f64; rows_per_block * c];
+    let mut block_labels = Vec::with_capacity(if c > d { rows_per_block } else { 0 });
+    let mut non_finite = 0u64;
+    let mut row = 0usize;
+    while row < n {
+        let take = (n - row).min(rows_per_block);
+        let values = &mut block[..take * c];
+        reader
+            .read_exact(bytemuck::cast_slice_mut(values))
+            .map_err(|e| {
+                if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                    fail(format!(
+                        "truncated: the header promises {n} rows, the data ends in the block of rows {}..{}",
+                        row + 1,
+                        row + take
+                    ))
+                } else {
+                    fail(format!("cannot read the data: {e}"))
+                }
+            })?;
+        block_labels.clear();
+        for values in values.chunks_exact(c) {
+            // One inlined, vectorised loop that copies and tests finiteness at once: for short rows a
+            // `memcpy` call per row followed by a second pass cost more than the copy itself.
+            x.extend(values[..d].iter().map(|&v| {
+                non_finite |= u64::from(v.to_bits() & EXPONENT == EXPONENT);
+                v
+            }));
+            if c > d {
+                block_labels.push(values[d]);
+            }
+        }
+        if c > d {
+            labels(row, &block_labels)?;
+        }
+        row += take;
+    }
+    require_end(reader, n * c, fail)?;
+    Ok(non_finite == 0)
+}
+
+/// Fail unless the reader is at its end, after the `count` values a header described.
+fn require_end<R: Read>(reader: &mut R, count: usize, fail: &dyn Fn(String) -> Error) -> Result<()> {
     let mut extra = [0u8; 1];
     match reader.read(&mut extra) {
         Ok(0) => Ok(()),
@@ -458,17 +537,33 @@ fn read_matrix<R: Read>(
     let mut filler = Filler::new(n, d, c, header.fortran, path)?;
     let mut labels = LabelMapper::new(options.positive.as_deref());
     labels.reserve(n, path)?;
-    stream(&mut reader, header.dtype, n * c, &fail, |first, block| {
-        filler.take(first, block, |row, value| {
-            labels
-                .push_number(value, row)
-                .map_err(|m| fail(format!("entry [{row}, {d}] (the label column): {m}")))
-        })
-    })?;
+    let mut label = |row: usize, value: f64| {
+        labels
+            .push_number(value, row)
+            .map_err(|m| fail(format!("entry [{row}, {d}] (the label column): {m}")))
+    };
+    let finite = if is_native_rows(&header) {
+        stream_rows(
+            &mut reader,
+            (n, d, c),
+            &mut filler.x,
+            &fail,
+            |first, values| {
+                labels.push_numbers(values, first).map_err(|(row, m)| {
+                    fail(format!("entry [{row}, {d}] (the label column): {m}"))
+                })
+            },
+        )?
+    } else {
+        stream(&mut reader, header.dtype, n * c, &fail, |first, block| {
+            filler.take(first, block, &mut label)
+        })?;
+        false
+    };
     let y = labels.finish(path, |row| {
         (Location::new(path), format!(" (first at row {row})"))
     })?;
-    finish(filler.x, y, n, d, &file, &fail)
+    finish(filler.x, y, (n, d, finite), &file, &fail)
 }
 
 fn check_size(header: &NpyHeader, available: u64, fail: &dyn Fn(String) -> Error) -> Result<()> {
@@ -497,17 +592,23 @@ fn check_features(options: &ReadOptions, d: usize, fail: &dyn Fn(String) -> Erro
     }
 }
 
+/// Build the dataset; `finite` says the features are already known to be finite.
 fn finish(
     x: Vec<f64>,
     y: Vec<f64>,
-    n: usize,
-    d: usize,
+    (n, d, finite): (usize, usize, bool),
     file: &Location,
     fail: &dyn Fn(String) -> Error,
 ) -> Result<Dataset> {
     let x = Array2::from_shape_vec((n, d), x)
         .map_err(|e| Error::parse(file.clone(), format!("internal shape error: {e}")))?;
-    Dataset::new(x, Array1::from_vec(y)).map_err(|e| match e {
+    let y = Array1::from_vec(y);
+    let data = if finite {
+        Dataset::with_finite_features(x, y)
+    } else {
+        Dataset::new(x, y)
+    };
+    data.map_err(|e| match e {
         // Name the array entry, numpy-style and 0-based.
         Error::NonFinite { row, column, value } => fail(format!(
             "entry [{row}, {column}]: value {value} is not finite"
@@ -552,7 +653,7 @@ fn read_archive<R: Read + Seek>(
 
     // x: n × d.
     let x_array = x_name.trim_end_matches(".npy").to_string();
-    let (x, n, d) = {
+    let (x, n, d, finite) = {
         let array = x_array.clone();
         let fail_x = |message: String| fail(format!("array `{array}`: {message}"));
         let mut entry = archive
@@ -577,11 +678,15 @@ fn read_archive<R: Read + Seek>(
         }
         check_features(options, d, &fail_x)?;
         let mut filler = Filler::new(n, d, d, header.fortran, path)?;
-        stream(&mut entry, header.dtype, n * d, &fail_x, |first, block| {
-            filler.take(first, block, |_, _| Ok(()))
-        })?;
-        let x = filler.x;
-        (x, n, d)
+        let finite = if is_native_rows(&header) {
+            stream_rows(&mut entry, (n, d, d), &mut filler.x, &fail_x, |_, _| Ok(()))?
+        } else {
+            stream(&mut entry, header.dtype, n * d, &fail_x, |first, block| {
+                filler.take(first, block, |_, _| Ok(()))
+            })?;
+            false
+        };
+        (filler.x, n, d, finite)
     };
 
     // y: n labels.
@@ -621,7 +726,7 @@ fn read_archive<R: Read + Seek>(
         (Location::new(path), format!(" (first at {array}[{row}])"))
     })?;
     let fail_x = |message: String| fail(format!("array `{x_array}`: {message}"));
-    finish(x, y, n, d, &file, &fail_x)
+    finish(x, y, (n, d, finite), &file, &fail_x)
 }
 
 /// The entry's uncompressed size, once it is plausible for the archive it sits in.
