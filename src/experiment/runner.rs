@@ -140,43 +140,56 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
             None => groups.push((task.dataset, vec![task])),
         }
     }
+    // Datasets differ in cost by 1000× (the margin solves dominate). The biggest go first and each
+    // worker takes the next dataset when it is free (greedy longest-first scheduling), so that no thread
+    // is left working alone at the end. The results do not depend on this order.
+    groups.sort_by(|a, b| {
+        let cost = |g: &(usize, Vec<&Task>)| estimated_cost(&plan.datasets[g.0]);
+        cost(b).total_cmp(&cost(a))
+    });
 
     let bar = progress_bar(pending.len() as u64, options.progress);
     let store = Mutex::new(store);
     let write_error: Mutex<Option<Error>> = Mutex::new(None);
     let failed = std::sync::atomic::AtomicUsize::new(0);
+    let next_group = std::sync::atomic::AtomicUsize::new(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(|e| Error::parameter("threads", e.to_string()))?;
-    // Datasets differ in cost by 1000× (the margin solves dominate), and rayon's default splitting
-    // hands each thread long runs of them that cannot be stolen once started, which left one thread
-    // working alone for a quarter of the default experiment. One dataset per stealable job keeps both
-    // busy to the end.
-    pool.install(|| {
-        groups.par_iter().with_max_len(1).for_each(|(dataset, tasks)| {
-            let instance = &plan.datasets[*dataset];
-            let prepared = prepare(instance, &spec.measure);
-            tasks.par_iter().with_max_len(1).for_each(|task| {
-                let record = match &prepared {
-                    Ok(prepared) => measure(task, instance, prepared, &spec.measure, &hash),
-                    Err(e) => failed_record(task, instance, &hash, e),
-                };
-                if record.error.is_some() {
-                    failed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let run_group = |(dataset, tasks): &(usize, Vec<&Task>)| {
+        let instance = &plan.datasets[*dataset];
+        let prepared = prepare(instance, &spec.measure);
+        tasks.par_iter().with_max_len(1).for_each(|task| {
+            let record = match &prepared {
+                Ok(prepared) => measure(task, instance, prepared, &spec.measure, &hash),
+                Err(e) => failed_record(task, instance, &hash, e),
+            };
+            if record.error.is_some() {
+                failed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            let appended = store
+                .lock()
+                .map_err(|_| Error::Solver("store lock poisoned".into()))
+                .and_then(|mut s| s.append(&record));
+            if let Err(e) = appended {
+                if let Ok(mut slot) = write_error.lock() {
+                    slot.get_or_insert(e);
                 }
-                let appended = store
-                    .lock()
-                    .map_err(|_| Error::Solver("store lock poisoned".into()))
-                    .and_then(|mut s| s.append(&record));
-                if let Err(e) = appended {
-                    if let Ok(mut slot) = write_error.lock() {
-                        slot.get_or_insert(e);
-                    }
-                }
-                bar.inc(1);
-            });
+            }
+            bar.inc(1);
         });
+    };
+    pool.scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|_| {
+                while let Some(group) = groups.get(
+                    next_group.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+                ) {
+                    run_group(group);
+                }
+            });
+        }
     });
     bar.finish_and_clear();
     if let Some(e) = write_error.into_inner().ok().flatten() {
@@ -198,6 +211,23 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
         csv_path,
         jsonl_path,
     })
+}
+
+/// A rough relative cost of preparing and running a dataset, for scheduling only: its number of values,
+/// n·d for a generator (1 for a parameter that is absent) and the size of a file.
+fn estimated_cost(instance: &super::plan::DatasetInstance) -> f64 {
+    match &instance.source {
+        super::plan::Source::File { path, .. } => {
+            std::fs::metadata(path).map_or(0.0, |m| m.len() as f64)
+        }
+        super::plan::Source::Generated { params, .. } => ["n", "d"]
+            .iter()
+            .map(|name| match params.get(*name) {
+                Some(super::spec::Scalar::Number(v)) => *v,
+                _ => 1.0,
+            })
+            .product(),
+    }
 }
 
 /// Create `out`, and write or check `out/spec.toml`: a resumed run (or another shard) must use the same
