@@ -126,9 +126,28 @@ fn read_sum(x: &[f64]) -> f64 {
     acc.iter().sum::<f64>() + chunks.remainder().iter().sum::<f64>()
 }
 
+/// [`SHAPES`], or the shapes in `NOVIKOFF_EPOCH_SHAPES` (e.g. `10000x10,1000x16`) for exploring.
+fn shapes() -> Vec<(usize, usize)> {
+    let Ok(list) = std::env::var("NOVIKOFF_EPOCH_SHAPES") else {
+        return SHAPES.to_vec();
+    };
+    list.split(',')
+        .map(|shape| {
+            let (n, d) = shape
+                .trim()
+                .split_once('x')
+                .expect("NOVIKOFF_EPOCH_SHAPES: shapes are NxD, comma-separated");
+            (
+                n.parse().expect("NOVIKOFF_EPOCH_SHAPES: N is a number"),
+                d.parse().expect("NOVIKOFF_EPOCH_SHAPES: D is a number"),
+            )
+        })
+        .collect()
+}
+
 fn epoch(c: &mut Criterion<Clock>) {
     eprintln!("kernel path: {}", kernel::active().name());
-    for (k, &(n, d)) in SHAPES.iter().enumerate() {
+    for (k, &(n, d)) in shapes().iter().enumerate() {
         let problem = problem(n, d, 100 + k as u64);
         let shape = format!("{n}x{d}");
         let zero = Array1::zeros(d);

@@ -1170,7 +1170,11 @@ fn npy_across_many_blocks_keeps_every_value_and_maps_zero_one_labels() {
         assert_eq!(data.x()[[i, 0]].to_bits(), (i as f64).to_bits());
         assert_eq!(data.x()[[i, 1]].to_bits(), (-(i as f64) * 0.5).to_bits());
         let expected = if i % 3 == 0 { 1.0 } else { -1.0 };
-        assert_eq!(data.labels()[i].to_bits(), f64::to_bits(expected), "row {i}");
+        assert_eq!(
+            data.labels()[i].to_bits(),
+            f64::to_bits(expected),
+            "row {i}"
+        );
     }
 }
 

@@ -735,3 +735,55 @@ fn sequential_fits_equal_a_naive_loop_at_scanning_shapes() {
         assert_eq!(got, expected, "n={n} d={d}");
     }
 }
+
+/// Once a pass has seen a calm stretch it checks several rows at once (the AVX-512F path takes four);
+/// their decisions must rest on exactly the documented activations. With `b = −a_k`, row `k`'s activation
+/// is exactly zero, a mistake whatever its label; an activation off by one unit in the last place would
+/// be ±tiny instead, which one of the two labels tried turns into a missed mistake. Every other row is
+/// labelled with the sign of its documented activation, so that it is right unless that is zero.
+#[test]
+fn rows_checked_together_decide_on_the_documented_activations() {
+    let mut stream = rng::from_seed(12);
+    for d in [1, 2, 3, 5, 8, 9, 10, 15, 16, 17, 32, 33, 64, 100, 128] {
+        let n = 40;
+        let data = block(&mut stream, n, d);
+        let activations: Vec<f64> = (0..n)
+            .map(|k| documented_fast(&data.w, &data.x[k * d..(k + 1) * d]))
+            .collect();
+        let backwards: Vec<usize> = (0..n).rev().collect();
+        for target in 8..n {
+            let b = -activations[target];
+            for target_label in [1.0, -1.0] {
+                let labels: Vec<f64> = (0..n)
+                    .map(|j| match j {
+                        _ if j == target => target_label,
+                        _ if activations[j] + b >= 0.0 => 1.0,
+                        _ => -1.0,
+                    })
+                    .collect();
+                let first = |order: &mut dyn Iterator<Item = usize>| {
+                    order.enumerate().find_map(|(position, j)| {
+                        let activation = activations[j] + b;
+                        (labels[j] * activation <= 0.0).then_some((position, activation.to_bits()))
+                    })
+                };
+                let contiguous = Rows::contiguous(&data.x, &labels, d).unwrap();
+                let indexed = Rows::indexed(&data.x, &labels, d, &backwards).unwrap();
+                for (rows, expected) in [
+                    (contiguous, first(&mut (0..n))),
+                    (indexed, first(&mut backwards.iter().copied())),
+                ] {
+                    for path in paths() {
+                        let found = path.scan(&data.w, b, &rows, Summation::Fast).unwrap();
+                        assert_eq!(
+                            found.map(|m| (m.offset, m.activation.to_bits())),
+                            expected,
+                            "{} d={d} target={target} label={target_label}",
+                            path.name()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

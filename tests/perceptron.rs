@@ -382,3 +382,57 @@ fn predictions_use_sign_zero_is_plus_one() {
     assert_eq!(fit.accuracy(&seed004()).unwrap(), 1.0);
     assert!(fit.predict(array![[1.0]].view()).is_err());
 }
+
+/// Online learning over the rows again and again is `fit` with the cyclic order: the same updates, with
+/// the same bits, for every bias rule and both summation orders (both run the kernel's training pass).
+#[test]
+fn online_passes_equal_fit_bit_for_bit() {
+    for (seed, d) in [(1, 3), (2, 10), (3, 40)] {
+        let data = random_data(60, d, seed);
+        let radius = data.radius();
+        for rule in [BiasRule::None, BiasRule::Classic, BiasRule::Novikoff] {
+            for summation in [Summation::Fast, Summation::Sequential] {
+                let params = PerceptronParams::new()
+                    .bias(rule)
+                    .eta(0.7)
+                    .summation(summation)
+                    .max_epochs(4)
+                    .check()
+                    .unwrap();
+                let mut fit_trace = Trace::default();
+                let fit = params.fit_with_trace(&data, &mut fit_trace).unwrap();
+                let mut learner = params.online(d, Some(radius)).unwrap();
+                let mut online_trace = Trace::default();
+                for _ in 0..fit.epochs {
+                    for i in 0..data.n_samples() {
+                        learner
+                            .observe_with_trace(data.row(i), data.labels()[i], &mut online_trace)
+                            .unwrap();
+                    }
+                }
+                let context = format!("seed {seed}, {rule:?}, {summation:?}");
+                assert!(fit.mistakes > 0, "{context}");
+                assert_eq!(learner.mistakes(), fit.mistakes, "{context}");
+                let bits = |w: &[f64]| w.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                assert_eq!(
+                    bits(learner.w().as_slice().unwrap()),
+                    bits(fit.w.as_slice().unwrap()),
+                    "{context}"
+                );
+                assert_eq!(learner.b().to_bits(), fit.b.to_bits(), "{context}");
+                // The online learner numbers examples as they come: pass p's row i is p·n + i.
+                let activations = |t: &Trace| {
+                    t.records
+                        .iter()
+                        .map(|r| (r.row % data.n_samples(), r.activation.to_bits()))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(
+                    activations(&online_trace),
+                    activations(&fit_trace),
+                    "{context}"
+                );
+            }
+        }
+    }
+}

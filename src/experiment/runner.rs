@@ -183,9 +183,9 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
     pool.scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|_| {
-                while let Some(group) = groups.get(
-                    next_group.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-                ) {
+                while let Some(group) =
+                    groups.get(next_group.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
                     run_group(group);
                 }
             });

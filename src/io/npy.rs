@@ -418,7 +418,11 @@ fn stream_rows<R: Read>(
 }
 
 /// Fail unless the reader is at its end, after the `count` values a header described.
-fn require_end<R: Read>(reader: &mut R, count: usize, fail: &dyn Fn(String) -> Error) -> Result<()> {
+fn require_end<R: Read>(
+    reader: &mut R,
+    count: usize,
+    fail: &dyn Fn(String) -> Error,
+) -> Result<()> {
     let mut extra = [0u8; 1];
     match reader.read(&mut extra) {
         Ok(0) => Ok(()),
@@ -549,9 +553,9 @@ fn read_matrix<R: Read>(
             &mut filler.x,
             &fail,
             |first, values| {
-                labels.push_numbers(values, first).map_err(|(row, m)| {
-                    fail(format!("entry [{row}, {d}] (the label column): {m}"))
-                })
+                labels
+                    .push_numbers(values, first)
+                    .map_err(|(row, m)| fail(format!("entry [{row}, {d}] (the label column): {m}")))
             },
         )?
     } else {

@@ -19,7 +19,7 @@ use super::weights::Weights;
 use super::{Fit, Perceptron, StopReason};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
-use crate::kernel::{Learner, Rows};
+use crate::kernel::Rows;
 use crate::rng;
 
 impl Perceptron {
@@ -62,13 +62,7 @@ impl Perceptron {
         };
 
         let x = data.as_flat_slice();
-        let Weights { w, v, .. } = &mut weights;
-        let mut learner = Learner {
-            w,
-            v: *v,
-            c,
-            eta: p.eta,
-        };
+        let mut learner = weights.learner();
         let mut mistakes: u64 = 0;
         let mut epochs = 0;
         let mut stop_reason = StopReason::EpochCap;
@@ -135,6 +129,7 @@ impl Perceptron {
         }
         let v = learner.v;
         let b = learner.bias();
+        weights.keep(v);
         let train_seconds = started.elapsed().as_secs_f64();
         Ok(Fit {
             w: Array1::from_vec(weights.w),

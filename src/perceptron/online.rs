@@ -1,11 +1,14 @@
 //! Single-pass online learning: predict, then update on a mistake (seed 004, Algorithm 1 "Online").
 
+use std::ops::ControlFlow;
+
 use ndarray::{Array1, ArrayView1};
 
 use super::trace::{NoTrace, TraceSink, UpdateEvent};
 use super::weights::{is_mistake, Weights};
 use super::{BiasRule, Perceptron};
 use crate::error::{Error, Result};
+use crate::kernel::Rows;
 
 /// What happened to one example of the stream.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -138,20 +141,49 @@ impl OnlinePerceptron {
         let prediction = if activation >= 0.0 { 1.0 } else { -1.0 };
         let mistake = is_mistake(y, activation);
         if mistake {
-            let finite = self.weights.update(x, y);
-            self.mistakes += 1;
-            sink.record(&UpdateEvent {
-                update: self.mistakes,
-                epoch: 1,
-                row,
-                label: y,
-                activation,
-                x,
-                w: &self.weights.w,
-                b: self.weights.b,
-                bias_constant: self.weights.c,
-                eta: self.weights.eta,
+            // The update itself is the kernel's training pass over this one row, the code `fit` runs, so
+            // that online and batch learning cannot drift apart. The pass recomputes the activation with
+            // the same bits and therefore makes exactly this one update.
+            let labels = [y];
+            let rows = Rows::contiguous(x, &labels, x.len())?;
+            let (c, eta, summation, path) = (
+                self.weights.c,
+                self.weights.eta,
+                self.weights.summation,
+                self.weights.path,
+            );
+            let update = self.mistakes + 1;
+            let mut learner = self.weights.learner();
+            let mut recorded = None;
+            let mut finite = true;
+            path.train(&mut learner, &rows, summation, &mut |made| {
+                finite = made
+                    .w
+                    .iter()
+                    .fold(made.b.is_finite(), |ok, w| ok & w.is_finite());
+                recorded = Some(sink.record(&UpdateEvent {
+                    update,
+                    epoch: 1,
+                    row,
+                    label: y,
+                    activation: made.activation,
+                    x,
+                    w: made.w,
+                    b: made.b,
+                    bias_constant: c,
+                    eta,
+                }));
+                ControlFlow::Continue(())
             })?;
+            let v = learner.v;
+            self.weights.keep(v);
+            let Some(recorded) = recorded else {
+                return Err(Error::Solver(format!(
+                    "the training pass made no update at example {row}, where the activation {activation} is a mistake"
+                )));
+            };
+            self.mistakes = update;
+            recorded?;
             if !finite {
                 return Err(Error::Solver(format!(
                     "the weights overflowed to a non-finite value at update {}",
@@ -224,6 +256,6 @@ impl OnlinePerceptron {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn b(&self) -> f64 {
-        self.weights.b
+        self.weights.bias()
     }
 }

@@ -1,6 +1,7 @@
-//! The one update mechanism shared by batch fitting and online learning.
+//! The state that batch fitting and online learning share; the kernel's training pass is the only code
+//! that updates it.
 
-use crate::kernel::{self, KernelPath, Summation};
+use crate::kernel::{self, KernelPath, Learner, Summation};
 
 /// The weights of the perceptron on augmented vectors `(x, c)`: `w` for the features and `v` for the
 /// constant coordinate, so that the bias is `b = c·v`.
@@ -13,7 +14,6 @@ pub(crate) struct Weights {
     pub(crate) w: Vec<f64>,
     pub(crate) v: f64,
     pub(crate) c: f64,
-    pub(crate) b: f64,
     pub(crate) eta: f64,
     pub(crate) summation: Summation,
     /// The kernels, resolved once rather than on every call.
@@ -27,27 +27,37 @@ impl Weights {
             w,
             v,
             c,
-            b: c * v,
             eta,
             summation,
             path: kernel::active(),
         }
     }
 
-    #[inline(always)]
-    pub(crate) fn activation(&self, x: &[f64]) -> f64 {
-        self.path.dot(&self.w, x, self.summation) + self.b
+    /// The bias `b = c·v`.
+    pub(crate) fn bias(&self) -> f64 {
+        self.c * self.v
     }
 
-    /// `(w, v) += η·y·(x, c)`. Returns false when the weights stopped being finite.
-    #[inline]
-    pub(crate) fn update(&mut self, x: &[f64], y: f64) -> bool {
-        let step = self.eta * y;
-        self.path.axpy(step, x, &mut self.w);
-        self.v += step * self.c;
-        self.b = self.c * self.v;
-        // A fold rather than `all`, so that the check runs without early exits and vectorises.
-        self.b.is_finite() && self.w.iter().fold(true, |finite, w| finite & w.is_finite())
+    /// `w·x + b`, with the bits every training pass computes for the same weights.
+    #[inline(always)]
+    pub(crate) fn activation(&self, x: &[f64]) -> f64 {
+        self.path.dot(&self.w, x, self.summation) + self.bias()
+    }
+
+    /// The kernel's view of these weights for a training pass ([`kernel::train`]). The pass updates `w`
+    /// in place and leaves the new `v` in the learner, to be stored back with [`Weights::keep`].
+    pub(crate) fn learner(&mut self) -> Learner<'_> {
+        Learner {
+            w: &mut self.w,
+            v: self.v,
+            c: self.c,
+            eta: self.eta,
+        }
+    }
+
+    /// Store the constant coordinate's weight a training pass ended with.
+    pub(crate) fn keep(&mut self, v: f64) {
+        self.v = v;
     }
 }
 

@@ -154,6 +154,9 @@ pub(super) unsafe fn run<R: RowSource, const TRAIN: bool>(
     }
 }
 
+/// Rows in a row without a mistake after which [`run_short`] checks rows four at a time.
+const CALM: usize = 8;
+
 /// Fast rows of `8(K−1) < d ≤ 8K ≤ 128` values, with `w` in `K` registers, updated there and written
 /// back at each update. Besides the memory traffic it saves, this keeps the scan a single stream of
 /// reads: on the machine of `benches/README.md`, reading `w` from L1 beside the rows cost 10–15% of the
@@ -163,51 +166,55 @@ pub(super) unsafe fn run<R: RowSource, const TRAIN: bool>(
 /// lanes past `d` hold `0·0`; the register folds are skipped where only zeros would be added (`FOLDS` of
 /// the last three are done). All this can only change the sign of an exact zero result, and adding
 /// `b + 0.0` instead of `b` makes that sign `+` again (see [`super::bias_for_raw`]).
+///
+/// **Blocks of rows, sized by the mistakes.** A row's last three folds work within one register, and
+/// for short rows they cost as much as the products. So once [`CALM`] rows in a row have passed without
+/// a mistake, the loop takes rows four at a time with `w` fixed: the four rows' folds share their
+/// shuffles and adds ([`fold_four`], the same additions in the same order, so the same bits), and one
+/// compare tests all four. A block with a mistake is resumed one row at a time from its first mistake
+/// (its earlier rows were right, and nothing else from the block is kept), and single rows continue until
+/// the next calm stretch. So the block is 1 row while mistakes are frequent, when most of a block would be
+/// wasted, and 4 rows when they are rare.
 #[inline]
 #[target_feature(enable = "avx512f")]
 unsafe fn run_short<R: RowSource, const TRAIN: bool, const K: usize, const FOLDS: usize>(
     pass: &mut Pass<'_, '_>,
     rows: R,
 ) -> Option<Mistake> {
-    let d = rows.d();
+    let (n, d) = (rows.len(), rows.d());
     let last = first_lanes(d - V * (K - 1));
-    let load = |p: *const f64, r: usize| unsafe {
-        if r + 1 < K {
-            _mm512_loadu_pd(p.add(r * V))
-        } else {
-            _mm512_maskz_loadu_pd(last, p.add(r * V))
-        }
-    };
     let mut weights = [_mm512_setzero_pd(); MAX_SHORT];
     for (r, weight) in weights.iter_mut().enumerate().take(K) {
-        *weight = load(pass.w, r);
+        *weight = unsafe { load_part::<K>(pass.w, r, last) };
     }
     let mut bias = super::bias_for_raw(pass.b);
-    for k in 0..rows.len() {
-        let x = unsafe { rows.row(k) };
-        let mut values = [_mm512_setzero_pd(); MAX_SHORT];
-        let mut lanes = [_mm512_setzero_pd(); REGS];
-        // Register r of every chunk goes to accumulator r: lane l gets the values i ≡ l (mod 32), in
-        // increasing i (the first chunk's products start the accumulators).
-        for r in 0..K {
-            values[r] = load(x, r);
-            let product = _mm512_mul_pd(values[r], weights[r]);
-            lanes[r % REGS] = if r < REGS {
-                product
-            } else {
-                _mm512_add_pd(lanes[r % REGS], product)
+    let mut scratch = [_mm512_setzero_pd(); MAX_SHORT];
+    let mut calm = 0usize;
+    let mut k = 0;
+    while k < n {
+        if calm >= CALM && k + 4 <= n {
+            let sums = unsafe {
+                fold_four(
+                    row_lanes::<K>(rows.row(k), &weights, last, &mut scratch),
+                    row_lanes::<K>(rows.row(k + 1), &weights, last, &mut scratch),
+                    row_lanes::<K>(rows.row(k + 2), &weights, last, &mut scratch),
+                    row_lanes::<K>(rows.row(k + 3), &weights, last, &mut scratch),
+                )
             };
-        }
-        // h = 16: register r takes register r + 2; h = 8: register 0 takes register 1.
-        for r in 0..2 {
-            if r + 2 < K {
-                lanes[r] = _mm512_add_pd(lanes[r], lanes[r + 2]);
+            let labels = unsafe { labels_of_four(rows, k) };
+            let margins = _mm512_mul_pd(labels, _mm512_add_pd(sums, _mm512_set1_pd(bias)));
+            // Lanes 0, 2, 4, 6 hold the four rows; `≤` is false for NaN, as in the scalar test.
+            let wrong = _mm512_mask_cmp_pd_mask::<_CMP_LE_OQ>(0x55, margins, _mm512_setzero_pd());
+            if wrong == 0 {
+                k += 4;
+                calm += 4;
+                continue;
             }
+            k += wrong.trailing_zeros() as usize / 2;
         }
-        if K > 1 {
-            lanes[0] = _mm512_add_pd(lanes[0], lanes[1]);
-        }
-        let activation = fold_register_partly::<FOLDS>(lanes[0]) + bias;
+        let mut values = [_mm512_setzero_pd(); MAX_SHORT];
+        let lanes = unsafe { row_lanes::<K>(rows.row(k), &weights, last, &mut values) };
+        let activation = fold_register_partly::<FOLDS>(lanes) + bias;
         let y = unsafe { rows.label(k) };
         if y * activation <= 0.0 {
             let mistake = Mistake {
@@ -229,9 +236,107 @@ unsafe fn run_short<R: RowSource, const TRAIN: bool, const K: usize, const FOLDS
                 return Some(mistake);
             }
             bias = super::bias_for_raw(pass.b);
+            calm = 0;
+        } else {
+            calm += 1;
         }
+        k += 1;
     }
     None
+}
+
+/// Register `r` of the `K` that hold a short row at `p` (the last one masked to the row's end).
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn load_part<const K: usize>(p: *const f64, r: usize, last: __mmask8) -> __m512d {
+    unsafe {
+        if r + 1 < K {
+            _mm512_loadu_pd(p.add(r * V))
+        } else {
+            _mm512_maskz_loadu_pd(last, p.add(r * V))
+        }
+    }
+}
+
+/// A short row's products folded by the tree's first two steps (`h = 16, 8`) into one register; the
+/// row's values are left in `values` for an update.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn row_lanes<const K: usize>(
+    x: *const f64,
+    weights: &[__m512d; MAX_SHORT],
+    last: __mmask8,
+    values: &mut [__m512d; MAX_SHORT],
+) -> __m512d {
+    let mut lanes = [_mm512_setzero_pd(); REGS];
+    // Register r of every chunk goes to accumulator r: lane l gets the values i ≡ l (mod 32), in
+    // increasing i (the first chunk's products start the accumulators).
+    for r in 0..K {
+        values[r] = unsafe { load_part::<K>(x, r, last) };
+        let product = _mm512_mul_pd(values[r], weights[r]);
+        lanes[r % REGS] = if r < REGS {
+            product
+        } else {
+            _mm512_add_pd(lanes[r % REGS], product)
+        };
+    }
+    // h = 16: register r takes register r + 2; h = 8: register 0 takes register 1.
+    for r in 0..2 {
+        if r + 2 < K {
+            lanes[r] = _mm512_add_pd(lanes[r], lanes[r + 2]);
+        }
+    }
+    if K > 1 {
+        lanes[0] = _mm512_add_pd(lanes[0], lanes[1]);
+    }
+    lanes[0]
+}
+
+/// The tree's last three folds (`h = 4, 2, 1`) of four rows at once: row `j`'s sum lands in lane `2j`.
+/// Every lane gets the additions [`fold_register`] makes, in the same order; the four rows share the
+/// shuffles and adds that one row would need alone.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn fold_four(a: __m512d, b: __m512d, c: __m512d, d: __m512d) -> __m512d {
+    // h = 4: the upper half of each row onto its lower half, two rows per register.
+    let ab = _mm512_add_pd(
+        _mm512_shuffle_f64x2::<0x44>(a, b),
+        _mm512_shuffle_f64x2::<0xee>(a, b),
+    );
+    let cd = _mm512_add_pd(
+        _mm512_shuffle_f64x2::<0x44>(c, d),
+        _mm512_shuffle_f64x2::<0xee>(c, d),
+    );
+    // h = 2: lanes 2 and 3 of each row onto lanes 0 and 1, the four rows in one register.
+    let pairs = _mm512_add_pd(
+        _mm512_shuffle_f64x2::<0x88>(ab, cd),
+        _mm512_shuffle_f64x2::<0xdd>(ab, cd),
+    );
+    // h = 1: lane 1 of each row onto lane 0.
+    _mm512_add_pd(pairs, _mm512_permute_pd::<0x55>(pairs))
+}
+
+/// The labels of rows `k..k + 4` in lanes 0, 2, 4, 6.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn labels_of_four<R: RowSource>(rows: R, k: usize) -> __m512d {
+    unsafe {
+        if R::CONTIGUOUS {
+            let four = _mm256_loadu_pd(rows.labels().add(k));
+            _mm512_permutexvar_pd(
+                _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0),
+                _mm512_castpd256_pd512(four),
+            )
+        } else {
+            let (y0, y1, y2, y3) = (
+                rows.label(k),
+                rows.label(k + 1),
+                rows.label(k + 2),
+                rows.label(k + 3),
+            );
+            _mm512_set_pd(y3, y3, y2, y2, y1, y1, y0, y0)
+        }
+    }
 }
 
 /// The last `FOLDS` of the three in-register folds (`h = 4, 2, 1`); the ones left out would only add
