@@ -11,7 +11,7 @@ use std::hint::black_box;
 mod common;
 
 use common::Clock;
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ndarray::Array1;
 use novikoff::kernel::{self, Summation};
 use novikoff::rng;

@@ -27,11 +27,11 @@ use std::hint::black_box;
 mod common;
 
 use common::Clock;
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ndarray::{Array1, Array2};
 use novikoff::kernel::{self, Summation};
 use novikoff::perceptron::{Perceptron, PerceptronParams};
-use novikoff::{rng, Dataset};
+use novikoff::{Dataset, rng};
 
 /// (n, d): three 80 MB matrices (beyond every cache) and one of 800 KB (in L2).
 const SHAPES: [(usize, usize); 4] = [

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use novikoff::generate::{Family, SeparableParams};
 use novikoff::io::{self, ReadOptions};
 

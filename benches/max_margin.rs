@@ -5,10 +5,10 @@
 //! The largest cell, N = 10⁴ with d = 1000, takes tens of seconds per solve and so runs only with
 //! `NOVIKOFF_BENCH_HUGE=1`; its single-solve times are recorded in the README.
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use ndarray::{Array1, Array2};
-use novikoff::margin::{max_margin, Bias, MarginResult};
-use novikoff::{rng, Dataset};
+use novikoff::margin::{Bias, MarginResult, max_margin};
+use novikoff::{Dataset, rng};
 use rand_distr::{Distribution, StandardNormal};
 
 /// Gaussian points, labels alternating, each pushed to at least `0.05` from a random plane on the side of

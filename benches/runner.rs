@@ -4,8 +4,8 @@
 //! output folder, `env.json`, the final sorted rewrite with its `fsync`) stay a few per cent of it, as
 //! they are in real experiments; the margin solves dominate, as they do in the default experiment.
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use novikoff::experiment::{run, Plan, RunOptions, Spec};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use novikoff::experiment::{Plan, RunOptions, Spec, run};
 
 const SPEC: &str = r#"
 name = "bench"

@@ -79,11 +79,10 @@ impl Dataset {
             }
         }
         // Branch-free first, so that the common all-valid case vectorises; then locate the culprit.
-        if y.fold(false, |bad, &v| bad | ((v != 1.0) & (v != -1.0))) {
-            if let Some((row, &value)) = y.iter().enumerate().find(|(_, &v)| v != 1.0 && v != -1.0)
-            {
-                return Err(Error::Label { row, value });
-            }
+        if y.fold(false, |bad, &v| bad | ((v != 1.0) & (v != -1.0)))
+            && let Some((row, &value)) = y.iter().enumerate().find(|&(_, &v)| v != 1.0 && v != -1.0)
+        {
+            return Err(Error::Label { row, value });
         }
         let x = if x.is_standard_layout() {
             x

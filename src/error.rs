@@ -295,11 +295,7 @@ impl Error {
     /// assert_eq!(novikoff::Error::Empty.exit_code(), 2);
     /// ```
     pub fn exit_code(&self) -> i32 {
-        if self.is_input() {
-            2
-        } else {
-            1
-        }
+        if self.is_input() { 2 } else { 1 }
     }
 }
 

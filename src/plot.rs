@@ -384,7 +384,7 @@ fn draw_dataset<DB: DrawingBackend>(
             points
                 .iter()
                 .zip(&labels)
-                .filter(|(_, &y)| y > 0.0)
+                .filter(|&(_, &y)| y > 0.0)
                 .map(|(&p, _)| Circle::new(p, 4, PALETTE[0].filled())),
         )?
         .label("y = +1")
@@ -394,7 +394,7 @@ fn draw_dataset<DB: DrawingBackend>(
             points
                 .iter()
                 .zip(&labels)
-                .filter(|(_, &y)| y < 0.0)
+                .filter(|&(_, &y)| y < 0.0)
                 .map(|(&(x, y), _)| {
                     Rectangle::new(
                         [

@@ -128,11 +128,7 @@ pub fn standardize(data: &Dataset) -> Result<(Dataset, Standardizer)> {
     }
     let scale = variance.mapv(|s| {
         let sigma = (s / n).sqrt();
-        if sigma > 0.0 {
-            sigma
-        } else {
-            1.0
-        }
+        if sigma > 0.0 { sigma } else { 1.0 }
     });
     let fitted = Standardizer { mean, scale };
     Ok((fitted.apply(data)?, fitted))
@@ -177,11 +173,7 @@ pub fn min_max(data: &Dataset) -> Result<(Dataset, MinMax)> {
     let max = x.fold_axis(ndarray::Axis(0), f64::NEG_INFINITY, |&a, &b| a.max(b));
     let range = ndarray::Zip::from(&max).and(&min).map_collect(|&hi, &lo| {
         let r = hi - lo;
-        if r > 0.0 {
-            r
-        } else {
-            1.0
-        }
+        if r > 0.0 { r } else { 1.0 }
     });
     let fitted = MinMax { min, range };
     Ok((fitted.apply(data)?, fitted))

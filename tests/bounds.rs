@@ -5,15 +5,15 @@ mod common;
 
 use common::seed004;
 
-use ndarray::{array, Array1, Array2};
+use ndarray::{Array1, Array2, array};
+use novikoff::Dataset;
 use novikoff::bounds::{
-    bounds, bounds_for_separator, search, tight_basis, verify, verify_with, verify_with_options,
     AdversaryParams, BoundKind, Geometry, Inequality, InvariantCheck, InvariantStatus, Strategy,
-    Verdict, VerifyOptions,
+    Verdict, VerifyOptions, bounds, bounds_for_separator, search, tight_basis, verify, verify_with,
+    verify_with_options,
 };
 use novikoff::perceptron::{BiasRule, Order, PerceptronParams};
 use novikoff::rng::{self, ChaCha8Rng};
-use novikoff::Dataset;
 
 fn xor() -> Dataset {
     Dataset::new(
@@ -122,12 +122,14 @@ fn invariants_do_not_apply_from_a_non_zero_start() {
     let params = PerceptronParams::new().initial(array![0.5, 0.5], 0.0);
     let verdict = verify(&data, &params).unwrap();
     assert_eq!(verdict.invariants.status, InvariantStatus::NotApplicable);
-    assert!(verdict
-        .invariants
-        .reason
-        .as_deref()
-        .unwrap()
-        .contains("non-zero"));
+    assert!(
+        verdict
+            .invariants
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("non-zero")
+    );
     assert!(verdict.bounds.iter().all(|b| !b.bound.applies));
     assert_eq!(verdict.holds, None);
     // The sink alone also notices a non-zero start from the first update.
@@ -218,10 +220,12 @@ fn xor_is_not_separable_and_no_bound_applies() {
     let verdict = verify(&data, &PerceptronParams::new().bias(BiasRule::Classic)).unwrap();
     assert!(!verdict.converged);
     assert_eq!(verdict.epochs, 1000);
-    assert!(verdict
-        .bounds
-        .iter()
-        .all(|b| !b.bound.applies && b.bound.value.is_none()));
+    assert!(
+        verdict
+            .bounds
+            .iter()
+            .all(|b| !b.bound.applies && b.bound.value.is_none())
+    );
     assert_eq!(
         (verdict.holds, verdict.ratio, verdict.bound),
         (None, None, None)
@@ -268,11 +272,13 @@ fn a_supplied_separator_gives_a_weaker_but_valid_bound() {
         .find(|b| b.kind == BoundKind::BlockNovikoff)
         .unwrap();
     assert!(!block.applies);
-    assert!(block
-        .reason
-        .as_deref()
-        .unwrap()
-        .contains("does not separate"));
+    assert!(
+        block
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("does not separate")
+    );
     // A separator with a bias cannot serve the forms through the origin.
     let biased = bounds_for_separator(&data, &params, array![1.0, 0.0].view(), 0.1).unwrap();
     assert!(
@@ -316,10 +322,12 @@ fn adversarial_orders_stay_within_the_bound() {
     .unwrap();
     assert_eq!(report.runs.len(), 1 + 3 + 3);
     assert!(report.runs.iter().all(|r| r.mistakes == 6 && r.converged));
-    assert!(report
-        .runs
-        .iter()
-        .all(|r| r.invariants.holds() == Some(true)));
+    assert!(
+        report
+            .runs
+            .iter()
+            .all(|r| r.invariants.holds() == Some(true))
+    );
 
     // Random separable data with every rule: no adversary beats the bound, and the search reports its
     // best run consistently.

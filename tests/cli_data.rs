@@ -232,9 +232,11 @@ fn convert_uses_the_label_options_for_its_input() {
         "--format",
         "json",
     ]));
-    assert!(std::fs::read_to_string(&wide)
-        .unwrap()
-        .starts_with("x1,x2,x3,x4,y\n1,2,0,0,1\n"));
+    assert!(
+        std::fs::read_to_string(&wide)
+            .unwrap()
+            .starts_with("x1,x2,x3,x4,y\n1,2,0,0,1\n")
+    );
 }
 
 #[test]

@@ -126,11 +126,13 @@ fn xor_reports_the_certificate_and_no_bound() {
         assert_eq!(r["epochs"], 200);
         assert_eq!(r["holds"], Value::Null);
         assert_eq!(r["invariants"]["status"], "not_applicable");
-        assert!(r["bounds"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|b| b["applies"] == false && b["value"].is_null() && b["reason"].is_string()));
+        assert!(
+            r["bounds"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|b| b["applies"] == false && b["value"].is_null() && b["reason"].is_string())
+        );
     }
     let text = stdout(&novikoff(&["verify", &data("xor.csv")]));
     assert!(text.contains("NO: no bound applies"), "{text}");

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use novikoff::experiment::{read_records, TaskRecord};
+use novikoff::experiment::{TaskRecord, read_records};
 
 const SPEC: &str = r#"
 name = "small"
@@ -143,10 +143,11 @@ fn small_spec_end_to_end() {
     assert_eq!(xor.converged, Some(false));
 
     // Every applicable bound held on separable data.
-    assert!(rows
-        .iter()
-        .filter(|r| r.separable == Some(true))
-        .all(|r| r.holds == Some(true)));
+    assert!(
+        rows.iter()
+            .filter(|r| r.separable == Some(true))
+            .all(|r| r.holds == Some(true))
+    );
 
     assert!(out.join("spec.toml").exists());
     let env: serde_json::Value =
@@ -162,11 +163,12 @@ fn small_spec_end_to_end() {
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     assert!(plots.join("dataset_seed004.svg").exists());
     assert!(plots.join("mistakes_vs_inverse_gamma2.png").exists());
-    assert!(std::fs::read_dir(&plots).unwrap().any(|e| e
-        .unwrap()
-        .file_name()
-        .to_string_lossy()
-        .starts_with("trace_")));
+    assert!(std::fs::read_dir(&plots).unwrap().any(|e| {
+        e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with("trace_")
+    }));
 
     // `summary` and `plot` work from the results file alone.
     let summary = run_ok(&["summary", out.to_str().unwrap()]);
@@ -318,11 +320,31 @@ fn shards_plus_merge_equal_the_whole_run() {
 fn bad_specs_give_clear_errors() {
     let tmp = tempfile::tempdir().unwrap();
     let cases = [
-        ("name = \"x\"\n[train]\nrulez = [\"none\"]\n", "spec.toml:3", "rulez"),
-        ("name = \"x\"\n[train]\nrules = [\"sometimes\"]\n[[dataset]]\nfamily = \"seed004\"\n", "spec.toml:3", "sometimes"),
-        ("name = \"x\"\n[[dataset]]\nfile = \"does-not-exist.csv\"\n", "does-not-exist.csv", "not found"),
-        ("name = \"x\"\n[[dataset]]\nfamily = \"no-such-family\"\n", "spec.toml:3", "no-such-family"),
-        ("name = \"x\"\n[[dataset]]\nfamily = \"separable\"\nparams = { n = 10, d = 2, margin = 0.1, radius = 1.0, bogus = 3 }\n", "spec.toml:", "bogus"),
+        (
+            "name = \"x\"\n[train]\nrulez = [\"none\"]\n",
+            "spec.toml:3",
+            "rulez",
+        ),
+        (
+            "name = \"x\"\n[train]\nrules = [\"sometimes\"]\n[[dataset]]\nfamily = \"seed004\"\n",
+            "spec.toml:3",
+            "sometimes",
+        ),
+        (
+            "name = \"x\"\n[[dataset]]\nfile = \"does-not-exist.csv\"\n",
+            "does-not-exist.csv",
+            "not found",
+        ),
+        (
+            "name = \"x\"\n[[dataset]]\nfamily = \"no-such-family\"\n",
+            "spec.toml:3",
+            "no-such-family",
+        ),
+        (
+            "name = \"x\"\n[[dataset]]\nfamily = \"separable\"\nparams = { n = 10, d = 2, margin = 0.1, radius = 1.0, bogus = 3 }\n",
+            "spec.toml:",
+            "bogus",
+        ),
     ];
     for (k, (text, location, word)) in cases.into_iter().enumerate() {
         let dir = tmp.path().join(format!("case{k}"));

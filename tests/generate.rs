@@ -2,13 +2,13 @@
 //! promises (both classes, non-separability, the worst case).
 
 use ndarray::Array1;
-use novikoff::generate::{
-    self, AnisotropicParams, BasisParams, BlobsParams, ConcentricParams, Family, Generated,
-    GeneratorSpec, NoisyParams, SeparableParams, XorParams, FAMILIES,
-};
-use novikoff::kernel::{dot, Summation};
-use novikoff::perceptron::PerceptronParams;
 use novikoff::Dataset;
+use novikoff::generate::{
+    self, AnisotropicParams, BasisParams, BlobsParams, ConcentricParams, FAMILIES, Family,
+    Generated, GeneratorSpec, NoisyParams, SeparableParams, XorParams,
+};
+use novikoff::kernel::{Summation, dot};
+use novikoff::perceptron::PerceptronParams;
 
 /// `min yᵢ(u·xᵢ + b)` with the given summation order.
 fn min_activation(data: &Dataset, u: &Array1<f64>, b: f64, summation: Summation) -> f64 {
@@ -386,12 +386,14 @@ fn invalid_parameters_are_refused_with_their_name() {
     assert!(BlobsParams::new(10, 2).spread(-1.0).check().is_err());
     assert!(XorParams::new(3).check().is_err());
     assert!(XorParams::new(8).gap(1.0).check().is_err());
-    assert!(ConcentricParams::new(8, 2)
-        .inner(1.0)
-        .outer(1.1)
-        .width(0.1)
-        .check()
-        .is_err());
+    assert!(
+        ConcentricParams::new(8, 2)
+            .inner(1.0)
+            .outer(1.1)
+            .width(0.1)
+            .check()
+            .is_err()
+    );
     assert!(BasisParams::new(0).check().is_err());
     assert!(AnisotropicParams::new(10, 2).ratio(0.5).check().is_err());
 }

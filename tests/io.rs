@@ -858,10 +858,12 @@ fn directory_given_as_a_file() {
     cli_refuses(&folder, &[], "is a directory");
     // Also through the per-format readers.
     for read in [io::read_csv, io::read_libsvm, io::read_npy, io::read_npz] {
-        assert!(read(&folder, &defaults())
-            .unwrap_err()
-            .to_string()
-            .contains("is a directory"));
+        assert!(
+            read(&folder, &defaults())
+                .unwrap_err()
+                .to_string()
+                .contains("is a directory")
+        );
     }
 }
 

@@ -3,10 +3,10 @@
 
 use std::ops::ControlFlow;
 
-use ndarray::{array, Array1, Array2};
-use novikoff::kernel::{self, paths, Learner, Mistake, Rows, Summation, Update};
+use ndarray::{Array1, Array2, array};
+use novikoff::kernel::{self, Learner, Mistake, Rows, Summation, Update, paths};
 use novikoff::perceptron::{BiasRule, Fit, Order, PerceptronParams, Trace};
-use novikoff::{rng, Dataset};
+use novikoff::{Dataset, rng};
 use rand_chacha::ChaCha8Rng;
 
 const LENGTHS: [usize; 20] = [
@@ -214,11 +214,7 @@ fn every_path_finds_the_same_first_mistake() {
                 let mut labels: Vec<f64> = (0..n)
                     .map(|k| {
                         let a = documented_fast(&data.w, &data.x[k * data.d..(k + 1) * data.d]);
-                        if a > 0.0 {
-                            1.0
-                        } else {
-                            -1.0
-                        }
+                        if a > 0.0 { 1.0 } else { -1.0 }
                     })
                     .collect();
                 for _ in 0..mistakes_wanted.min(n) {

@@ -5,11 +5,11 @@ mod common;
 use common::seed004;
 
 use approx::assert_relative_eq;
-use ndarray::{array, Array1, Array2};
+use ndarray::{Array1, Array2, array};
 use novikoff::margin::{
-    self, max_margin, separable_lp, Bias, Certificate, MarginResult, MaxMarginParams, Separability,
+    self, Bias, Certificate, MarginResult, MaxMarginParams, Separability, max_margin, separable_lp,
 };
-use novikoff::{rng, Dataset, Error};
+use novikoff::{Dataset, Error, rng};
 use proptest::prelude::*;
 
 /// Check every promise of a separable result and return (lower, upper).
@@ -385,14 +385,18 @@ fn bad_input_gives_typed_errors() {
         separable_lp(&single, Bias::Free),
         Err(Error::SingleClass { .. })
     ));
-    assert!(MaxMarginParams::new(Bias::Free)
-        .tolerance(1.5)
-        .check()
-        .is_err());
-    assert!(MaxMarginParams::new(Bias::Free)
-        .certificate_tolerance(-1.0)
-        .check()
-        .is_err());
+    assert!(
+        MaxMarginParams::new(Bias::Free)
+            .tolerance(1.5)
+            .check()
+            .is_err()
+    );
+    assert!(
+        MaxMarginParams::new(Bias::Free)
+            .certificate_tolerance(-1.0)
+            .check()
+            .is_err()
+    );
     let data = seed004();
     assert!(matches!(
         Certificate::new(&data, Bias::Free, array![1.0]),
@@ -441,9 +445,11 @@ fn forged_certificates_do_not_verify() {
 #[test]
 fn the_lp_agrees_on_the_textbook_sets() {
     assert!(separable_lp(&seed004(), Bias::Free).unwrap().is_separable());
-    assert!(separable_lp(&seed004(), Bias::ThroughOrigin)
-        .unwrap()
-        .is_separable());
+    assert!(
+        separable_lp(&seed004(), Bias::ThroughOrigin)
+            .unwrap()
+            .is_separable()
+    );
     let xor = Dataset::new(
         array![[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]],
         array![1.0, -1.0, -1.0, 1.0],

@@ -4,10 +4,10 @@ mod common;
 
 use common::seed004;
 
-use ndarray::{array, Array1, Array2};
+use ndarray::{Array1, Array2, array};
 use novikoff::kernel::Summation;
 use novikoff::perceptron::{BiasRule, Order, PerceptronParams, StopReason, Trace};
-use novikoff::{rng, Dataset};
+use novikoff::{Dataset, rng};
 
 fn xor() -> Dataset {
     Dataset::new(
@@ -30,11 +30,7 @@ fn random_data(n: usize, d: usize, seed: u64) -> Dataset {
     let u: Vec<f64> = (0..d).map(|_| rng::unit_f64(&mut stream) - 0.5).collect();
     let y = Array1::from_shape_fn(n, |i| {
         let s: f64 = x.row(i).iter().zip(&u).map(|(a, b)| a * b).sum();
-        if s >= 0.0 {
-            1.0
-        } else {
-            -1.0
-        }
+        if s >= 0.0 { 1.0 } else { -1.0 }
     });
     Dataset::new(x, y).unwrap()
 }
@@ -348,14 +344,18 @@ fn initial_weights_are_used_and_checked() {
         .fit(&data)
         .unwrap();
     assert_eq!((fit.mistakes, fit.epochs), (0, 1));
-    assert!(PerceptronParams::new()
-        .initial(array![1.0], 0.0)
-        .fit(&data)
-        .is_err());
-    assert!(PerceptronParams::new()
-        .initial(array![1.0, 1.0], 2.0)
-        .check()
-        .is_err());
+    assert!(
+        PerceptronParams::new()
+            .initial(array![1.0], 0.0)
+            .fit(&data)
+            .is_err()
+    );
+    assert!(
+        PerceptronParams::new()
+            .initial(array![1.0, 1.0], 2.0)
+            .check()
+            .is_err()
+    );
     let fit = PerceptronParams::new()
         .bias(BiasRule::Classic)
         .initial(array![3.0, 1.0], 0.5)

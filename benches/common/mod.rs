@@ -67,7 +67,7 @@ fn thread_cpu_ns() -> Option<u64> {
         seconds: i64,
         nanoseconds: i64,
     }
-    extern "C" {
+    unsafe extern "C" {
         fn clock_gettime(clock: i32, time: *mut Timespec) -> i32;
     }
     const CLOCK_THREAD_CPUTIME_ID: i32 = 3;

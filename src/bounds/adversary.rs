@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use super::bound::{evaluate_all, Facts, RunSetup};
+use super::bound::{Facts, RunSetup, evaluate_all};
 use super::geometry::{Geometry, Separation};
 use super::invariants::InvariantReport;
 use super::kinds::BoundKind;

@@ -3,7 +3,7 @@
 use ndarray::{Array1, ArrayView1};
 use serde::Serialize;
 
-use super::geometry::{vectors_name, Geometry, Norms, Separation, Separator, UNIT_NORM_TOL};
+use super::geometry::{Geometry, Norms, Separation, Separator, UNIT_NORM_TOL, vectors_name};
 use super::kinds::{BoundKind, RuleFamily};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};

@@ -109,7 +109,7 @@ impl MarginSolve {
     pub(crate) fn separation(&self, vectors: &str) -> Separation {
         let result = match self {
             MarginSolve::Failed { reason } => {
-                return Separation::Missing(format!("margin {vectors} not available: {reason}"))
+                return Separation::Missing(format!("margin {vectors} not available: {reason}"));
             }
             MarginSolve::Solved { result, .. } => result,
         };
@@ -118,7 +118,11 @@ impl MarginSolve {
                 Separation::from_separator(w, *b, *bracket, None, vectors)
             }
             MarginResult::Inaccurate {
-                bracket, w, b, reason, ..
+                bracket,
+                w,
+                b,
+                reason,
+                ..
             } => Separation::from_separator(
                 w,
                 *b,
@@ -166,7 +170,7 @@ impl MarginSolve {
                 return MarginSummary {
                     reason: Some(reason.clone()),
                     ..empty
-                }
+                };
             }
             MarginSolve::Solved {
                 result,

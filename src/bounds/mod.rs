@@ -84,15 +84,15 @@ mod kinds;
 mod verify;
 
 pub use adversary::{
-    search, tight_basis, AdversaryParams, AdversaryReport, AdversaryRun, Strategy,
+    AdversaryParams, AdversaryReport, AdversaryRun, Strategy, search, tight_basis,
 };
-pub use bound::{bounds, bounds_for_separator, Bound, Hypothesis, SeparatorSource, VALUE_RTOL};
+pub use bound::{Bound, Hypothesis, SeparatorSource, VALUE_RTOL, bounds, bounds_for_separator};
 pub use geometry::{
-    CertificateSummary, Geometry, GeometrySummary, MarginSolve, MarginSummary, MarginsSummary,
-    CERTIFICATE_RTOL, UNIT_NORM_TOL,
+    CERTIFICATE_RTOL, CertificateSummary, Geometry, GeometrySummary, MarginSolve, MarginSummary,
+    MarginsSummary, UNIT_NORM_TOL,
 };
 pub use invariants::{
     Inequality, InvariantCheck, InvariantReport, InvariantStatus, InvariantStep, Violation,
 };
 pub use kinds::{BoundKind, RuleFamily};
-pub use verify::{verify, verify_with, verify_with_options, CheckedBound, Verdict, VerifyOptions};
+pub use verify::{CheckedBound, Verdict, VerifyOptions, verify, verify_with, verify_with_options};

@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 
-use super::bound::{evaluate_all, Bound, Facts, RunSetup};
-use super::geometry::{vectors_name, Geometry, GeometrySummary, Separation};
+use super::bound::{Bound, Facts, RunSetup, evaluate_all};
+use super::geometry::{Geometry, GeometrySummary, Separation, vectors_name};
 use super::invariants::{InvariantCheck, InvariantReport};
 use super::kinds::{BoundKind, RuleFamily};
 use crate::dataset::Dataset;

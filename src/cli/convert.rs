@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use novikoff::io::Format;
 use novikoff::Result;
+use novikoff::io::Format;
 use serde_json::json;
 
 use super::output::{print_json, print_pairs};

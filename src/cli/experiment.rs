@@ -4,12 +4,12 @@ use std::path::PathBuf;
 
 use clap::Args;
 use novikoff::experiment::{
-    merge, read_records, run, summarize, summary_table, RunOptions, Shard, Spec, DEFAULT_SPEC,
+    DEFAULT_SPEC, RunOptions, Shard, Spec, merge, read_records, run, summarize, summary_table,
 };
 use novikoff::{Error, Result};
 
-use super::output::print_json;
 use super::OutputFormat;
+use super::output::print_json;
 
 #[derive(Debug, Args)]
 pub struct ExperimentArgs {

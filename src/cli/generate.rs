@@ -3,16 +3,16 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use novikoff::Result;
 use novikoff::generate::{
     AnisotropicParams, BasisParams, BlobsParams, ConcentricParams, Generated, GeneratorSpec,
     NoisyParams, SeparableParams, XorParams,
 };
 use novikoff::io::Format;
-use novikoff::Result;
 use serde_json::json;
 
-use super::output::{format_vector, print_json, print_pairs};
 use super::OutputFormat;
+use super::output::{format_vector, print_json, print_pairs};
 
 #[derive(Debug, Args)]
 pub struct GenerateArgs {

@@ -6,7 +6,7 @@ use std::time::Instant;
 use clap::Args;
 use novikoff::margin::{Bias, Certificate, MarginResult, MaxMarginParams};
 use novikoff::{Dataset, Result};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::output::{format_vector, print_json, print_pairs};
 use super::{DataArgs, OutputFormat};

@@ -12,8 +12,8 @@ mod verify;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use novikoff::io::{LabelColumn, ReadOptions};
 use novikoff::Result;
+use novikoff::io::{LabelColumn, ReadOptions};
 
 /// The perceptron and its convergence theorem: exact textbook runs, certified margins, checked bounds.
 #[derive(Debug, Parser)]

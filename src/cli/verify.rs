@@ -2,16 +2,16 @@
 
 use clap::Args;
 use novikoff::bounds::{
-    bounds_for_separator, search, verify_with_options, AdversaryParams, AdversaryReport, Bound,
-    Geometry, GeometrySummary, InvariantReport, InvariantStatus, MarginSummary, Verdict,
-    VerifyOptions,
+    AdversaryParams, AdversaryReport, Bound, Geometry, GeometrySummary, InvariantReport,
+    InvariantStatus, MarginSummary, Verdict, VerifyOptions, bounds_for_separator, search,
+    verify_with_options,
 };
 use novikoff::perceptron::BiasRule;
 use novikoff::{Dataset, Error, Result};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use super::output::print_json;
-use super::train::{parse_bias, TrainOptions};
+use super::train::{TrainOptions, parse_bias};
 use super::{DataArgs, OutputFormat};
 
 #[derive(Debug, Args)]
@@ -259,11 +259,13 @@ fn print_table(
     }
     out.push('\n');
 
-    let mut rows = vec![[
-        "rule", "bound", "formula", "γ", "R", "bound", "mistakes", "epochs", "ratio", "holds",
-    ]
-    .map(String::from)
-    .to_vec()];
+    let mut rows = vec![
+        [
+            "rule", "bound", "formula", "γ", "R", "bound", "mistakes", "epochs", "ratio", "holds",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
     let mut reasons = Vec::new();
     for report in reports {
         let v = &report.verdict;
@@ -324,19 +326,21 @@ fn print_table(
         "\nthe proof's inequalities after every update k, minimum slack over the run\n\
          (dot: u·ŵ_k/(kηγ) − 1, norm: 1 − ‖ŵ_k‖²/(kη²R̂²), cos: cos(u, ŵ_k) − √k·γ/R̂; all ≥ 0):\n",
     );
-    let mut rows = vec![[
-        "rule",
-        "converged",
-        "updates",
-        "γ",
-        "R̂",
-        "dot",
-        "norm",
-        "cos",
-        "violations",
-    ]
-    .map(String::from)
-    .to_vec()];
+    let mut rows = vec![
+        [
+            "rule",
+            "converged",
+            "updates",
+            "γ",
+            "R̂",
+            "dot",
+            "norm",
+            "cos",
+            "violations",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
     let mut notes = Vec::new();
     for report in reports {
         let v = &report.verdict;
@@ -381,17 +385,19 @@ fn print_table(
                 continue;
             }
             out.push_str(&format!("\nrule {}, update by update:\n", v.rule));
-            let mut rows = vec![[
-                "k",
-                "u·ŵ_k",
-                "≥ kηγ",
-                "‖ŵ_k‖²",
-                "≤ kη²R̂²",
-                "cos(u, ŵ_k)",
-                "≥ √kγ/R̂",
-            ]
-            .map(String::from)
-            .to_vec()];
+            let mut rows = vec![
+                [
+                    "k",
+                    "u·ŵ_k",
+                    "≥ kηγ",
+                    "‖ŵ_k‖²",
+                    "≤ kη²R̂²",
+                    "cos(u, ŵ_k)",
+                    "≥ √kγ/R̂",
+                ]
+                .map(String::from)
+                .to_vec(),
+            ];
             for s in &v.invariants.steps {
                 rows.push(vec![
                     s.update.to_string(),
@@ -414,9 +420,11 @@ fn print_table(
                 adversary.rule,
                 opt(adversary.bound)
             ));
-            let mut rows = vec![["order", "mistakes", "converged", "ratio", "invariants"]
-                .map(String::from)
-                .to_vec()];
+            let mut rows = vec![
+                ["order", "mistakes", "converged", "ratio", "invariants"]
+                    .map(String::from)
+                    .to_vec(),
+            ];
             for run in &adversary.runs {
                 rows.push(vec![
                     match run.strategy {

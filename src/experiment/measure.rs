@@ -3,12 +3,12 @@
 
 use std::time::Instant;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::plan::{DatasetInstance, Source, Task};
 use super::spec::{Measure, Scalar};
 use super::store::{BoundRecord, TaskRecord};
-use crate::bounds::{verify_with_options, BoundKind, Geometry, Verdict, VerifyOptions};
+use crate::bounds::{BoundKind, Geometry, Verdict, VerifyOptions, verify_with_options};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::generate::GeneratorSpec;
@@ -181,10 +181,10 @@ fn fill(
             };
             let verdict = verify_with_options(data, geometry, &learner, &options)?;
             fill_verdict(record, &verdict);
-            if measure.trace_summary {
-                if let Some(trace) = trace_summary(&verdict) {
-                    extra.insert("trace".into(), trace);
-                }
+            if measure.trace_summary
+                && let Some(trace) = trace_summary(&verdict)
+            {
+                extra.insert("trace".into(), trace);
             }
             (Some(verdict.w.clone()), Some(verdict.b))
         }

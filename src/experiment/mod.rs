@@ -18,10 +18,10 @@ mod summary;
 
 pub use env::Environment;
 pub use measure::bound_names;
-pub use plan::{task_id, DatasetInstance, Plan, Shard, Source, Task};
-pub use runner::{run, spec_hash, RunOptions, RunReport};
-pub use spec::{DatasetSpec, Measure, ParamValue, Scalar, Spec, TrainGrid, DEFAULT_SPEC};
+pub use plan::{DatasetInstance, Plan, Shard, Source, Task, task_id};
+pub use runner::{RunOptions, RunReport, run, spec_hash};
+pub use spec::{DEFAULT_SPEC, DatasetSpec, Measure, ParamValue, Scalar, Spec, TrainGrid};
 pub use store::{
-    csv_header, merge, read_records, result_paths, BoundRecord, MergeSummary, Store, TaskRecord,
+    BoundRecord, MergeSummary, Store, TaskRecord, csv_header, merge, read_records, result_paths,
 };
-pub use summary::{summarize, summary_table, RuleSummary};
+pub use summary::{RuleSummary, summarize, summary_table};

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::spec::{resolve, DatasetSpec, Scalar, Spec};
+use super::spec::{DatasetSpec, Scalar, Spec, resolve};
 use crate::error::{Error, Location, Result};
 use crate::io::{LabelColumn, ReadOptions};
 use crate::kernel::Summation;
@@ -92,7 +92,9 @@ impl std::str::FromStr for Shard {
         let bad = || {
             Error::parameter(
                 "shard",
-                format!("`{text}` is not I/N with 0 ≤ I < N (e.g. 0/4; Slurm: $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT with --array=0-3)"),
+                format!(
+                    "`{text}` is not I/N with 0 ≤ I < N (e.g. 0/4; Slurm: $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT with --array=0-3)"
+                ),
             )
         };
         let (i, n) = text.split_once('/').ok_or_else(bad)?;

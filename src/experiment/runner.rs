@@ -12,7 +12,7 @@ use super::env::Environment;
 use super::measure::{bound_names, failed_record, measure, prepare};
 use super::plan::{Plan, Shard, Task};
 use super::spec::Spec;
-use super::store::{read_records, result_paths, write_atomically, Store, TaskRecord};
+use super::store::{Store, TaskRecord, read_records, result_paths, write_atomically};
 use crate::error::{Error, Location, Result};
 
 /// How to run an experiment.
@@ -172,10 +172,10 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
                 .lock()
                 .map_err(|_| Error::Solver("store lock poisoned".into()))
                 .and_then(|mut s| s.append(&record));
-            if let Err(e) = appended {
-                if let Ok(mut slot) = write_error.lock() {
-                    slot.get_or_insert(e);
-                }
+            if let Err(e) = appended
+                && let Ok(mut slot) = write_error.lock()
+            {
+                slot.get_or_insert(e);
             }
             bar.inc(1);
         });

@@ -492,7 +492,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path, bound_names: &[String]) -> Result<M
                             record.spec_hash,
                             first.display()
                         ),
-                    })
+                    });
                 }
                 Some(_) => {}
             }

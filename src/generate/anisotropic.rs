@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::detmath::powf;
 use super::sampling::{dot, norm};
-use super::{check_finite, Family, Generated, SeparableParams};
+use super::{Family, Generated, SeparableParams, check_finite};
 use crate::error::{Error, Result};
 
 /// Parameters of the `anisotropic` family: a [`SeparableParams`] dataset (same points for the same seed)

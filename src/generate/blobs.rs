@@ -4,7 +4,7 @@ use ndarray::Array1;
 use serde::{Deserialize, Serialize};
 
 use super::sampling::Sampler;
-use super::{balanced_labels, check_non_negative, check_size, zeros, Family, Generated};
+use super::{Family, Generated, balanced_labels, check_non_negative, check_size, zeros};
 use crate::error::Result;
 
 /// Parameters of the `blobs` family: the positive class is `N(+(distance/2)·u, spread²·I)`, the negative

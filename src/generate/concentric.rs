@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::sampling::Sampler;
-use super::{check_non_negative, check_positive, check_size, zeros, Family, Generated};
+use super::{Family, Generated, check_non_negative, check_positive, check_size, zeros};
 use crate::error::{Error, Result};
 
 /// Parameters of the `concentric` family: the positive class at distance `inner ± width` from the origin,

@@ -86,11 +86,7 @@ pub(crate) fn exp(x: f64) -> f64 {
     }
     let (k, hi, lo) = if abs > 0.5 * std::f64::consts::LN_2 {
         let k: i32 = if abs < 1.5 * std::f64::consts::LN_2 {
-            if x > 0.0 {
-                1
-            } else {
-                -1
-            }
+            if x > 0.0 { 1 } else { -1 }
         } else {
             (INV_LN2 * x + 0.5f64.copysign(x)) as i32
         };
@@ -103,21 +99,13 @@ pub(crate) fn exp(x: f64) -> f64 {
     let rr = r * r;
     let c = r - rr * (P1 + rr * (P2 + rr * (P3 + rr * (P4 + rr * P5))));
     let y = 1.0 + (r * c / (2.0 - c) - lo + hi);
-    if k == 0 {
-        y
-    } else {
-        scalbn(y, k)
-    }
+    if k == 0 { y } else { scalbn(y, k) }
 }
 
 /// `ln(1 + x)`, accurate also for tiny `x` (Goldberg's correction).
 pub(crate) fn ln_1p(x: f64) -> f64 {
     let u = 1.0 + x;
-    if u == 1.0 {
-        x
-    } else {
-        ln(u) * (x / (u - 1.0))
-    }
+    if u == 1.0 { x } else { ln(u) * (x / (u - 1.0)) }
 }
 
 /// `e^x − 1`, accurate also for tiny `x` (Kahan's correction).

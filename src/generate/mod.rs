@@ -44,13 +44,13 @@ mod xor;
 use ndarray::Array1;
 use serde::{Deserialize, Serialize};
 
-pub use anisotropic::{anisotropic, AnisotropicParams};
-pub use basis::{basis, BasisParams};
-pub use blobs::{blobs, BlobsParams};
-pub use concentric::{concentric, ConcentricParams};
-pub use noisy::{noisy, NoisyParams};
-pub use separable::{separable, SeparableParams};
-pub use xor::{xor, XorParams};
+pub use anisotropic::{AnisotropicParams, anisotropic};
+pub use basis::{BasisParams, basis};
+pub use blobs::{BlobsParams, blobs};
+pub use concentric::{ConcentricParams, concentric};
+pub use noisy::{NoisyParams, noisy};
+pub use separable::{SeparableParams, separable};
+pub use xor::{XorParams, xor};
 
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};

@@ -4,7 +4,7 @@ use ndarray::Array1;
 use serde::{Deserialize, Serialize};
 
 use super::sampling::Sampler;
-use super::{check_finite, Family, Generated, SeparableParams};
+use super::{Family, Generated, SeparableParams, check_finite};
 use crate::error::{Error, Result};
 
 /// Parameters of the `noisy` family: a [`SeparableParams`] dataset (same points for the same seed), then

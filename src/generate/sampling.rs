@@ -6,7 +6,7 @@ use rand::RngCore;
 
 use super::detmath::{exp_m1, ln, ln_1p};
 use crate::error::{Error, Result};
-use crate::rng::{unit_f64, ChaCha8Rng};
+use crate::rng::{ChaCha8Rng, unit_f64};
 
 /// Give up on a rejection sampler after this many proposals: the samplers below accept with probability
 /// well above 1/10, so reaching the cap means a bug or absurd parameters, never bad luck.

@@ -5,9 +5,9 @@ use ndarray::Array1;
 use serde::{Deserialize, Serialize};
 
 use super::detmath::powf;
-use super::sampling::{dot, norm, BallCoordinate, Sampler};
+use super::sampling::{BallCoordinate, Sampler, dot, norm};
 use super::{
-    check_finite, check_non_negative, check_positive, check_size, zeros, Family, Generated,
+    Family, Generated, check_finite, check_non_negative, check_positive, check_size, zeros,
 };
 use crate::error::{Error, Result};
 

@@ -11,7 +11,7 @@ use std::path::Path;
 use ndarray::{Array1, Array2};
 
 use super::labels::LabelMapper;
-use super::text::{find_byte, push_f64, trim, with_capacity, Text};
+use super::text::{Text, find_byte, push_f64, trim, with_capacity};
 use super::{LabelColumn, ReadOptions};
 use crate::dataset::Dataset;
 use crate::error::{Error, Location, Result};
@@ -59,16 +59,16 @@ pub fn read_csv_from(bytes: &[u8], path: &Path, options: &ReadOptions) -> Result
 }
 
 fn parse(text: Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dataset> {
-    if let Some(delimiter) = options.delimiter {
-        if !delimiter.is_ascii() || matches!(delimiter, b'"' | b'\n' | b'\r') {
-            return Err(Error::parameter(
-                "delimiter",
-                format!(
-                    "{:?} cannot separate fields: use an ASCII character other than a quote or a line end",
-                    char::from(delimiter)
-                ),
-            ));
-        }
+    if let Some(delimiter) = options.delimiter
+        && (!delimiter.is_ascii() || matches!(delimiter, b'"' | b'\n' | b'\r'))
+    {
+        return Err(Error::parameter(
+            "delimiter",
+            format!(
+                "{:?} cannot separate fields: use an ASCII character other than a quote or a line end",
+                char::from(delimiter)
+            ),
+        ));
     }
     let line_bound = text.count_lines(path)?;
     let byte_len = text.byte_len(path)?;
@@ -163,7 +163,7 @@ impl CsvReader<'_> {
                     return Err(Error::parse(
                         self.at(number).column(column),
                         "a quoted field is not closed on its line (fields spanning lines are not supported)",
-                    ))
+                    ));
                 }
                 Some(b'"') if line.get(i + 1) == Some(&b'"') => {
                     text.push(b'"');
@@ -187,7 +187,7 @@ impl CsvReader<'_> {
                 return Err(Error::parse(
                     self.at(number).column(column),
                     "text after the closing quote of a quoted field",
-                ))
+                ));
             }
         };
         Ok((Field::Quoted(text), next))
@@ -245,16 +245,16 @@ impl CsvReader<'_> {
                 "only one column: a dataset needs at least one feature column and a label column",
             ));
         }
-        if let Some(d) = self.options.n_features {
-            if d != fields - 1 {
-                return Err(Error::parse(
-                    self.at(number),
-                    format!(
-                        "the file has {} feature columns but --features says {d}",
-                        fields - 1
-                    ),
-                ));
-            }
+        if let Some(d) = self.options.n_features
+            && d != fields - 1
+        {
+            return Err(Error::parse(
+                self.at(number),
+                format!(
+                    "the file has {} feature columns but --features says {d}",
+                    fields - 1
+                ),
+            ));
         }
         self.width = fields;
         let rows_by_size =

@@ -245,10 +245,12 @@ mod tests {
             map(&["2.0", "3", "1"], Some("2")).unwrap(),
             vec![1.0, -1.0, -1.0]
         );
-        assert!(map(&["1", "1"], None)
-            .unwrap_err()
-            .to_string()
-            .contains("only one class"));
+        assert!(
+            map(&["1", "1"], None)
+                .unwrap_err()
+                .to_string()
+                .contains("only one class")
+        );
         let err = map(&["2", "4"], None).unwrap_err().to_string();
         assert_eq!(
             err,

@@ -9,9 +9,9 @@ use std::path::Path;
 
 use ndarray::{Array1, Array2};
 
-use super::labels::LabelMapper;
-use super::text::{find_byte, push_f64, zeros, Text};
 use super::ReadOptions;
+use super::labels::LabelMapper;
+use super::text::{Text, find_byte, push_f64, zeros};
 use crate::dataset::Dataset;
 use crate::error::{Error, Location, Result};
 
@@ -102,11 +102,11 @@ fn parse(text: Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dataset> 
         while !line.is_empty() {
             let start = line.iter().rposition(|&b| is_blank(b)).map_or(0, |i| i + 1);
             let last = &line[start..];
-            if let Some(colon) = last.iter().position(|&b| b == b':') {
-                if let Some(index) = parse_index(&last[..colon]).filter(|&i| i > 0) {
-                    largest = largest.max(index);
-                    break;
-                }
+            if let Some(colon) = last.iter().position(|&b| b == b':')
+                && let Some(index) = parse_index(&last[..colon]).filter(|&i| i > 0)
+            {
+                largest = largest.max(index);
+                break;
             }
             line = &line[..start.saturating_sub(1)];
         }

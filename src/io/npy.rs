@@ -18,9 +18,9 @@ use std::path::Path;
 use ndarray::{Array1, Array2};
 use ndarray_npy::npy::header::{Header, ReadHeaderError};
 
+use super::ReadOptions;
 use super::labels::LabelMapper;
 use super::text::{with_capacity, zeros};
-use super::ReadOptions;
 use crate::dataset::Dataset;
 use crate::error::{Error, Location, Result};
 
@@ -125,11 +125,7 @@ impl Dtype {
         let size: usize = chars.as_str().parse().unwrap_or(0);
         let kind = match (kind_char, size) {
             ('f', 4 | 8) => Kind::Float,
-            ('f', 2) => {
-                return Err(format!(
-                    "dtype float16 ({literal}) is not read; {advice}"
-                ))
-            }
+            ('f', 2) => return Err(format!("dtype float16 ({literal}) is not read; {advice}")),
             ('i', 1 | 2 | 4 | 8) => Kind::Signed,
             ('u', 1 | 2 | 4 | 8) => Kind::Unsigned,
             ('b', 1) if rest == "b1" => Kind::Bool,
@@ -137,7 +133,7 @@ impl Dtype {
             _ => {
                 return Err(format!(
                     "dtype {literal} is not a real number type novikoff reads (float64, float32, integers, bool); {advice}"
-                ))
+                ));
             }
         };
         let size = if kind == Kind::Bool { 1 } else { size };
@@ -257,7 +253,7 @@ fn read_header<R: Read>(
             return Err(fail(format!(
                 "unsupported .npy format version {major}.{}",
                 preamble[7]
-            )))
+            )));
         }
     };
     if header_length > MAX_HEADER || prefix as u64 + header_length > available {
@@ -523,7 +519,7 @@ fn read_matrix<R: Read>(
         shape => {
             return Err(fail(format!(
                 "the array has shape {shape:?}; a .npy dataset is 2-D with the label in the last column (use .npz with arrays x and y otherwise)"
-            )))
+            )));
         }
     };
     check_size(&header, available, &fail)?;
@@ -670,7 +666,7 @@ fn read_archive<R: Read + Seek>(
             shape => {
                 return Err(fail_x(format!(
                     "shape {shape:?}: x must be 2-D, one example per row"
-                )))
+                )));
             }
         };
         check_size(&header, available, &fail_x)?;
@@ -706,7 +702,7 @@ fn read_archive<R: Read + Seek>(
         shape => {
             return Err(fail_y(format!(
                 "shape {shape:?}: y must be 1-D, one label per example"
-            )))
+            )));
         }
     };
     if count != n {

@@ -1,6 +1,6 @@
 //! The portable path: plain safe Rust, the reference every SIMD path must reproduce bit for bit.
 
-use super::{KernelPath, Mistake, Pass, Rows, Summation, LANES};
+use super::{KernelPath, LANES, Mistake, Pass, Rows, Summation};
 
 pub(super) const PATH: KernelPath = KernelPath {
     name: "portable",

@@ -3,8 +3,8 @@
 
 use ndarray::Array1;
 
-use super::accurate::{norm_bounds, Accumulator, UNIT_ROUNDOFF};
 use super::Bias;
+use super::accurate::{Accumulator, UNIT_ROUNDOFF, norm_bounds};
 use crate::dataset::Dataset;
 
 /// A proof that no separator exists, as weights on the rows that anyone can check.

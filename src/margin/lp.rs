@@ -10,14 +10,14 @@ use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 use ndarray::Array1;
 
-use super::certificate::{Certificate, HullPoint};
-use super::max_margin::{best_bias, certified_margin, initial_working_set, MarginRows};
-use super::polish::{polish, PolishSettings, PolishStatus};
-use super::problem::Problem;
 use super::Bias;
+use super::certificate::{Certificate, HullPoint};
+use super::max_margin::{MarginRows, best_bias, certified_margin, initial_working_set};
+use super::polish::{PolishSettings, PolishStatus, polish};
+use super::problem::Problem;
 use crate::dataset::Dataset;
 use crate::error::Result;
-use crate::kernel::{dot, Summation};
+use crate::kernel::{Summation, dot};
 
 /// The answer of [`separable_lp`].
 ///

@@ -5,14 +5,14 @@ use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 use ndarray::{Array1, ArrayView1};
 
+use super::Bias;
 use super::accurate::{dot2, dot2_plus, norm_bounds, round_down};
 use super::certificate::{Certificate, HullPoint};
-use super::polish::{polish, PolishSettings, PolishStatus, Polished};
+use super::polish::{PolishSettings, PolishStatus, Polished, polish};
 use super::problem::Problem;
-use super::Bias;
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
-use crate::kernel::{dot, Summation};
+use crate::kernel::{Summation, dot};
 
 /// The outcome of [`max_margin`], shaped like clarabel's solver status: a certified answer, a proof of
 /// the opposite, or an honest "not accurate enough".

@@ -55,8 +55,8 @@ mod problem;
 pub mod svd;
 
 pub use certificate::Certificate;
-pub use lp::{separable_lp, Separability};
-pub use max_margin::{max_margin, MarginResult, MaxMargin, MaxMarginParams};
+pub use lp::{Separability, separable_lp};
+pub use max_margin::{MarginResult, MaxMargin, MaxMarginParams, max_margin};
 
 use ndarray::{Array1, ArrayView1};
 use serde::{Deserialize, Serialize};

@@ -18,10 +18,10 @@
 //! Solving the system on the support is the KKT polish: on `S` every constraint is tight,
 //! `w ∝ v = Σ cᵢyᵢxᵢ`, and `c ≥ 0`. When no row violates, the pair `(v/‖v‖, c)` is optimal.
 
-use super::accurate::{dot2, UNIT_ROUNDOFF};
+use super::accurate::{UNIT_ROUNDOFF, dot2};
 use super::corral::Corral;
 use super::problem::Problem;
-use crate::kernel::{dot, Summation};
+use crate::kernel::{Summation, dot};
 
 /// How a polish ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,10 +81,10 @@ pub(crate) fn polish(
         .filter(|&(_, c)| c > 0.0 && c.is_finite())
         .collect();
     for g in 0..groups {
-        if !start.iter().any(|&(i, _)| problem.group(i) == g) {
-            if let Some(&i) = candidates.iter().find(|&&i| problem.group(i) == g) {
-                start.push((i, 1.0));
-            }
+        if !start.iter().any(|&(i, _)| problem.group(i) == g)
+            && let Some(&i) = candidates.iter().find(|&&i| problem.group(i) == g)
+        {
+            start.push((i, 1.0));
         }
     }
     let mut corral = Corral::new(problem);

@@ -9,8 +9,8 @@
 
 use ndarray::{Array1, Array2, Axis};
 
-use super::svd;
 use super::Bias;
+use super::svd;
 use crate::dataset::Dataset;
 
 /// The transformed points, their labels, and the map back to the original coordinates.

@@ -223,7 +223,7 @@ pub mod lapack {
     use ndarray::{Array1, Array2, ArrayView2};
     use ndarray_linalg::{JobSvd, SVDDC};
 
-    use super::{centred, least_squares_system, pseudo_solve, rank_from, split_bias, RowSpace};
+    use super::{RowSpace, centred, least_squares_system, pseudo_solve, rank_from, split_bias};
     use crate::dataset::Dataset;
     use crate::error::{Error, Result};
     use crate::margin::Bias;

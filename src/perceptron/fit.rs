@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use ndarray::Array1;
 
-use super::params::{check_permutation, BiasRule, Order};
+use super::params::{BiasRule, Order, check_permutation};
 use super::trace::{TraceSink, UpdateEvent};
 use super::weights::Weights;
 use super::{Fit, Perceptron, StopReason};
@@ -38,7 +38,7 @@ impl Perceptron {
                     what: "initial weights against features",
                     expected: d,
                     found: w.len(),
-                })
+                });
             }
             Some(w) => w.to_vec(),
             None => vec![0.0; d],

@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 use ndarray::{Array1, ArrayView1};
 
 use super::trace::{NoTrace, TraceSink, UpdateEvent};
-use super::weights::{is_mistake, Weights};
+use super::weights::{Weights, is_mistake};
 use super::{BiasRule, Perceptron};
 use crate::error::{Error, Result};
 use crate::kernel::Rows;
@@ -63,13 +63,13 @@ impl Perceptron {
                 return Err(Error::parameter(
                     "radius",
                     "the novikoff bias rule needs the radius R of the stream in advance",
-                ))
+                ));
             }
             (rule, Some(r)) if !(r.is_finite() && r >= 0.0) => {
                 return Err(Error::parameter(
                     "radius",
                     format!("R = {r} for rule {}", rule.name()),
-                ))
+                ));
             }
             (rule, r) => rule.constant(r.unwrap_or(0.0)),
         };
@@ -79,7 +79,7 @@ impl Perceptron {
                     what: "initial weights against features",
                     expected: n_features,
                     found: w.len(),
-                })
+                });
             }
             Some(w) => w.to_vec(),
             None => vec![0.0; n_features],

@@ -351,21 +351,21 @@ impl PerceptronParams {
         if self.max_updates == Some(0) {
             return Err(Error::parameter("max_updates", "must be at least 1"));
         }
-        if let BiasRule::Constant(c) = self.bias {
-            if !c.is_finite() {
-                return Err(Error::parameter(
-                    "bias",
-                    format!("the constant c = {c} is not finite"),
-                ));
-            }
+        if let BiasRule::Constant(c) = self.bias
+            && !c.is_finite()
+        {
+            return Err(Error::parameter(
+                "bias",
+                format!("the constant c = {c} is not finite"),
+            ));
         }
-        if let Some(w) = &self.initial_w {
-            if let Some(v) = w.iter().find(|v| !v.is_finite()) {
-                return Err(Error::parameter(
-                    "initial_w",
-                    format!("holds the non-finite value {v}"),
-                ));
-            }
+        if let Some(w) = &self.initial_w
+            && let Some(v) = w.iter().find(|v| !v.is_finite())
+        {
+            return Err(Error::parameter(
+                "initial_w",
+                format!("holds the non-finite value {v}"),
+            ));
         }
         if !self.initial_b.is_finite() {
             return Err(Error::parameter("initial_b", "must be finite"));
@@ -399,7 +399,9 @@ pub(crate) fn check_permutation(p: &[usize], n: usize) -> Result<()> {
         if i >= n || std::mem::replace(&mut seen[i], true) {
             return Err(Error::parameter(
                 "order",
-                format!("the permutation is not a permutation of 0..{n}: index {i} is out of range or repeated"),
+                format!(
+                    "the permutation is not a permutation of 0..{n}: index {i} is out of range or repeated"
+                ),
             ));
         }
     }

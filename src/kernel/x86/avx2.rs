@@ -5,9 +5,9 @@
 
 use std::arch::x86_64::*;
 
-use super::{run_sequential, RowSource};
+use super::{RowSource, run_sequential};
 use crate::kernel::Pass;
-use crate::kernel::{Mistake, Summation, LANES};
+use crate::kernel::{LANES, Mistake, Summation};
 
 /// Values per register.
 const V: usize = 4;

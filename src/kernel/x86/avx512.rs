@@ -5,9 +5,9 @@
 
 use std::arch::x86_64::*;
 
-use super::{run_sequential, RowSource};
+use super::{RowSource, run_sequential};
 use crate::kernel::Pass;
-use crate::kernel::{Mistake, Summation, LANES};
+use crate::kernel::{LANES, Mistake, Summation};
 
 /// Values per register.
 const V: usize = 8;
@@ -19,11 +19,7 @@ const MAX_SHORT: usize = 16;
 /// The first `count` lanes (`count ≥ 8` means all of them).
 #[inline(always)]
 fn first_lanes(count: usize) -> __mmask8 {
-    if count >= V {
-        0xff
-    } else {
-        (1u8 << count) - 1
-    }
+    if count >= V { 0xff } else { (1u8 << count) - 1 }
 }
 
 #[target_feature(enable = "avx512f")]
