@@ -187,6 +187,16 @@ fn epoch(c: &mut Criterion<Clock>) {
                     rowloop(black_box(x), black_box(labels), &mut w)
                 })
             });
+            if group_name == "epoch_clean" {
+                // The clean epoch is one scan that finds no mistake; here on every code path.
+                let rows = kernel::Rows::contiguous(x, labels, d).unwrap();
+                for path in kernel::paths() {
+                    group.bench_function(
+                        BenchmarkId::new(format!("scan_{}", path.name()), &shape),
+                        |b| b.iter(|| path.scan(&start, 0.0, black_box(&rows), Summation::Fast)),
+                    );
+                }
+            }
             group.bench_function(BenchmarkId::new("read_sum", &shape), |b| {
                 b.iter(|| read_sum(black_box(x)))
             });

@@ -135,49 +135,68 @@ pub(super) unsafe fn run<R: RowSource, const TRAIN: bool>(
     }
 }
 
+/// Rows in a row without a mistake after which [`run_short`] checks rows four at a time.
+const CALM: usize = 8;
+
 /// Fast rows of `4(K−1) < d ≤ 4K` values: one chunk of the 32 lanes, `w` in `K` registers, products
-/// straight into the tree, `FOLDS` of the last two in-register folds (see the AVX-512F path).
+/// straight into the tree, `FOLDS` of the last two in-register folds, and rows four at a time after a calm
+/// stretch, with their folds shared by [`fold_four`] (see the AVX-512F path).
 #[inline]
 #[target_feature(enable = "avx2")]
 unsafe fn run_short<R: RowSource, const TRAIN: bool, const K: usize, const FOLDS: usize>(
     pass: &mut Pass<'_, '_>,
     rows: R,
 ) -> Option<Mistake> {
-    let d = rows.d();
+    let (n, d) = (rows.len(), rows.d());
     let last = first_lanes(d - V * (K - 1));
-    let load = |p: *const f64, r: usize| unsafe {
-        if r + 1 < K {
-            _mm256_loadu_pd(p.add(r * V))
-        } else {
-            _mm256_maskload_pd(p.add(r * V), last)
-        }
-    };
     let mut weights = [_mm256_setzero_pd(); REGS];
     for (r, weight) in weights.iter_mut().enumerate().take(K) {
-        *weight = load(pass.w, r);
+        *weight = unsafe { load_part::<K>(pass.w, r, last) };
     }
     let mut bias = super::bias_for_raw(pass.b);
-    for k in 0..rows.len() {
-        let x = unsafe { rows.row(k) };
-        let mut values = [_mm256_setzero_pd(); REGS];
-        let mut lanes = [_mm256_setzero_pd(); REGS];
-        for r in 0..K {
-            values[r] = load(x, r);
-            lanes[r] = _mm256_mul_pd(values[r], weights[r]);
-        }
-        // h = 16, 8, 4: register r takes register r + 4, r + 2, r + 1, where that one holds values.
-        let mut present = K;
-        let mut h = 4;
-        while h >= 1 {
-            if present > h {
-                for r in 0..present - h {
-                    lanes[r] = _mm256_add_pd(lanes[r], lanes[r + h]);
+    let mut scratch = [_mm256_setzero_pd(); REGS];
+    let mut calm = 0usize;
+    let mut k = 0;
+    while k < n {
+        if calm >= CALM && k + 4 <= n {
+            // Lanes hold rows 0, 2, 1, 3 (see `fold_four`).
+            let sums = unsafe {
+                fold_four(
+                    row_lanes::<K>(rows.row(k), &weights, last, &mut scratch),
+                    row_lanes::<K>(rows.row(k + 1), &weights, last, &mut scratch),
+                    row_lanes::<K>(rows.row(k + 2), &weights, last, &mut scratch),
+                    row_lanes::<K>(rows.row(k + 3), &weights, last, &mut scratch),
+                )
+            };
+            let labels = unsafe {
+                if R::CONTIGUOUS {
+                    _mm256_permute4x64_pd::<0xd8>(_mm256_loadu_pd(rows.labels().add(k)))
+                } else {
+                    _mm256_set_pd(
+                        rows.label(k + 3),
+                        rows.label(k + 1),
+                        rows.label(k + 2),
+                        rows.label(k),
+                    )
                 }
-                present = h;
+            };
+            let margins = _mm256_mul_pd(labels, _mm256_add_pd(sums, _mm256_set1_pd(bias)));
+            // `≤` is false for NaN, as in the scalar test.
+            let wrong = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(
+                margins,
+                _mm256_setzero_pd(),
+            )) as u32;
+            if wrong == 0 {
+                k += 4;
+                calm += 4;
+                continue;
             }
-            h /= 2;
+            let by_row = (wrong & 0b1001) | ((wrong & 0b0100) >> 1) | ((wrong & 0b0010) << 1);
+            k += by_row.trailing_zeros() as usize;
         }
-        let activation = fold_register_partly::<FOLDS>(lanes[0]) + bias;
+        let mut values = [_mm256_setzero_pd(); REGS];
+        let lanes = unsafe { row_lanes::<K>(rows.row(k), &weights, last, &mut values) };
+        let activation = fold_register_partly::<FOLDS>(lanes) + bias;
         let y = unsafe { rows.label(k) };
         if y * activation <= 0.0 {
             let mistake = Mistake {
@@ -204,9 +223,75 @@ unsafe fn run_short<R: RowSource, const TRAIN: bool, const K: usize, const FOLDS
                 return Some(mistake);
             }
             bias = super::bias_for_raw(pass.b);
+            calm = 0;
+        } else {
+            calm += 1;
         }
+        k += 1;
     }
     None
+}
+
+/// Register `r` of the `K` that hold a short row at `p` (the last one masked to the row's end).
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn load_part<const K: usize>(p: *const f64, r: usize, last: __m256i) -> __m256d {
+    unsafe {
+        if r + 1 < K {
+            _mm256_loadu_pd(p.add(r * V))
+        } else {
+            _mm256_maskload_pd(p.add(r * V), last)
+        }
+    }
+}
+
+/// A short row's products folded by the tree's first three steps (`h = 16, 8, 4`) into one register; the
+/// row's values are left in `values` for an update.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn row_lanes<const K: usize>(
+    x: *const f64,
+    weights: &[__m256d; REGS],
+    last: __m256i,
+    values: &mut [__m256d; REGS],
+) -> __m256d {
+    let mut lanes = [_mm256_setzero_pd(); REGS];
+    for r in 0..K {
+        values[r] = unsafe { load_part::<K>(x, r, last) };
+        lanes[r] = _mm256_mul_pd(values[r], weights[r]);
+    }
+    // h = 16, 8, 4: register r takes register r + 4, r + 2, r + 1, where that one holds values.
+    let mut present = K;
+    let mut h = 4;
+    while h >= 1 {
+        if present > h {
+            for r in 0..present - h {
+                lanes[r] = _mm256_add_pd(lanes[r], lanes[r + h]);
+            }
+            present = h;
+        }
+        h /= 2;
+    }
+    lanes[0]
+}
+
+/// The tree's last two folds (`h = 2, 1`) of four rows at once, with the additions [`fold_register`]
+/// makes, in the same order. The sums land in lanes 0, 2, 1, 3 for rows 0, 1, 2, 3 (the order
+/// `hadd` leaves them in).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn fold_four(a: __m256d, b: __m256d, c: __m256d, d: __m256d) -> __m256d {
+    // h = 2: the upper half of each row onto its lower half, two rows per register.
+    let ab = _mm256_add_pd(
+        _mm256_permute2f128_pd::<0x20>(a, b),
+        _mm256_permute2f128_pd::<0x31>(a, b),
+    );
+    let cd = _mm256_add_pd(
+        _mm256_permute2f128_pd::<0x20>(c, d),
+        _mm256_permute2f128_pd::<0x31>(c, d),
+    );
+    // h = 1: lane 1 of each row onto lane 0; `hadd` interleaves its two sources.
+    _mm256_hadd_pd(ab, cd)
 }
 
 /// The last `FOLDS` of the two in-register folds (`h = 2, 1`).
