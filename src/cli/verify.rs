@@ -11,8 +11,7 @@ use novikoff::bounds::{
     InvariantStatus, MarginSummary, VALUE_RTOL, Verdict, VerifyOptions, Violation,
     bounds_for_separator, search, verify_with_options,
 };
-use novikoff::perceptron::BiasRule;
-use novikoff::perceptron::StopReason;
+use novikoff::perceptron::{BiasRule, StopReason};
 use novikoff::{Dataset, Error, Result};
 use serde_json::{Value, json};
 
