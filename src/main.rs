@@ -4,12 +4,9 @@ mod cli;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
-    match cli::run(args) {
-        Ok(()) => ExitCode::SUCCESS,
+    match cli::run(cli::parse()) {
+        Ok(status) => status,
         Err(error) => {
             eprintln!("error: {error}");
             ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(1))

@@ -185,3 +185,103 @@ fn missing_files_directories_and_bad_parameters_exit_2() {
         assert!(!stderr.contains("panicked"));
     }
 }
+
+/// `--opt -1` means what `--opt=-1` means in every command: a negative number is a value, never a flag.
+#[test]
+fn negative_option_values_need_no_equals_sign() {
+    let seed004 = data("seed004.csv");
+    let dir = tempfile::tempdir().unwrap();
+    let out_csv = dir.path().join("offset.csv");
+    let out_path = out_csv.to_str().unwrap();
+    // Refused by the parameter checks, whose messages must come through unchanged (not clap's
+    // "unexpected argument '-1'").
+    for (spaced, joined, message) in [
+        (
+            vec!["train", &seed004, "--eta", "-1"],
+            vec!["train", &seed004, "--eta=-1"],
+            "invalid parameter `eta`: the learning rate must be finite and positive, got -1",
+        ),
+        (
+            vec!["train", &seed004, "--eta", "-0.5", "--bias", "classic"],
+            vec!["train", &seed004, "--eta=-0.5", "--bias", "classic"],
+            "invalid parameter `eta`: the learning rate must be finite and positive, got -0.5",
+        ),
+        (
+            vec!["margin", &seed004, "--tolerance", "-1e-6"],
+            vec!["margin", &seed004, "--tolerance=-1e-6"],
+            "invalid parameter `tolerance`",
+        ),
+        (
+            vec![
+                "generate",
+                "separable",
+                "--n",
+                "10",
+                "--d",
+                "2",
+                "--margin",
+                "-0.1",
+                "--out",
+                out_path,
+            ],
+            vec![
+                "generate",
+                "separable",
+                "--n",
+                "10",
+                "--d",
+                "2",
+                "--margin=-0.1",
+                "--out",
+                out_path,
+            ],
+            "invalid parameter `margin`",
+        ),
+    ] {
+        for args in [spaced, joined] {
+            let out = novikoff(&args);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+            assert!(stderr.contains(message), "{args:?}: {stderr}");
+            assert!(
+                !stderr.contains("unexpected argument"),
+                "{args:?}: {stderr}"
+            );
+        }
+    }
+    // Accepted: the positive class -1 (one-vs-rest) flips every label, so from w = 0 every update is
+    // negated and the run ends at -w of the plain run, (−3, −1).
+    let flipped = json(&novikoff(&[
+        "train",
+        &seed004,
+        "--positive",
+        "-1",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(flipped["w"], serde_json::json!([-3.0, -1.0]));
+    assert_eq!(flipped["mistakes"], 3);
+    // An unsigned option gets its own parser's message for -1.
+    let seed = novikoff(&["train", &seed004, "--seed", "-1"]);
+    assert_eq!(seed.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&seed.stderr).contains("invalid value '-1' for '--seed"));
+    // A negative offset for the generator, in exponent form (clap's own number test misses `-3e-1`).
+    let generated = json(&novikoff(&[
+        "generate",
+        "separable",
+        "--n",
+        "20",
+        "--d",
+        "2",
+        "--offset",
+        "-3e-1",
+        "--seed",
+        "3",
+        "--out",
+        out_path,
+        "--format",
+        "json",
+    ]));
+    assert_eq!(generated["b"], -0.3);
+    assert!(out_csv.exists());
+}

@@ -213,3 +213,214 @@ fn bad_input_exits_2() {
     let separator = novikoff(&["verify", &data("seed004.csv"), "--separator", "1,2,3"]);
     assert_eq!(separator.status.code(), Some(2));
 }
+
+/// Four points whose coordinates are all below 1/2 in magnitude: separable through the origin with
+/// γ = 0.2 and R = √0.1, so Block–Novikoff promises at most (R/γ)² = 2.5 mistakes.
+const SMALL: &str = "x1,x2,y\n0.3,0.1,1\n0.2,-0.1,1\n-0.3,0.1,-1\n-0.2,-0.2,-1\n";
+
+#[test]
+fn every_check_passing_exits_0_with_nothing_on_stderr() {
+    let out = novikoff(&["verify", &data("seed004.csv"), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = json(&out);
+    assert_eq!(report["passed"], true);
+    assert_eq!(report["failures"], serde_json::json!([]));
+}
+
+/// The honest failure. Every bound is a theorem about exact arithmetic, and η cancels there; in f64 the
+/// smallest subnormal η = 5e-324 times a coordinate below 1/2 rounds to 0, so w stays 0, every example
+/// is a mistake (y·0 ≤ 0), and the run exceeds every bound and breaks the proof's inequalities.
+#[test]
+fn a_subnormal_eta_breaks_the_bounds_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "small.csv", SMALL);
+    let args = [
+        "verify",
+        path.to_str().unwrap(),
+        "--rules",
+        "none",
+        "--eta",
+        "5e-324",
+        "--max-epochs",
+        "10",
+        "--separator",
+        "1,0",
+        "--format",
+        "json",
+    ];
+    let out = novikoff(&args);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for needle in [
+        "novikoff verify: 5 checks failed:",
+        "rule none: Block–Novikoff (R/γ)² fails: 40 mistakes exceed the bound 2.5",
+        "rule none: Haykin β/α² fails: 40 mistakes exceed the bound 2.5",
+        // (1, 0) has margin 0.2 = γ*, so its bound is 2.5 as well.
+        "rule none: Block–Novikoff (your separator) (R/γ)² fails: 40 mistakes exceed the bound 2.5",
+        "rule none: the proof's inequality",
+    ] {
+        assert!(stderr.contains(needle), "missing {needle:?} in\n{stderr}");
+    }
+    assert!(!stderr.contains("error:"), "{stderr}");
+    // The report is still complete on stdout, and says the same.
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["passed"], false);
+    assert_eq!(report["failures"].as_array().unwrap().len(), 5);
+    let none = rule(&report, "none");
+    assert_eq!(none["w"], serde_json::json!([0.0, 0.0]));
+    assert_eq!(
+        (none["mistakes"].as_u64(), none["converged"].as_bool()),
+        (Some(40), Some(false))
+    );
+    assert_eq!(none["holds"], false);
+    assert!(none["invariants"]["violations"].as_u64().unwrap() > 0);
+    // The table format exits the same way.
+    let table = novikoff(&args[..args.len() - 2]);
+    assert_eq!(table.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&table.stdout).contains("NO"));
+    // η = 1 on the same data passes.
+    let fine = novikoff(&["verify", path.to_str().unwrap(), "--rules", "none"]);
+    assert_eq!(
+        fine.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&fine.stderr)
+    );
+}
+
+/// Weights that overflow stop the run (stop reason non_finite): it can never converge, although the
+/// bound promises it will. Nobody chose that stop, unlike a cap, so it is a failure.
+#[test]
+fn overflowing_weights_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        &dir,
+        "big.csv",
+        "x1,x2,y\n3e5,1e5,1\n2e5,-1e5,1\n-3e5,1e5,-1\n-2e5,-2e5,-1\n",
+    );
+    let out = novikoff(&[
+        "verify",
+        path.to_str().unwrap(),
+        "--rules",
+        "none",
+        "--eta",
+        "1e305",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("rule none: the weights overflowed to a non-finite value at update 1")
+            && stderr.contains("Block–Novikoff promises convergence after at most 2.5 mistakes"),
+        "{stderr}"
+    );
+}
+
+/// A cap below the bound stops the run early without contradicting the theorem: exit 0.
+#[test]
+fn a_run_cut_short_by_its_cap_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    // xᵢ = eᵢ in ℝ⁶ with alternating labels: u = (yᵢ)/√6, γ = 1/√6, R = 1, so (R/γ)² = 6, and the
+    // cyclic pass makes exactly 6 mistakes (the eᵢ are orthogonal).
+    let mut csv = String::from("a,b,c,d,e,f,y\n");
+    for i in 0..6 {
+        let row: Vec<&str> = (0..6).map(|j| if i == j { "1" } else { "0" }).collect();
+        let label = if i % 2 == 0 { "1" } else { "-1" };
+        csv.push_str(&format!("{},{label}\n", row.join(",")));
+    }
+    let path = write(&dir, "basis.csv", csv);
+    let out = novikoff(&[
+        "verify",
+        path.to_str().unwrap(),
+        "--rules",
+        "none",
+        "--max-updates",
+        "4",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let none = rule(&json(&out), "none").clone();
+    assert_eq!(
+        (none["mistakes"].as_u64(), none["converged"].as_bool()),
+        (Some(4), Some(false))
+    );
+    assert_eq!(none["stop_reason"], "update_cap");
+    // Uncapped, the bound is attained exactly and still holds.
+    let full = json(&novikoff(&[
+        "verify",
+        path.to_str().unwrap(),
+        "--rules",
+        "none",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(rule(&full, "none")["mistakes"], 6);
+    assert_eq!(full["passed"], true);
+}
+
+#[test]
+fn help_documents_the_exit_status() {
+    let help = stdout(&novikoff(&["verify", "--help"]));
+    for needle in [
+        "Exit status:",
+        "  0  every check passed",
+        "  1  a check failed",
+        "  2  bad input",
+    ] {
+        assert!(help.contains(needle), "missing {needle:?} in\n{help}");
+    }
+}
+
+#[test]
+fn negative_values_of_verify_options_need_no_equals_sign() {
+    // The same refusal, from the parameter check, with and without `=`.
+    let seed004 = data("seed004.csv");
+    for eta in [&["--eta", "-1"][..], &["--eta=-1"][..]] {
+        let mut args = vec!["verify", seed004.as_str()];
+        args.extend_from_slice(eta);
+        let out = novikoff(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{eta:?}: {stderr}");
+        assert!(
+            stderr.contains(
+                "invalid parameter `eta`: the learning rate must be finite and positive, got -1"
+            ),
+            "{eta:?}: {stderr}"
+        );
+    }
+    // A separator with negative weights and a negative bias, as separate words.
+    let out = json(&novikoff(&[
+        "verify",
+        &data("seed004.csv"),
+        "--rules",
+        "none",
+        "--separator",
+        "-2,-0.5",
+        "--separator-bias",
+        "-0.5",
+        "--format",
+        "json",
+    ]));
+    let supplied = rule(&out, "none")["supplied_separator_bounds"]
+        .as_array()
+        .unwrap();
+    let block = supplied
+        .iter()
+        .find(|b| b["kind"] == "block_novikoff")
+        .unwrap();
+    assert_eq!(block["applies"], false);
+    assert!(
+        block["reason"].as_str().unwrap().contains("b = -0.5"),
+        "{block}"
+    );
+}

@@ -57,7 +57,6 @@ struct Geometry {
 #[derive(Debug, Subcommand)]
 enum FamilyArgs {
     /// Uniform in the ball of radius R, labelled by a random hyperplane, margin ≥ γ by construction.
-    #[command(allow_negative_numbers = true)]
     Separable {
         #[command(flatten)]
         geometry: Geometry,
@@ -65,7 +64,6 @@ enum FamilyArgs {
         out: OutArgs,
     },
     /// `separable`, then a fraction of the labels flipped (not separable).
-    #[command(allow_negative_numbers = true)]
     Noisy {
         #[command(flatten)]
         geometry: Geometry,
@@ -76,7 +74,6 @@ enum FamilyArgs {
         out: OutArgs,
     },
     /// Two Gaussian blobs at a chosen centre distance.
-    #[command(allow_negative_numbers = true)]
     Blobs {
         /// Number of examples.
         #[arg(long)]
@@ -97,7 +94,6 @@ enum FamilyArgs {
         out: OutArgs,
     },
     /// The four quadrants of XOR in antipodal pairs (never linearly separable).
-    #[command(allow_negative_numbers = true)]
     Xor {
         /// Number of examples (≥ 4).
         #[arg(long)]
@@ -118,7 +114,6 @@ enum FamilyArgs {
         out: OutArgs,
     },
     /// A ball inside a shell, rings in 2-D (never linearly separable).
-    #[command(allow_negative_numbers = true)]
     Concentric {
         /// Number of examples (≥ 4).
         #[arg(long)]
@@ -142,7 +137,6 @@ enum FamilyArgs {
         out: OutArgs,
     },
     /// The worst case x_i = e_i in R^m, every label +1: the bound (R/γ)² = m is attained.
-    #[command(allow_negative_numbers = true)]
     Basis {
         /// The dimension m (also the number of examples).
         #[arg(long)]
@@ -151,7 +145,6 @@ enum FamilyArgs {
         out: OutArgs,
     },
     /// `separable` with feature j scaled by ratio^(j/(d−1)): raw feature scale inflates R/γ.
-    #[command(allow_negative_numbers = true)]
     Anisotropic {
         #[command(flatten)]
         geometry: Geometry,

@@ -9,9 +9,11 @@ mod output;
 mod train;
 mod verify;
 
+use std::any::TypeId;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use novikoff::Result;
 use novikoff::io::{LabelColumn, ReadOptions};
 
@@ -109,17 +111,119 @@ impl DataArgs {
     }
 }
 
-pub fn run(cli: Cli) -> Result<()> {
+/// Parse the command line, exiting with clap's message and code 2 on a usage error.
+///
+/// Every option that takes a value accepts a negative number as that value: `--eta -1` means what
+/// `--eta=-1` means, and `--offset -0.3`, `--offset -1e-3`, `--positive -1` or `--separator -2,0.5`
+/// work. Plain clap reads a leading `-1` as an unknown flag. The settings are applied here to every
+/// argument of every subcommand, so that an option added later cannot miss them.
+pub fn parse() -> Cli {
+    let mut matches = allow_negative_numbers(Cli::command()).get_matches();
+    Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|error| error.exit())
+}
+
+/// Let every argument that takes a value accept a negative number, and every option whose values are
+/// `f64` accept any value starting with `-`.
+///
+/// The second rule is needed because clap's test for a negative number accepts `-1`, `-0.5` and `-1e5`
+/// but not `-1e-5` or `-2,0.5`. It is safe for floats: a flag taken by mistake as the value (`--eta
+/// --format`) fails to parse as a number and is refused with exit code 2. It is not applied to text or
+/// path options, where `--trace --no-header` would quietly write a file named `--no-header`. No option
+/// has a digit as its short name, so no flag is shadowed.
+fn allow_negative_numbers(command: clap::Command) -> clap::Command {
+    command
+        .mut_args(|arg| {
+            if !arg.get_action().takes_values() {
+                return arg;
+            }
+            let float_option =
+                !arg.is_positional() && arg.get_value_parser().type_id() == TypeId::of::<f64>();
+            arg.allow_negative_numbers(true)
+                .allow_hyphen_values(float_option)
+        })
+        .mut_subcommands(allow_negative_numbers)
+}
+
+/// Run the parsed command. `Ok` carries the exit status of a command that finished but whose checks
+/// failed (`novikoff verify` exits 1 when a bound or an invariant of the proof fails); errors map to
+/// [`novikoff::Error::exit_code`].
+pub fn run(cli: Cli) -> Result<ExitCode> {
+    let done = |result: Result<()>| result.map(|()| ExitCode::SUCCESS);
     match cli.command {
-        Some(Command::Train(args)) => train::run(&args),
-        Some(Command::Experiment(args)) => experiment::run_experiment(&args),
-        Some(Command::Merge(args)) => experiment::run_merge(&args),
-        Some(Command::Summary(args)) => experiment::run_summary(&args),
-        Some(Command::Plot(args)) => experiment::run_plot(&args),
-        None => experiment::run_experiment(&experiment::ExperimentArgs::main_job()),
-        Some(Command::Margin(args)) => margin::run(&args),
+        Some(Command::Train(args)) => done(train::run(&args)),
+        Some(Command::Experiment(args)) => done(experiment::run_experiment(&args)),
+        Some(Command::Merge(args)) => done(experiment::run_merge(&args)),
+        Some(Command::Summary(args)) => done(experiment::run_summary(&args)),
+        Some(Command::Plot(args)) => done(experiment::run_plot(&args)),
+        None => done(experiment::run_experiment(
+            &experiment::ExperimentArgs::main_job(),
+        )),
+        Some(Command::Margin(args)) => done(margin::run(&args)),
         Some(Command::Verify(args)) => verify::run(&args),
-        Some(Command::Generate(args)) => generate::run(&args),
-        Some(Command::Convert(args)) => convert::run(&args),
+        Some(Command::Generate(args)) => done(generate::run(&args)),
+        Some(Command::Convert(args)) => done(convert::run(&args)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every option and positional that takes a value, in every subcommand, accepts a negative number,
+    /// and every float option any hyphen value.
+    #[test]
+    fn every_value_argument_accepts_negative_numbers() {
+        fn check(command: &clap::Command, path: &str, counts: &mut [usize; 2]) {
+            for arg in command.get_arguments() {
+                if !arg.get_action().takes_values() {
+                    continue;
+                }
+                let name = format!("{path} {}", arg.get_id());
+                assert!(arg.is_allow_negative_numbers_set(), "{name}");
+                counts[0] += 1;
+                let float = arg.get_value_parser().type_id() == TypeId::of::<f64>();
+                let hyphens = arg.is_allow_hyphen_values_set();
+                assert_eq!(hyphens, float && !arg.is_positional(), "{name}");
+                counts[1] += usize::from(hyphens);
+            }
+            for sub in command.get_subcommands() {
+                check(sub, &format!("{path} {}", sub.get_name()), counts);
+            }
+        }
+        let mut command = allow_negative_numbers(Cli::command());
+        command.build();
+        let mut counts = [0, 0];
+        check(&command, "novikoff", &mut counts);
+        // Guards against a check that sees nothing (e.g. a type test that never matches).
+        assert!(counts[0] > 40 && counts[1] > 15, "{counts:?}");
+    }
+
+    #[test]
+    fn a_negative_value_parses_as_with_an_equals_sign() {
+        let parse = |args: &[&str]| {
+            let matches = allow_negative_numbers(Cli::command()).try_get_matches_from(args);
+            Cli::from_arg_matches(&matches.unwrap()).unwrap()
+        };
+        for value in ["-1", "-0.5", "-1e-3", "-2.5E+2"] {
+            let spaced = parse(&["novikoff", "train", "d.csv", "--eta", value]);
+            let joined = parse(&["novikoff", "train", "d.csv", &format!("--eta={value}")]);
+            assert_eq!(format!("{spaced:?}"), format!("{joined:?}"));
+            let eta: f64 = value.parse().unwrap();
+            assert!(
+                format!("{spaced:?}").contains(&format!("eta: {eta:?}")),
+                "{spaced:?}"
+            );
+        }
+        let separator = parse(&["novikoff", "verify", "d.csv", "--separator", "-2,-1e-3"]);
+        assert!(format!("{separator:?}").contains("separator: Some([-2.0, -0.001])"));
+        // A flag where a float belongs is refused (as a value that is not a number), never lost.
+        let bad = allow_negative_numbers(Cli::command()).try_get_matches_from([
+            "novikoff",
+            "train",
+            "d.csv",
+            "--eta",
+            "--no-header",
+        ]);
+        assert!(bad.is_err());
     }
 }

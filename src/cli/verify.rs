@@ -1,12 +1,17 @@
 //! `novikoff verify`: train with each bias rule and check every form of the theorem on the run.
+//!
+//! The exit status tells a script whether the theorem survived the run (see [`EXIT_STATUS`]): the report
+//! goes to stdout either way, and every failed check is named on stderr.
+
+use std::process::ExitCode;
 
 use clap::Args;
 use novikoff::bounds::{
     AdversaryParams, AdversaryReport, Bound, Geometry, GeometrySummary, InvariantReport,
-    InvariantStatus, MarginSummary, Verdict, VerifyOptions, bounds_for_separator, search,
-    verify_with_options,
+    InvariantStatus, MarginSummary, VALUE_RTOL, Verdict, VerifyOptions, Violation,
+    bounds_for_separator, search, verify_with_options,
 };
-use novikoff::perceptron::BiasRule;
+use novikoff::perceptron::{BiasRule, StopReason};
 use novikoff::{Dataset, Error, Result};
 use serde_json::{Value, json};
 
@@ -14,7 +19,21 @@ use super::output::print_json;
 use super::train::{TrainOptions, parse_bias};
 use super::{DataArgs, OutputFormat};
 
+/// The exit codes of `novikoff verify`, as its `--help` prints them.
+const EXIT_STATUS: &str = "\
+Exit status:
+  0  every check passed: each applicable bound held and the proof's inequalities held after every
+     update. Also when no bound applies (data that cannot be separated): nothing was promised.
+  1  a check failed, and stderr says which: a run made more mistakes than an applicable bound (the
+     optimal separator's, your --separator's, or an --adversary order's), an inequality of the proof
+     failed beyond its rounding tolerance, or the weights overflowed while a bound promised convergence.
+     Floating point can do this where exact arithmetic cannot, e.g. a subnormal --eta whose updates
+     round to zero. (1 is also the code of a machine or solver failure, printed as `error: ...`.)
+  2  bad input or usage: a file that does not parse, an invalid option value such as --eta -1.
+A run stopped by --max-epochs or --max-updates before its bound was reached is not a failure.";
+
 #[derive(Debug, Args)]
+#[command(after_help = EXIT_STATUS)]
 pub struct VerifyArgs {
     #[command(flatten)]
     pub data: DataArgs,
@@ -32,20 +51,10 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub steps: bool,
     /// Also evaluate the bounds for this separator w (comma-separated weights, one per feature).
-    #[arg(
-        long,
-        value_name = "W1,W2,...",
-        value_delimiter = ',',
-        allow_negative_numbers = true
-    )]
+    #[arg(long, value_name = "W1,W2,...", value_delimiter = ',')]
     pub separator: Option<Vec<f64>>,
     /// The bias b of the separator given with --separator.
-    #[arg(
-        long,
-        value_name = "B",
-        default_value_t = 0.0,
-        allow_negative_numbers = true
-    )]
+    #[arg(long, value_name = "B", default_value_t = 0.0)]
     pub separator_bias: f64,
     /// Also search for presentation orders that force more mistakes than the cyclic pass.
     #[arg(long)]
@@ -65,7 +74,8 @@ struct RuleReport {
     adversary: Option<AdversaryReport>,
 }
 
-pub fn run(args: &VerifyArgs) -> Result<()> {
+/// Run the checks and print the report; exit 1 (with the reasons on stderr) when a check failed.
+pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     let data = args.data.load()?;
     if args.rules.is_empty() {
         return Err(Error::parameter("rules", "name at least one bias rule"));
@@ -105,10 +115,111 @@ pub fn run(args: &VerifyArgs) -> Result<()> {
         });
     }
     let source = args.data.data.display().to_string();
+    let failures = failures(&reports);
     match args.format {
-        OutputFormat::Json => print_json(&to_json(&source, &data, &geometry.summary(), &reports)?),
+        OutputFormat::Json => print_json(&to_json(
+            &source,
+            &data,
+            &geometry.summary(),
+            &reports,
+            &failures,
+        )?),
         OutputFormat::Table => print_table(&source, &geometry.summary(), &reports, args.steps),
+    }?;
+    if failures.is_empty() {
+        return Ok(ExitCode::SUCCESS);
     }
+    eprintln!(
+        "novikoff verify: {} check{} failed:",
+        failures.len(),
+        if failures.len() == 1 { "" } else { "s" }
+    );
+    for failure in &failures {
+        eprintln!("  {failure}");
+    }
+    Ok(ExitCode::FAILURE)
+}
+
+/// Every failed check of every rule, one sentence each; empty when the theorem survived every run.
+///
+/// A cap (`--max-epochs`, `--max-updates`) that stops a run before its bound is reached is not a
+/// failure: the theorem bounds the mistakes, and a run cut short has not exceeded them. (A run stopped
+/// by the epoch cap E without converging made at least E mistakes, so an E above the bound shows up as
+/// an exceeded bound.) An overflow is different: nobody chose it, and the run can no longer converge.
+fn failures(reports: &[RuleReport]) -> Vec<String> {
+    let mut failures = Vec::new();
+    for report in reports {
+        let v = &report.verdict;
+        let rule = &v.rule;
+        for checked in &v.bounds {
+            if checked.holds == Some(false) {
+                failures.push(exceeded(rule, &checked.bound, "", v.mistakes));
+            }
+        }
+        for bound in report.supplied.iter().flatten() {
+            if bound.holds_for(v.mistakes) == Some(false) {
+                failures.push(exceeded(rule, bound, " (your separator)", v.mistakes));
+            }
+        }
+        if let Some(violation) = &v.invariants.first_violation {
+            failures.push(violated(rule, "", violation, v.invariants.violations));
+        }
+        if v.stop_reason == StopReason::NonFinite
+            && let (Some(kind), Some(bound)) = (v.tightest, v.bound)
+        {
+            let name = v
+                .bounds
+                .iter()
+                .find(|b| b.bound.kind == kind)
+                .map_or("a bound", |b| b.bound.name);
+            failures.push(format!(
+                "rule {rule}: the weights overflowed to a non-finite value at update {}, so the run \
+                 cannot converge, although {name} promises convergence after at most {} mistakes",
+                v.mistakes,
+                num(bound)
+            ));
+        }
+        if let Some(adversary) = &report.adversary {
+            for run in &adversary.runs {
+                let order = format!(" (order {})", run.strategy.name());
+                if let Some(bound) = adversary.bound
+                    && run.mistakes as f64 > bound * (1.0 + VALUE_RTOL)
+                {
+                    failures.push(format!(
+                        "rule {rule}{order}: {} mistakes exceed the bound {}",
+                        run.mistakes,
+                        num(bound)
+                    ));
+                }
+                if let Some(violation) = &run.invariants.first_violation {
+                    failures.push(violated(rule, &order, violation, run.invariants.violations));
+                }
+            }
+        }
+    }
+    failures
+}
+
+fn exceeded(rule: &str, bound: &Bound, suffix: &str, mistakes: u64) -> String {
+    format!(
+        "rule {rule}: {}{suffix} {} fails: {mistakes} mistakes exceed the bound {}",
+        bound.name,
+        bound.formula,
+        bound.value.map(num).unwrap_or_default()
+    )
+}
+
+fn violated(rule: &str, suffix: &str, violation: &Violation, count: u64) -> String {
+    format!(
+        "rule {rule}{suffix}: the proof's inequality {} fails at update {}: {} against {} \
+         (tolerance {:.3e}); {count} violation{} in all",
+        violation.inequality.statement(),
+        violation.update,
+        violation.lhs,
+        violation.rhs,
+        violation.tolerance,
+        if count == 1 { "" } else { "s" }
+    )
 }
 
 fn to_json(
@@ -116,6 +227,7 @@ fn to_json(
     data: &Dataset,
     geometry: &GeometrySummary,
     reports: &[RuleReport],
+    failures: &[String],
 ) -> Result<Value> {
     let mut rules = Vec::with_capacity(reports.len());
     for report in reports {
@@ -152,6 +264,8 @@ fn to_json(
         "certificate": to_value(&certificate)?,
         "geometry": to_value(geometry)?,
         "rules": rules,
+        "passed": failures.is_empty(),
+        "failures": failures,
     }))
 }
 
