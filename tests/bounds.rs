@@ -529,3 +529,39 @@ fn every_applicable_bound_holds_on_a_thousand_random_separable_datasets() {
         assert!(count >= 50, "{kind:?} applied only {count} times");
     }
 }
+
+/// The proof's inequalities are homogeneous in η. With η a power of two every update is an exact scaling
+/// of the η = 1 run, so the check must report the same slacks, bit for bit, even where ‖ŵ‖² itself does
+/// not fit in a double (η = 2⁶⁰⁰: ‖ŵ‖² ≈ 2¹²⁰⁰) or would be subnormal (η = 2⁻⁶⁰⁰).
+#[test]
+fn invariant_slacks_do_not_depend_on_the_scale_of_eta() {
+    let data = seed004();
+    let report = |eta: f64| {
+        let mut check = InvariantCheck::new(array![1.0, 0.0].view(), 0.0, 1.0, 5.0).unwrap();
+        let fit = PerceptronParams::new()
+            .eta(eta)
+            .check()
+            .unwrap()
+            .fit_with_trace(&data, &mut check)
+            .unwrap();
+        assert!(fit.converged, "η = {eta}");
+        check.report()
+    };
+    let reference = report(1.0);
+    assert_eq!(reference.holds(), Some(true));
+    for eta in [
+        2f64.powi(600),
+        2f64.powi(-600),
+        2f64.powi(-1000) * 2f64.powi(-60),
+    ] {
+        let scaled = report(eta);
+        assert_eq!(scaled.holds(), Some(true), "η = {eta:e}");
+        for (a, b) in [
+            (scaled.min_dot_slack, reference.min_dot_slack),
+            (scaled.min_norm_slack, reference.min_norm_slack),
+            (scaled.min_cos_slack, reference.min_cos_slack),
+        ] {
+            assert_eq!(a.map(f64::to_bits), b.map(f64::to_bits), "η = {eta:e}");
+        }
+    }
+}

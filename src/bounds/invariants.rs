@@ -269,6 +269,8 @@ pub struct InvariantCheck {
     violations: u64,
     first_violation: Option<Violation>,
     steps: Vec<InvariantStep>,
+    /// `ŵ_k / 2^e` (see `record`), reused from update to update.
+    scaled: Vec<f64>,
 }
 
 impl InvariantCheck {
@@ -334,6 +336,7 @@ impl InvariantCheck {
             gamma: 0.0,
             radius_eff_sq: 0.0,
             keep_steps: false,
+            scaled: Vec::new(),
             not_applicable: Some(reason.into()),
             updates: 0,
             min_dot_slack: f64::INFINITY,
@@ -431,21 +434,29 @@ impl TraceSink for InvariantCheck {
         }
         let u = self.u.as_slice().expect("u is contiguous");
         let d = event.w.len();
+        // The inequalities are homogeneous in η, so they are checked on ŵ/2^e and η/2^e ∈ [1, 2), where
+        // 2^e ≤ η. Scaling by a power of two is exact, so every value and rounding bound below is the
+        // unscaled one times a power of two, and ‖ŵ‖² can neither overflow for a huge η nor underflow for
+        // a tiny one.
+        let shift = -binary_exponent(event.eta);
+        self.scaled.clear();
+        self.scaled
+            .extend(event.w.iter().map(|&w| times_power_of_two(w, shift)));
         // The constant coordinate's weight v, from b = c·v.
         let v = if augmented {
-            event.b / event.bias_constant
+            times_power_of_two(event.b / event.bias_constant, shift)
         } else {
             0.0
         };
-        let mut dot = kernel::dot(&u[..d], event.w, Summation::Fast);
-        let mut norm_sq = kernel::dot(event.w, event.w, Summation::Fast);
+        let mut dot = kernel::dot(&u[..d], &self.scaled, Summation::Fast);
+        let mut norm_sq = kernel::dot(&self.scaled, &self.scaled, Summation::Fast);
         if augmented {
             dot += u[d] * v;
             norm_sq += v * v;
         }
 
         let k = event.update as f64;
-        let eta = event.eta;
+        let eta = times_power_of_two(event.eta, shift);
         let radius_eff = self.radius_eff_sq.sqrt();
         let dim = self.u.len() as f64;
         let tol_dot = SAFETY * UNIT_ROUNDOFF * eta * radius_eff * (k * k.sqrt() + (dim + 3.0) * k);
@@ -470,6 +481,9 @@ impl TraceSink for InvariantCheck {
         self.min_cos_slack = self.min_cos_slack.min(cos - cos_bound);
 
         let update = event.update;
+        // Reports carry the unscaled values (which may be ±∞ where only the scaled ones fit in f64).
+        let unscale = |x: f64| times_power_of_two(x, -shift);
+        let unscale_sq = |x: f64| times_power_of_two(times_power_of_two(x, -shift), -shift);
         // Each test is true only for a number that satisfies it, so that a NaN counts as a violation.
         let dot_holds = dot >= dot_bound - tol_dot;
         let norm_holds = norm_sq <= norm_sq_bound + tol_norm;
@@ -478,18 +492,18 @@ impl TraceSink for InvariantCheck {
             self.violate(Violation {
                 update,
                 inequality: Inequality::Dot,
-                lhs: dot,
-                rhs: dot_bound,
-                tolerance: tol_dot,
+                lhs: unscale(dot),
+                rhs: unscale(dot_bound),
+                tolerance: unscale(tol_dot),
             });
         }
         if !norm_holds {
             self.violate(Violation {
                 update,
                 inequality: Inequality::Norm,
-                lhs: norm_sq,
-                rhs: norm_sq_bound,
-                tolerance: tol_norm,
+                lhs: unscale_sq(norm_sq),
+                rhs: unscale_sq(norm_sq_bound),
+                tolerance: unscale_sq(tol_norm),
             });
         }
         if !cos_holds {
@@ -504,16 +518,35 @@ impl TraceSink for InvariantCheck {
         if self.keep_steps {
             self.steps.push(InvariantStep {
                 update,
-                dot,
-                dot_bound,
-                norm_sq,
-                norm_sq_bound,
+                dot: unscale(dot),
+                dot_bound: unscale(dot_bound),
+                norm_sq: unscale_sq(norm_sq),
+                norm_sq_bound: unscale_sq(norm_sq_bound),
                 cos,
                 cos_bound,
             });
         }
         Ok(())
     }
+}
+
+/// `e` with `2^e ≤ x < 2^{e+1}`, exactly, for a positive finite `x` (subnormals included).
+fn binary_exponent(x: f64) -> i32 {
+    let bits = x.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    if biased == 0 {
+        let mantissa = bits & ((1 << 52) - 1);
+        -1011 - mantissa.leading_zeros() as i32
+    } else {
+        biased - 1023
+    }
+}
+
+/// `x·2^p`, exact unless the result overflows or is subnormal; `|p| ≤ 1100` (two factors, each a normal
+/// power of two).
+fn times_power_of_two(x: f64, p: i32) -> f64 {
+    let half = p / 2;
+    x * 2f64.powi(half) * 2f64.powi(p - half)
 }
 
 /// True when the weights after the first update are `η·y·x̂` (to rounding), as they are from a zero start.

@@ -182,10 +182,9 @@ unsafe fn run_short<R: RowSource, const TRAIN: bool, const K: usize, const FOLDS
             };
             let margins = _mm256_mul_pd(labels, _mm256_add_pd(sums, _mm256_set1_pd(bias)));
             // `≤` is false for NaN, as in the scalar test.
-            let wrong = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(
-                margins,
-                _mm256_setzero_pd(),
-            )) as u32;
+            let wrong =
+                _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(margins, _mm256_setzero_pd()))
+                    as u32;
             if wrong == 0 {
                 k += 4;
                 calm += 4;
