@@ -72,7 +72,11 @@
 //!
 //! * **Fast, short rows** (`d ≤ 128` on AVX-512F, `d ≤ 32` on AVX2): `w` lives in registers for the
 //!   whole pass (and is updated there), so the pass reads nothing but the rows and their labels, one
-//!   sequential stream.
+//!   sequential stream. The block of rows checked with `w` fixed adapts to the mistakes: while they are
+//!   frequent it is one row, so that no work is computed ahead and thrown away; once 8 rows in a row
+//!   have passed, it is 4 rows, whose last folds (the in-register part of the tree, as costly as the
+//!   products for short rows) share their shuffles and adds, with one compare for all four. A block with
+//!   a mistake is resumed one row at a time from that mistake, and the block size drops back to one.
 //! * **Fast, long rows**: one row at a time through the 32-lane loop; the four register accumulators
 //!   keep the adders busy within the row.
 //! * **Sequential**: a row's sum is one chain of dependent additions, so 4 or 8 rows are summed side by
@@ -80,10 +84,10 @@
 //!   summed again with the new weights. The next group is prefetched where the hardware prefetchers do
 //!   not follow the interleaved reads.
 //!
-//! A pass stops at nothing but the observer's request: there is no block computed ahead whose work a
-//! mistake would waste (except, for Sequential, the rest of one group of 4 or 8 rows). Computing 8 rows
-//! at once with one row per vector lane (a gather per column) was tried and dropped: on the AMD Zen 4
-//! of `benches/README.md` it was 3–5 times slower than the loops above.
+//! Every row's activation has the same bits whichever block it was computed in, so these choices change
+//! the speed only (`tests/kernel.rs` checks the decisions of 4-row blocks against the documented sums to
+//! the last bit). Computing 8 rows at once with one row per vector lane (a gather per column) was tried
+//! and dropped: on the AMD Zen 4 of `benches/README.md` it was 3–5 times slower than the loops above.
 
 mod portable;
 #[cfg(target_arch = "x86_64")]
