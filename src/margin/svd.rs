@@ -3,7 +3,7 @@
 //!
 //! The functions at the top level use [faer](https://docs.rs/faer), in pure Rust. With the `lapack`
 //! feature the same functions are also available through `ndarray-linalg` and the system's LAPACK, in the
-//! [`lapack`] submodule; a test checks that the two agree. The top-level functions always use faer, so
+//! `lapack` submodule (documented when the feature is on); a test checks that the two agree. The top-level functions always use faer, so
 //! that results do not depend on the features a crate was built with.
 //!
 //! Numerical rank uses the threshold of `numpy.linalg.matrix_rank`: a singular value counts when it exceeds
