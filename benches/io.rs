@@ -20,31 +20,7 @@ fn readers(c: &mut Criterion) {
         .expect("generate")
         .data;
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut group = c.benchmark_group("load");
-    group.sample_size(10);
-    for name in ["data.csv", "data.svm", "data.npy", "data.npz"] {
-        let path = dir.path().join(name);
-        io::save(&path, &data).expect("save");
-        let bytes = std::fs::metadata(&path).expect("metadata").len();
-        group.throughput(Throughput::Bytes(bytes));
-        group.bench_with_input(
-            BenchmarkId::new(name.trim_start_matches("data."), format!("{n}x{d}")),
-            &path,
-            |b, path: &std::path::PathBuf| {
-                b.iter(|| io::open(Path::new(path), &ReadOptions::default()).expect("load"))
-            },
-        );
-    }
-    // The floor: reading the .npy file's bytes into memory, nothing else.
-    let npy = dir.path().join("data.npy");
-    group.throughput(Throughput::Bytes(
-        std::fs::metadata(&npy).expect("metadata").len(),
-    ));
-    group.bench_function(
-        BenchmarkId::new("fs_read_baseline", format!("{n}x{d}")),
-        |b| b.iter(|| std::fs::read(&npy).expect("read")),
-    );
-    group.finish();
+    load_group(c, "load", &data, dir.path(), &["csv", "svm", "npy", "npz"]);
 
     // Parsing alone, from memory (no file system).
     let mut group = c.benchmark_group("parse_from_memory");
@@ -75,30 +51,40 @@ fn readers(c: &mut Criterion) {
         .and_then(|p| p.generate())
         .expect("generate")
         .data;
-    let mut group = c.benchmark_group("load_large");
+    load_group(c, "load_large", &data, dir.path(), &["npy", "npz"]);
+}
+
+/// Save `data` in each format, load it back with `io::open`, and compare with the floor: reading the
+/// `.npy` file's bytes into memory and nothing else. Throughput is bytes of file per second.
+fn load_group(
+    c: &mut Criterion,
+    name: &str,
+    data: &novikoff::Dataset,
+    dir: &Path,
+    extensions: &[&str],
+) {
+    let shape = format!("{}x{}", data.n_samples(), data.n_features());
+    let mut group = c.benchmark_group(name);
     group.sample_size(10);
-    for name in ["large.npy", "large.npz"] {
-        let path = dir.path().join(name);
-        io::save(&path, &data).expect("save");
-        group.throughput(Throughput::Bytes(
-            std::fs::metadata(&path).expect("metadata").len(),
-        ));
-        group.bench_with_input(
-            BenchmarkId::new(name.trim_start_matches("large."), format!("{n}x{d}")),
-            &path,
-            |b, path: &std::path::PathBuf| {
-                b.iter(|| io::open(Path::new(path), &ReadOptions::default()).expect("load"))
-            },
-        );
+    let path_of = |extension: &str| dir.join(format!("{name}.{extension}"));
+    for extension in extensions.iter().chain(&["npy"]) {
+        if !path_of(extension).exists() {
+            io::save(path_of(extension), data).expect("save");
+        }
     }
-    let npy = dir.path().join("large.npy");
-    group.throughput(Throughput::Bytes(
-        std::fs::metadata(&npy).expect("metadata").len(),
-    ));
-    group.bench_function(
-        BenchmarkId::new("fs_read_baseline", format!("{n}x{d}")),
-        |b| b.iter(|| std::fs::read(&npy).expect("read")),
-    );
+    let bytes = |path: &Path| std::fs::metadata(path).expect("metadata").len();
+    for extension in extensions {
+        let path = path_of(extension);
+        group.throughput(Throughput::Bytes(bytes(&path)));
+        group.bench_function(BenchmarkId::new(*extension, &shape), |b| {
+            b.iter(|| io::open(&path, &ReadOptions::default()).expect("load"))
+        });
+    }
+    let npy = path_of("npy");
+    group.throughput(Throughput::Bytes(bytes(&npy)));
+    group.bench_function(BenchmarkId::new("fs_read_baseline", &shape), |b| {
+        b.iter(|| std::fs::read(&npy).expect("read"))
+    });
     group.finish();
 }
 
