@@ -43,8 +43,8 @@ const MAX_HEADER: u64 = 1 << 20;
 pub fn read_npy(path: &Path, options: &ReadOptions) -> Result<Dataset> {
     let file = super::text::open(path)?;
     let size = file.metadata().map_err(|e| Error::io(path, e))?.len();
-    // Unbuffered: the header takes two small reads, the data is read in blocks of 64–256 KiB, and a buffer
-    // in between would only add a copy.
+    // Unbuffered: the header takes two small reads, the data is read in blocks of 64–256 KiB, and a
+    // buffer in between would only add a copy.
     read_matrix(file, size, path, options)
 }
 
