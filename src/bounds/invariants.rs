@@ -483,7 +483,7 @@ impl TraceSink for InvariantCheck {
         let update = event.update;
         // Reports carry the unscaled values (which may be ±∞ where only the scaled ones fit in f64).
         let unscale = |x: f64| times_power_of_two(x, -shift);
-        let unscale_sq = |x: f64| times_power_of_two(times_power_of_two(x, -shift), -shift);
+        let unscale_sq = |x: f64| unscale(unscale(x));
         // Each test is true only for a number that satisfies it, so that a NaN counts as a violation.
         let dot_holds = dot >= dot_bound - tol_dot;
         let norm_holds = norm_sq <= norm_sq_bound + tol_norm;

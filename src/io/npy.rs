@@ -278,11 +278,13 @@ fn read_header<R: Read>(
     })
 }
 
+/// Fill `buffer`, or fail with "truncated: {what}" at the end of the source (`what` is formatted only
+/// then).
 fn read_full<R: Read>(
     reader: &mut R,
     buffer: &mut [u8],
     fail: &dyn Fn(String) -> Error,
-    what: &str,
+    what: impl std::fmt::Display,
 ) -> Result<()> {
     reader.read_exact(buffer).map_err(|e| {
         if e.kind() == std::io::ErrorKind::UnexpectedEof {
@@ -310,16 +312,15 @@ fn stream<R: Read>(
     while done < count {
         let take = (count - done).min(per_block);
         let chunk = &mut raw[..take * size];
-        reader.read_exact(chunk).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                fail(format!(
-                    "truncated: the header promises {count} values, the data ends before value {}",
-                    done + 1
-                ))
-            } else {
-                fail(format!("cannot read the data: {e}"))
-            }
-        })?;
+        read_full(
+            reader,
+            chunk,
+            fail,
+            format_args!(
+                "the header promises {count} values, the data ends before value {}",
+                done + 1
+            ),
+        )?;
         let block = &mut values[..take];
         if dtype.kind == Kind::Float && size == 8 && !dtype.big_endian {
             // The common case, kept free of the generic dispatch so that it compiles to a copy.
@@ -379,19 +380,16 @@ fn stream_rows<R: Read>(
     while row < n {
         let take = (n - row).min(rows_per_block);
         let values = &mut block[..take * c];
-        reader
-            .read_exact(bytemuck::cast_slice_mut(values))
-            .map_err(|e| {
-                if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                    fail(format!(
-                        "truncated: the header promises {n} rows, the data ends in the block of rows {}..{}",
-                        row + 1,
-                        row + take
-                    ))
-                } else {
-                    fail(format!("cannot read the data: {e}"))
-                }
-            })?;
+        read_full(
+            reader,
+            bytemuck::cast_slice_mut(values),
+            fail,
+            format_args!(
+                "the header promises {n} rows, the data ends in the block of rows {}..{}",
+                row + 1,
+                row + take
+            ),
+        )?;
         block_labels.clear();
         for values in values.chunks_exact(c) {
             // One inlined, vectorised loop that copies and tests finiteness at once: for short rows a

@@ -15,7 +15,7 @@ use ndarray::Array1;
 
 use super::params::{BiasRule, Order, check_permutation};
 use super::trace::{TraceSink, UpdateEvent};
-use super::weights::Weights;
+use super::weights::{Weights, is_finite};
 use super::{Fit, Perceptron, StopReason};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
@@ -47,7 +47,6 @@ impl Perceptron {
             check_permutation(perm, n)?;
         }
         let mut weights = Weights::new(w0, p.initial_b, c, p.eta, p.summation);
-        let path = weights.path;
 
         let started = Instant::now();
         let labels = data.labels();
@@ -62,7 +61,6 @@ impl Perceptron {
         };
 
         let x = data.as_flat_slice();
-        let mut learner = weights.learner();
         let mut mistakes: u64 = 0;
         let mut epochs = 0;
         let mut stop_reason = StopReason::EpochCap;
@@ -78,7 +76,7 @@ impl Perceptron {
                 Rows::indexed_prechecked(x, labels, d, &visit)
             };
             let mistakes_before = mistakes;
-            let stopped = path.train(&mut learner, &rows, p.summation, &mut |update| {
+            let stopped = weights.train(&rows, &mut |update| {
                 mistakes += 1;
                 let row = if visit.is_empty() {
                     update.offset
@@ -101,12 +99,7 @@ impl Perceptron {
                     failure = Some(error);
                     return ControlFlow::Break(());
                 }
-                // A fold rather than `all`: no early exit, so it vectorises.
-                let finite = update
-                    .w
-                    .iter()
-                    .fold(update.b.is_finite(), |ok, w| ok & w.is_finite());
-                if !finite {
+                if !is_finite(update) {
                     stop_reason = StopReason::NonFinite;
                     return ControlFlow::Break(());
                 }
@@ -127,9 +120,7 @@ impl Perceptron {
                 break;
             }
         }
-        let v = learner.v;
-        let b = learner.bias();
-        weights.keep(v);
+        let (v, b) = (weights.v, weights.bias());
         let train_seconds = started.elapsed().as_secs_f64();
         Ok(Fit {
             w: Array1::from_vec(weights.w),

@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 use ndarray::{Array1, ArrayView1};
 
 use super::trace::{NoTrace, TraceSink, UpdateEvent};
-use super::weights::{Weights, is_mistake};
+use super::weights::{Weights, is_finite, is_mistake};
 use super::{BiasRule, Perceptron};
 use crate::error::{Error, Result};
 use crate::kernel::Rows;
@@ -146,21 +146,12 @@ impl OnlinePerceptron {
             // the same bits and therefore makes exactly this one update.
             let labels = [y];
             let rows = Rows::contiguous(x, &labels, x.len())?;
-            let (c, eta, summation, path) = (
-                self.weights.c,
-                self.weights.eta,
-                self.weights.summation,
-                self.weights.path,
-            );
+            let (c, eta) = (self.weights.c, self.weights.eta);
             let update = self.mistakes + 1;
-            let mut learner = self.weights.learner();
             let mut recorded = None;
             let mut finite = true;
-            path.train(&mut learner, &rows, summation, &mut |made| {
-                finite = made
-                    .w
-                    .iter()
-                    .fold(made.b.is_finite(), |ok, w| ok & w.is_finite());
+            self.weights.train(&rows, &mut |made| {
+                finite = is_finite(made);
                 recorded = Some(sink.record(&UpdateEvent {
                     update,
                     epoch: 1,
@@ -175,8 +166,6 @@ impl OnlinePerceptron {
                 }));
                 ControlFlow::Continue(())
             })?;
-            let v = learner.v;
-            self.weights.keep(v);
             let Some(recorded) = recorded else {
                 return Err(Error::Solver(format!(
                     "the training pass made no update at example {row}, where the activation {activation} is a mistake"

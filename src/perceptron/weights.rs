@@ -1,7 +1,8 @@
 //! The state that batch fitting and online learning share; the kernel's training pass is the only code
 //! that updates it.
 
-use crate::kernel::{self, KernelPath, Learner, Summation};
+use crate::error::Result;
+use crate::kernel::{self, KernelPath, Learner, OnUpdate, Rows, Summation, Update};
 
 /// The weights of the perceptron on augmented vectors `(x, c)`: `w` for the features and `v` for the
 /// constant coordinate, so that the bias is `b = c·v`.
@@ -44,21 +45,35 @@ impl Weights {
         self.path.dot(&self.w, x, self.summation) + self.bias()
     }
 
-    /// The kernel's view of these weights for a training pass ([`kernel::train`]). The pass updates `w`
-    /// in place and leaves the new `v` in the learner, to be stored back with [`Weights::keep`].
-    pub(crate) fn learner(&mut self) -> Learner<'_> {
-        Learner {
+    /// One training pass of the kernel ([`kernel::train`]) over `rows` with these weights, the only code
+    /// that updates them: `w` in place, and the constant coordinate's weight `v` kept when the pass ends.
+    pub(crate) fn train(
+        &mut self,
+        rows: &Rows<'_>,
+        on_update: &mut OnUpdate<'_>,
+    ) -> Result<Option<usize>> {
+        let mut learner = Learner {
             w: &mut self.w,
             v: self.v,
             c: self.c,
             eta: self.eta,
-        }
+        };
+        let stopped = self
+            .path
+            .train(&mut learner, rows, self.summation, on_update);
+        self.v = learner.v;
+        stopped
     }
+}
 
-    /// Store the constant coordinate's weight a training pass ended with.
-    pub(crate) fn keep(&mut self, v: f64) {
-        self.v = v;
-    }
+/// True when the weights after an update are all finite (so are the data, so only an overflow fails).
+#[inline]
+pub(crate) fn is_finite(update: &Update<'_>) -> bool {
+    // A fold rather than `all`: no early exit, so it vectorises.
+    update
+        .w
+        .iter()
+        .fold(update.b.is_finite(), |ok, w| ok & w.is_finite())
 }
 
 /// The mistake test `y·(w·x + b) ≤ 0`: a zero activation is a mistake.
