@@ -12,6 +12,7 @@
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
 
 use crate::error::{Error, Result};
+use crate::kernel::{LabelSigns, Rows};
 
 /// A labelled dataset: `x` is `n × d`, one example per row, in standard (row-major) layout; `y` holds
 /// `n` labels, each exactly `+1.0` or `-1.0`.
@@ -32,6 +33,8 @@ use crate::error::{Error, Result};
 pub struct Dataset {
     x: Array2<f64>,
     y: Array1<f64>,
+    /// `y` as one bit per label, for the training loop (see [`LabelSigns`]).
+    signs: LabelSigns,
 }
 
 impl Dataset {
@@ -89,7 +92,23 @@ impl Dataset {
         } else {
             x.as_standard_layout().into_owned()
         };
-        Ok(Self { x, y })
+        // Labels sliced with a step (or reversed) in place are owned but not contiguous.
+        let y = if y.is_standard_layout() {
+            y
+        } else {
+            y.as_standard_layout().into_owned()
+        };
+        Ok(Self::from_valid(x, y))
+    }
+
+    /// Wrap a standard-layout matrix and labels already known to be valid.
+    fn from_valid(x: Array2<f64>, y: Array1<f64>) -> Self {
+        debug_assert!(x.is_standard_layout() && x.nrows() == y.len());
+        let signs = LabelSigns::of_unit_labels(
+            y.as_slice()
+                .expect("a one-dimensional owned array is contiguous"),
+        );
+        Self { x, y, signs }
     }
 
     /// Like [`Dataset::new`], and also require both classes to be present.
@@ -190,6 +209,24 @@ impl Dataset {
         self.y.as_slice().expect("labels are contiguous")
     }
 
+    /// The rows and labels as a block for the [`kernel`](crate::kernel) loops, in order, with the labels'
+    /// sign bits, which the SIMD scans read instead of the 8-byte labels where they can (nothing is
+    /// copied; see [`kernel::scan`](crate::kernel::scan)).
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// use novikoff::kernel::{scan, Summation};
+    /// let data = novikoff::Dataset::new(array![[1.0], [-2.0], [3.0]], array![1.0, -1.0, -1.0])?;
+    /// let first = scan(&[1.0], 0.0, &data.rows(), Summation::Fast)?.unwrap();
+    /// assert_eq!((first.offset, first.activation), (2, 3.0));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn rows(&self) -> Rows<'_> {
+        Rows::contiguous(self.as_flat_slice(), self.labels(), self.n_features())
+            .expect("a dataset's matrix has one row per label and at least one column")
+            .with_signs(&self.signs)
+    }
+
     /// Number of examples `n`.
     ///
     /// ```
@@ -261,6 +298,7 @@ impl Dataset {
         Dataset {
             x,
             y: self.y.clone(),
+            signs: self.signs.clone(),
         }
     }
 
@@ -284,10 +322,7 @@ impl Dataset {
                 row.mapv_inplace(|v| -v);
             }
         }
-        Dataset {
-            x,
-            y: Array1::ones(self.y.len()),
-        }
+        Dataset::from_valid(x, Array1::ones(self.y.len()))
     }
 
     /// Scale every row to unit Euclidean length (Helmbold, Simplification 3; the normalised data of
@@ -313,6 +348,7 @@ impl Dataset {
         Ok(Dataset {
             x,
             y: self.y.clone(),
+            signs: self.signs.clone(),
         })
     }
 
@@ -339,10 +375,10 @@ impl Dataset {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn select(&self, indices: &[usize]) -> Dataset {
-        Dataset {
-            x: self.x.select(Axis(0), indices),
-            y: self.y.select(Axis(0), indices),
-        }
+        Dataset::from_valid(
+            self.x.select(Axis(0), indices),
+            self.y.select(Axis(0), indices),
+        )
     }
 
     /// Take the matrix and the labels back.

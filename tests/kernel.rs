@@ -735,8 +735,11 @@ fn sequential_fits_equal_a_naive_loop_at_scanning_shapes() {
 /// Once a pass has seen a calm stretch it checks several rows at once (the AVX-512F path takes four);
 /// their decisions must rest on exactly the documented activations. With `b = −a_k`, row `k`'s activation
 /// is exactly zero, a mistake whatever its label; an activation off by one unit in the last place would
-/// be ±tiny instead, which one of the two labels tried turns into a missed mistake. Every other row is
-/// labelled with the sign of its documented activation, so that it is right unless that is zero.
+/// be ±tiny instead, which one of the two labels tried turns into a missed mistake. With `b = 0` and the
+/// label opposite to the sign of `a_k`, row `k` is a plain mistake of one class or the other, which a
+/// block that confused the classes (the sign bits of a dataset's rows) would miss; and with `b = ±far`,
+/// beyond every activation, the target is the one row of its class. Every other row is labelled with the
+/// sign of its documented activation, so that it is right unless that is zero.
 #[test]
 fn rows_checked_together_decide_on_the_documented_activations() {
     let mut stream = rng::from_seed(12);
@@ -748,8 +751,25 @@ fn rows_checked_together_decide_on_the_documented_activations() {
             .collect();
         let backwards: Vec<usize> = (0..n).rev().collect();
         for target in 8..n {
-            let b = -activations[target];
-            for target_label in [1.0, -1.0] {
+            // (b, the target's label): a zero activation labelled either way, and the activation
+            // without bias under the label opposite to its sign, a clear mistake of either class.
+            let zero = -activations[target];
+            let opposite = if activations[target] >= 0.0 {
+                -1.0
+            } else {
+                1.0
+            };
+            // And a bias that puts every row on one side, so that only the target has the other label.
+            let far = activations
+                .iter()
+                .fold(1.0, |m: f64, a| m.max(a.abs() + 1.0));
+            for (b, target_label) in [
+                (zero, 1.0),
+                (zero, -1.0),
+                (0.0, opposite),
+                (far, -1.0),
+                (-far, 1.0),
+            ] {
                 let labels: Vec<f64> = (0..n)
                     .map(|j| match j {
                         _ if j == target => target_label,
@@ -765,9 +785,16 @@ fn rows_checked_together_decide_on_the_documented_activations() {
                 };
                 let contiguous = Rows::contiguous(&data.x, &labels, d).unwrap();
                 let indexed = Rows::indexed(&data.x, &labels, d, &backwards).unwrap();
+                // A dataset's rows carry the labels' sign bits, which the 4-row blocks read instead.
+                let dataset = Dataset::new(
+                    Array2::from_shape_vec((n, d), data.x.clone()).unwrap(),
+                    Array1::from(labels.clone()),
+                )
+                .unwrap();
                 for (rows, expected) in [
                     (contiguous, first(&mut (0..n))),
                     (indexed, first(&mut backwards.iter().copied())),
+                    (dataset.rows(), first(&mut (0..n))),
                 ] {
                     for path in paths() {
                         let found = path.scan(&data.w, b, &rows, Summation::Fast).unwrap();

@@ -71,7 +71,7 @@ impl Perceptron {
                 rng::shuffle(stream, &mut visit);
             }
             let rows = if visit.is_empty() {
-                Rows::contiguous(x, labels, d)?
+                data.rows()
             } else {
                 Rows::indexed_prechecked(x, labels, d, &visit)
             };

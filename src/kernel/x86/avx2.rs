@@ -5,7 +5,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{RowSource, run_sequential};
+use super::{RowSource, negatives_of_four, run_sequential};
 use crate::kernel::Pass;
 use crate::kernel::{LANES, Mistake, Summation};
 
@@ -168,23 +168,33 @@ unsafe fn run_short<R: RowSource, const TRAIN: bool, const K: usize, const FOLDS
                     row_lanes::<K>(rows.row(k + 3), &weights, last, &mut scratch),
                 )
             };
-            let labels = unsafe {
-                if R::CONTIGUOUS {
-                    _mm256_permute4x64_pd::<0xd8>(_mm256_loadu_pd(rows.labels().add(k)))
-                } else {
-                    _mm256_set_pd(
-                        rows.label(k + 3),
-                        rows.label(k + 1),
-                        rows.label(k + 2),
-                        rows.label(k),
-                    )
-                }
+            let activations = _mm256_add_pd(sums, _mm256_set1_pd(bias));
+            let zero = _mm256_setzero_pd();
+            // `≤` and `≥` are false for NaN, as in the scalar test.
+            let wrong = if R::CONTIGUOUS && !rows.signs().is_null() {
+                // y·a ≤ 0 is a ≤ 0 for y = +1 and a ≥ 0 for y = −1 (see `LabelSigns`); the mask
+                // bits follow the lanes, rows 0, 2, 1, 3.
+                let b = unsafe { negatives_of_four(rows.signs(), k) };
+                let negative = (b & 0b1001) | ((b & 0b0100) >> 1) | ((b & 0b0010) << 1);
+                let at_most = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(activations, zero));
+                let at_least = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_GE_OQ>(activations, zero));
+                (at_most as u32 & !negative) | (at_least as u32 & negative)
+            } else {
+                let labels = unsafe {
+                    if R::CONTIGUOUS {
+                        _mm256_permute4x64_pd::<0xd8>(_mm256_loadu_pd(rows.labels().add(k)))
+                    } else {
+                        _mm256_set_pd(
+                            rows.label(k + 3),
+                            rows.label(k + 1),
+                            rows.label(k + 2),
+                            rows.label(k),
+                        )
+                    }
+                };
+                let margins = _mm256_mul_pd(labels, activations);
+                _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(margins, zero)) as u32
             };
-            let margins = _mm256_mul_pd(labels, _mm256_add_pd(sums, _mm256_set1_pd(bias)));
-            // `≤` is false for NaN, as in the scalar test.
-            let wrong =
-                _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(margins, _mm256_setzero_pd()))
-                    as u32;
             if wrong == 0 {
                 k += 4;
                 calm += 4;

@@ -5,7 +5,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{RowSource, run_sequential};
+use super::{RowSource, negatives_of_four, run_sequential};
 use crate::kernel::Pass;
 use crate::kernel::{LANES, Mistake, Summation};
 
@@ -197,10 +197,20 @@ unsafe fn run_short<R: RowSource, const TRAIN: bool, const K: usize, const FOLDS
                     row_lanes::<K>(rows.row(k + 3), &weights, last, &mut scratch),
                 )
             };
-            let labels = unsafe { labels_of_four(rows, k) };
-            let margins = _mm512_mul_pd(labels, _mm512_add_pd(sums, _mm512_set1_pd(bias)));
-            // Lanes 0, 2, 4, 6 hold the four rows; `≤` is false for NaN, as in the scalar test.
-            let wrong = _mm512_mask_cmp_pd_mask::<_CMP_LE_OQ>(0x55, margins, _mm512_setzero_pd());
+            let activations = _mm512_add_pd(sums, _mm512_set1_pd(bias));
+            // Lanes 0, 2, 4, 6 hold the four rows; `≤` and `≥` are false for NaN, as in the scalar
+            // test.
+            let wrong = if R::CONTIGUOUS && !rows.signs().is_null() {
+                // y·a ≤ 0 is a ≤ 0 for y = +1 and a ≥ 0 for y = −1 (see `LabelSigns`).
+                let b = unsafe { negatives_of_four(rows.signs(), k) } as u8;
+                let negative = (b & 1) | (b & 2) << 1 | (b & 4) << 2 | (b & 8) << 3;
+                let zero = _mm512_setzero_pd();
+                _mm512_mask_cmp_pd_mask::<_CMP_LE_OQ>(0x55 & !negative, activations, zero)
+                    | _mm512_mask_cmp_pd_mask::<_CMP_GE_OQ>(negative, activations, zero)
+            } else {
+                let margins = _mm512_mul_pd(unsafe { labels_of_four(rows, k) }, activations);
+                _mm512_mask_cmp_pd_mask::<_CMP_LE_OQ>(0x55, margins, _mm512_setzero_pd())
+            };
             if wrong == 0 {
                 k += 4;
                 calm += 4;

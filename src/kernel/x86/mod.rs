@@ -8,7 +8,7 @@ mod avx2;
 mod avx512;
 mod sse2;
 
-use super::{KernelPath, Mistake, Pass, Rows};
+use super::{KernelPath, LabelSigns, Mistake, Pass, Rows};
 
 /// The paths this CPU can run, in order of preference (best last).
 pub(super) fn detect() -> Vec<KernelPath> {
@@ -68,6 +68,8 @@ trait RowSource: Copy {
     fn x(self) -> *const f64;
     /// The labels of the matrix's rows.
     fn labels(self) -> *const f64;
+    /// The sign bits of the labels ([`LabelSigns`]) of a contiguous block that has them, else null.
+    fn signs(self) -> *const u8;
     /// The matrix row of block row `k`.
     ///
     /// # Safety
@@ -91,10 +93,24 @@ trait RowSource: Copy {
     }
 }
 
+/// Which of the contiguous rows `k..k + 4` have the label −1 (bit `j` for row `k + j`), from the sign
+/// bits at `signs`.
+///
+/// # Safety
+/// `signs` is a [`LabelSigns`] of at least `k + 4` rows.
+#[inline(always)]
+unsafe fn negatives_of_four(signs: *const u8, k: usize) -> u32 {
+    // Rows k..k+4 lie within the two bytes from k/8 on (k mod 8 + 4 ≤ 11 bits); the second byte
+    // exists, a row's or the zero byte after the rows.
+    let pair = unsafe { std::ptr::read_unaligned(signs.add(k / 8).cast::<[u8; 2]>()) };
+    u32::from(u16::from_le_bytes(pair) >> (k % 8)) & 0xf
+}
+
 #[derive(Clone, Copy)]
 struct Contiguous {
     x: *const f64,
     labels: *const f64,
+    signs: *const u8,
     len: usize,
     d: usize,
 }
@@ -104,6 +120,7 @@ impl Contiguous {
         Self {
             x: rows.x.as_ptr(),
             labels: rows.labels.as_ptr(),
+            signs: rows.signs.map_or(std::ptr::null(), LabelSigns::as_ptr),
             len: rows.labels.len(),
             d: rows.n_features,
         }
@@ -127,6 +144,10 @@ impl RowSource for Contiguous {
     #[inline(always)]
     fn labels(self) -> *const f64 {
         self.labels
+    }
+    #[inline(always)]
+    fn signs(self) -> *const u8 {
+        self.signs
     }
     #[inline(always)]
     unsafe fn matrix_row(self, k: usize) -> usize {
@@ -172,6 +193,10 @@ impl RowSource for Indexed {
     #[inline(always)]
     fn labels(self) -> *const f64 {
         self.labels
+    }
+    #[inline(always)]
+    fn signs(self) -> *const u8 {
+        std::ptr::null()
     }
     #[inline(always)]
     unsafe fn matrix_row(self, k: usize) -> usize {
