@@ -77,8 +77,9 @@
 //!   have passed, it is 4 rows, whose last folds (the in-register part of the tree, as costly as the
 //!   products for short rows) share their shuffles and adds, with one compare for all four. A block with
 //!   a mistake is resumed one row at a time from that mistake, and the block size drops back to one.
-//! * **Fast, long rows**: one row at a time through the 32-lane loop; the four register accumulators
-//!   keep the adders busy within the row.
+//! * **Fast, long rows**: one row at a time through the 32-lane loop; the register accumulators keep
+//!   the adders busy within the row. The AVX-512F path runs this loop with 256-bit registers, like the
+//!   AVX2 path, which kept up with the memory where 512-bit registers did not (see `x86/avx512.rs`).
 //! * **Sequential**: a row's sum is one chain of dependent additions, so 4 or 8 rows are summed side by
 //!   side, each in its own left-to-right order; after a mistake the rows behind it in the group are
 //!   summed again with the new weights. The next group is prefetched where the hardware prefetchers do

@@ -320,7 +320,7 @@ fn fold_register_partly<const FOLDS: usize>(v: __m256d) -> f64 {
 /// Fast rows longer than one chunk, one at a time, each through the full loop.
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn run_long<R: RowSource, const TRAIN: bool>(
+pub(super) unsafe fn run_long<R: RowSource, const TRAIN: bool>(
     pass: &mut Pass<'_, '_>,
     rows: R,
 ) -> Option<Mistake> {
