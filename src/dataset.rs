@@ -21,6 +21,10 @@ use crate::kernel::{LabelSigns, Rows};
 /// value is finite and that every label is ±1. A dataset may hold a single class (Helmbold's
 /// negate-the-negatives transform produces one); functions that need both classes say so and check.
 ///
+/// Beside the matrix and the labels a dataset keeps the labels' signs, one bit each (n/8 bytes, made
+/// once at construction): the training loop reads those instead of the 8-byte labels where it checks
+/// several rows at once, which at d = 10 is a tenth less memory traffic per epoch ([`Dataset::rows`]).
+///
 /// ```
 /// use ndarray::array;
 /// use novikoff::Dataset;

@@ -52,12 +52,13 @@
 //! # Code paths
 //!
 //! [`paths`] lists the implementations this CPU can run, and [`active`] is the one used, chosen once on
-//! first use: AVX-512F, else AVX2, else SSE2 on x86-64, and the portable Rust code anywhere else. NEON
-//! has no hand-written path (it could not be tested here): on AArch64 the portable code runs, which the
-//! compiler may vectorise across its 32 independent lanes but never reorders. The AVX2 path uses no
-//! FMA even where the CPU has it.
+//! first use: AVX-512F, else AVX2, else SSE2 on x86-64; NEON on AArch64; and the portable Rust code
+//! anywhere else (which the compiler may vectorise across its 32 independent lanes but never reorders).
+//! No path uses fused multiply-add, even where the CPU has it (AVX2 machines with FMA, every AArch64).
 //! Every path computes the orders above exactly; `tests/kernel.rs` checks each one against the portable
-//! path bit for bit.
+//! path bit for bit. The NEON path is tested on x86-64 under QEMU's user-mode emulation
+//! (`qemu-aarch64`; see `.ci/run`), which runs the instructions exactly but says nothing of their speed:
+//! it is a plain port of the SSE2 path, one row at a time, not tuned on real AArch64 hardware.
 //!
 //! # Scanning and training
 //!
@@ -90,7 +91,11 @@
 //! the last bit). Computing 8 rows at once with one row per vector lane (a gather per column) was tried
 //! and dropped: on the AMD Zen 4 of `benches/README.md` it was 3–5 times slower than the loops above.
 
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
 mod portable;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod simd;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
@@ -258,7 +263,10 @@ impl LabelSigns {
     }
 
     /// The bits and the zero byte after them, for the SIMD loops.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(dead_code)
+    )]
     pub(crate) fn as_ptr(&self) -> *const u8 {
         self.bits.as_ptr()
     }
@@ -768,6 +776,8 @@ pub fn paths() -> &'static [KernelPath] {
         let mut paths = vec![portable::PATH];
         #[cfg(target_arch = "x86_64")]
         paths.extend(x86::detect());
+        #[cfg(target_arch = "aarch64")]
+        paths.extend(aarch64::detect());
         paths
     })
 }

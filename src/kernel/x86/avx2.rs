@@ -5,8 +5,8 @@
 
 use std::arch::x86_64::*;
 
-use super::{RowSource, negatives_of_four, run_sequential};
 use crate::kernel::Pass;
+use crate::kernel::simd::{RowSource, bias_for_raw, negatives_of_four, run_sequential};
 use crate::kernel::{LANES, Mistake, Summation};
 
 /// Values per register.
@@ -153,7 +153,7 @@ unsafe fn run_short<R: RowSource, const TRAIN: bool, const K: usize, const FOLDS
     for (r, weight) in weights.iter_mut().enumerate().take(K) {
         *weight = unsafe { load_part::<K>(pass.w, r, last) };
     }
-    let mut bias = super::bias_for_raw(pass.b);
+    let mut bias = bias_for_raw(pass.b);
     let mut scratch = [_mm256_setzero_pd(); REGS];
     let mut calm = 0usize;
     let mut k = 0;
@@ -231,7 +231,7 @@ unsafe fn run_short<R: RowSource, const TRAIN: bool, const K: usize, const FOLDS
             if pass.finish_update(k, activation, step) {
                 return Some(mistake);
             }
-            bias = super::bias_for_raw(pass.b);
+            bias = bias_for_raw(pass.b);
             calm = 0;
         } else {
             calm += 1;

@@ -5,8 +5,8 @@
 
 use std::arch::x86_64::*;
 
-use super::{RowSource, negatives_of_four, run_sequential};
 use crate::kernel::Pass;
+use crate::kernel::simd::{RowSource, bias_for_raw, negatives_of_four, run_sequential};
 use crate::kernel::{LANES, Mistake, Summation};
 
 /// Values per register.
@@ -168,7 +168,7 @@ const CALM: usize = 8;
 /// Each row's products go straight into the tree, without the `+0.0` the accumulators start from, and
 /// lanes past `d` hold `0·0`; the register folds are skipped where only zeros would be added (`FOLDS` of
 /// the last three are done). All this can only change the sign of an exact zero result, and adding
-/// `b + 0.0` instead of `b` makes that sign `+` again (see [`super::bias_for_raw`]).
+/// `b + 0.0` instead of `b` makes that sign `+` again (see [`bias_for_raw`]).
 ///
 /// **Blocks of rows, sized by the mistakes.** A row's last three folds work within one register, and
 /// for short rows they cost as much as the products. So once [`CALM`] rows in a row have passed without
@@ -190,7 +190,7 @@ unsafe fn run_short<R: RowSource, const TRAIN: bool, const K: usize, const FOLDS
     for (r, weight) in weights.iter_mut().enumerate().take(K) {
         *weight = unsafe { load_part::<K>(pass.w, r, last) };
     }
-    let mut bias = super::bias_for_raw(pass.b);
+    let mut bias = bias_for_raw(pass.b);
     let mut scratch = [_mm512_setzero_pd(); MAX_SHORT];
     let mut calm = 0usize;
     let mut k = 0;
@@ -248,7 +248,7 @@ unsafe fn run_short<R: RowSource, const TRAIN: bool, const K: usize, const FOLDS
             if pass.finish_update(k, activation, step) {
                 return Some(mistake);
             }
-            bias = super::bias_for_raw(pass.b);
+            bias = bias_for_raw(pass.b);
             calm = 0;
         } else {
             calm += 1;

@@ -5,8 +5,8 @@
 
 use std::arch::x86_64::*;
 
-use super::{RowSource, run_sequential};
 use crate::kernel::Pass;
+use crate::kernel::simd::{RowSource, run_sequential};
 use crate::kernel::{LANES, Mistake, Summation};
 
 /// Values per register.

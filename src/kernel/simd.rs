@@ -1,0 +1,334 @@
+//! What the SIMD paths share: raw access to the rows of a block ([`RowSource`]), the Sequential order's
+//! loop of several rows at a time, and the [`kernel_path!`] that turns an instruction-set module into a
+//! [`KernelPath`](super::KernelPath).
+
+use super::{LabelSigns, Mistake, Pass, Rows};
+
+/// `kernel_path!(NAME, "name", isa)`: the [`KernelPath`] of the instruction-set module `isa`, whose `dot_fast`,
+/// `axpy` and `run` need the CPU feature the path is named after.
+///
+/// SAFETY: the caller must make sure that the constant is only handed out on a CPU with that feature;
+/// the fields of `KernelPath` are private, so no other code can reach the wrappers. The row sources are
+/// built from validated `Rows`, and `Pass` keeps its own invariant (see there).
+macro_rules! kernel_path {
+    ($constant:ident, $name:literal, $isa:ident) => {
+        const $constant: $crate::kernel::KernelPath = $crate::kernel::KernelPath {
+            name: $name,
+            dot_fast: |a, b| unsafe { $isa::dot_fast(a, b) },
+            axpy: |alpha, x, y| unsafe { $isa::axpy(alpha, x, y) },
+            run: |pass, rows, summation, train| unsafe {
+                match (rows.index, train) {
+                    (None, false) => $isa::run::<_, false>(
+                        pass,
+                        $crate::kernel::simd::Contiguous::new(rows),
+                        summation,
+                    ),
+                    (None, true) => $isa::run::<_, true>(
+                        pass,
+                        $crate::kernel::simd::Contiguous::new(rows),
+                        summation,
+                    ),
+                    (Some(index), false) => $isa::run::<_, false>(
+                        pass,
+                        $crate::kernel::simd::Indexed::new(rows, index),
+                        summation,
+                    ),
+                    (Some(index), true) => $isa::run::<_, true>(
+                        pass,
+                        $crate::kernel::simd::Indexed::new(rows, index),
+                        summation,
+                    ),
+                }
+            },
+        };
+    };
+}
+pub(super) use kernel_path;
+
+/// Raw access to the rows of a validated [`Rows`] block, for the SIMD loops (no bounds checks there).
+///
+/// Invariant: `x` holds `n_rows · d` values and `labels` `n_rows` labels (checked by the `Rows`
+/// constructors), and for an indexed block every index is below `n_rows`, so `row(k)` and `label(k)` are
+/// in bounds for every `k < len()`.
+pub(super) trait RowSource: Copy {
+    /// True when block row `k` is matrix row `k`: the rows of a group are one contiguous region.
+    const CONTIGUOUS: bool;
+    /// Rows in the block.
+    fn len(self) -> usize;
+    /// Features per row.
+    fn d(self) -> usize;
+    /// The matrix.
+    fn x(self) -> *const f64;
+    /// The labels of the matrix's rows.
+    fn labels(self) -> *const f64;
+    /// The sign bits of the labels ([`LabelSigns`]) of a contiguous block that has them, else null.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    fn signs(self) -> *const u8;
+    /// The matrix row of block row `k`.
+    ///
+    /// # Safety
+    /// `k < self.len()`.
+    unsafe fn matrix_row(self, k: usize) -> usize;
+    /// The first value of block row `k`.
+    ///
+    /// # Safety
+    /// `k < self.len()`.
+    #[inline(always)]
+    unsafe fn row(self, k: usize) -> *const f64 {
+        unsafe { self.x().add(self.matrix_row(k) * self.d()) }
+    }
+    /// The label of block row `k`.
+    ///
+    /// # Safety
+    /// `k < self.len()`.
+    #[inline(always)]
+    unsafe fn label(self, k: usize) -> f64 {
+        unsafe { *self.labels().add(self.matrix_row(k)) }
+    }
+}
+
+/// Which of the contiguous rows `k..k + 4` have the label −1 (bit `j` for row `k + j`), from the sign
+/// bits at `signs`.
+///
+/// # Safety
+/// `signs` is a [`LabelSigns`] of at least `k + 4` rows.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(super) unsafe fn negatives_of_four(signs: *const u8, k: usize) -> u32 {
+    // Rows k..k+4 lie within the two bytes from k/8 on (k mod 8 + 4 ≤ 11 bits); the second byte
+    // exists, a row's or the zero byte after the rows.
+    let pair = unsafe { std::ptr::read_unaligned(signs.add(k / 8).cast::<[u8; 2]>()) };
+    u32::from(u16::from_le_bytes(pair) >> (k % 8)) & 0xf
+}
+
+#[derive(Clone, Copy)]
+pub(super) struct Contiguous {
+    x: *const f64,
+    labels: *const f64,
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    signs: *const u8,
+    len: usize,
+    d: usize,
+}
+
+impl Contiguous {
+    pub(super) fn new(rows: &Rows<'_>) -> Self {
+        Self {
+            x: rows.x.as_ptr(),
+            labels: rows.labels.as_ptr(),
+            signs: rows.signs.map_or(std::ptr::null(), LabelSigns::as_ptr),
+            len: rows.labels.len(),
+            d: rows.n_features,
+        }
+    }
+}
+
+impl RowSource for Contiguous {
+    const CONTIGUOUS: bool = true;
+    #[inline(always)]
+    fn len(self) -> usize {
+        self.len
+    }
+    #[inline(always)]
+    fn d(self) -> usize {
+        self.d
+    }
+    #[inline(always)]
+    fn x(self) -> *const f64 {
+        self.x
+    }
+    #[inline(always)]
+    fn labels(self) -> *const f64 {
+        self.labels
+    }
+    #[inline(always)]
+    fn signs(self) -> *const u8 {
+        self.signs
+    }
+    #[inline(always)]
+    unsafe fn matrix_row(self, k: usize) -> usize {
+        k
+    }
+}
+
+#[derive(Clone, Copy)]
+pub(super) struct Indexed {
+    x: *const f64,
+    labels: *const f64,
+    index: *const usize,
+    len: usize,
+    d: usize,
+}
+
+impl Indexed {
+    pub(super) fn new(rows: &Rows<'_>, index: &[usize]) -> Self {
+        Self {
+            x: rows.x.as_ptr(),
+            labels: rows.labels.as_ptr(),
+            index: index.as_ptr(),
+            len: index.len(),
+            d: rows.n_features,
+        }
+    }
+}
+
+impl RowSource for Indexed {
+    const CONTIGUOUS: bool = false;
+    #[inline(always)]
+    fn len(self) -> usize {
+        self.len
+    }
+    #[inline(always)]
+    fn d(self) -> usize {
+        self.d
+    }
+    #[inline(always)]
+    fn x(self) -> *const f64 {
+        self.x
+    }
+    #[inline(always)]
+    fn labels(self) -> *const f64 {
+        self.labels
+    }
+    #[inline(always)]
+    fn signs(self) -> *const u8 {
+        std::ptr::null()
+    }
+    #[inline(always)]
+    unsafe fn matrix_row(self, k: usize) -> usize {
+        unsafe { *self.index.add(k) }
+    }
+}
+
+/// The bias to add to a "raw" Fast dot product: one whose products went into the tree without the
+/// `+0.0` every accumulator starts from, and whose empty lanes may hold `+0.0` or nothing at all.
+///
+/// A raw sum can differ from the documented one only in the sign of an exact zero: sums of leaves that
+/// differ only in the sign of zero differ only in the sign of zero, and the documented sum is never
+/// `−0.0`. So `raw + (b + 0.0)` is `documented + b` bit for bit. If `b` is not `−0.0`, then
+/// `b + 0.0 = b`, and `−0.0 + b = +0.0 + b`. If `b` is `−0.0`, then `documented + b = documented`
+/// (never `−0.0`) `= raw + (+0.0)`.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(super) fn bias_for_raw(b: f64) -> f64 {
+    b + 0.0
+}
+
+/// Ask for the cache line holding `p` (a hint: any address is allowed, none is dereferenced).
+#[inline(always)]
+fn prefetch(p: *const f64) {
+    // SAFETY (both): a prefetch never faults and changes nothing the program can observe. SSE is part
+    // of the x86-64 baseline; `prfm` is part of the AArch64 base instruction set.
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
+    }
+    #[cfg(target_arch = "aarch64")]
+    unsafe {
+        std::arch::asm!("prfm pldl1keep, [{0}]", in(reg) p, options(nostack, preserves_flags, readonly));
+    }
+}
+
+/// The Sequential order, `G` rows at a time: `G` independent left-to-right sums, one per row, advance
+/// together through the columns (`w[j]` is read once for all of them). A single row's sum is one chain of
+/// dependent additions, so this is what keeps the adder busy; each row still gets exactly its own
+/// left-to-right sum. Plain scalar code, compiled inside each path's `#[target_feature]` function, with
+/// that path's `axpy` for the updates.
+///
+/// After a mistake the rows after it in its group are computed again with the new weights, and the
+/// next group starts at the row after the mistake.
+///
+/// Reading G rows side by side is G streams of reads. The hardware prefetchers follow them when they
+/// are long (`d` above a few hundred) and when the G rows are one short run of cache lines (small `d`),
+/// but not in between: there (`PREFETCH`), the next group is prefetched one cache line per column step,
+/// in address order. Rows of an indexed block are scattered, so they are always prefetched, row by
+/// row. (Measured on the machine of `benches/README.md`; software prefetching where the hardware copes
+/// cost bandwidth there.)
+///
+/// # Safety
+/// The invariant of `Pass`, with `pass.d == rows.d()`; `axpy(alpha, x, w, d)` must be an axpy of `d`
+/// values.
+#[inline(always)]
+pub(super) unsafe fn run_sequential<
+    R: RowSource,
+    const TRAIN: bool,
+    const G: usize,
+    const PREFETCH: bool,
+>(
+    pass: &mut Pass<'_, '_>,
+    rows: R,
+    axpy: impl Fn(f64, *const f64, *mut f64, usize),
+) -> Option<Mistake> {
+    let (n, d) = (rows.len(), rows.d());
+    let mut k = 0;
+    'groups: while k + G <= n {
+        let starts: [*const f64; G] = std::array::from_fn(|r| unsafe { rows.row(k + r) });
+        // With PREFETCH, the next group's rows are fetched one cache line per column step (see above).
+        let ahead: [*const f64; G] = if k + 2 * G <= n {
+            std::array::from_fn(|r| unsafe { rows.row(k + G + r) })
+        } else {
+            starts
+        };
+        let w = pass.w.cast_const();
+        let mut sums = [0.0f64; G];
+        for j in 0..d {
+            if !R::CONTIGUOUS {
+                prefetch(ahead[j % G].wrapping_add(j / G * 8));
+            } else if PREFETCH {
+                // The next group is one region of G·d values: G values per column step, in order.
+                prefetch(ahead[0].wrapping_add(j * G));
+            }
+            let wj = unsafe { *w.add(j) };
+            for (sum, start) in sums.iter_mut().zip(&starts) {
+                *sum += wj * unsafe { *start.add(j) };
+            }
+        }
+        for (r, sum) in sums.iter().enumerate() {
+            let activation = sum + pass.b;
+            let y = unsafe { rows.label(k + r) };
+            if y * activation <= 0.0 {
+                let mistake = Mistake {
+                    offset: k + r,
+                    activation,
+                };
+                if !TRAIN {
+                    return Some(mistake);
+                }
+                let step = pass.eta * y;
+                axpy(step, starts[r], pass.w, d);
+                if pass.finish_update(k + r, activation, step) {
+                    return Some(mistake);
+                }
+                k += r + 1;
+                continue 'groups;
+            }
+        }
+        k += G;
+    }
+    while k < n {
+        let x = unsafe { rows.row(k) };
+        let w = pass.w.cast_const();
+        let mut sum = 0.0;
+        for j in 0..d {
+            sum += unsafe { *w.add(j) * *x.add(j) };
+        }
+        let activation = sum + pass.b;
+        let y = unsafe { rows.label(k) };
+        if y * activation <= 0.0 {
+            let mistake = Mistake {
+                offset: k,
+                activation,
+            };
+            if !TRAIN {
+                return Some(mistake);
+            }
+            let step = pass.eta * y;
+            axpy(step, x, pass.w, d);
+            if pass.finish_update(k, activation, step) {
+                return Some(mistake);
+            }
+        }
+        k += 1;
+    }
+    None
+}
