@@ -110,9 +110,9 @@ unsafe fn axpy_ptr(alpha: f64, x: *const f64, y: *mut f64, n: usize) {
 ///
 /// The long rows run at the speed of memory with 256-bit loads, and did not with 512-bit ones: on the
 /// machine of `benches/README.md` (AMD Zen 4, whose units are 256 bits wide and run a 512-bit
-/// instruction as two halves), the same 32-lane loop in 512-bit registers made the clean epoch at
-/// 10⁴ × 1000 run at 0.80–0.94 of the bandwidth reference, and in 256-bit registers at 0.90–1.14, in
-/// three runs of each. The bits are the same either way.
+/// instruction as two halves), the same 32-lane loop made the clean epoch at 10⁴ × 1000 run at
+/// 0.80–0.94 of the bandwidth reference in 512-bit registers and at 0.98–1.06 in 256-bit ones, in five
+/// interleaved runs. The bits are the same either way.
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn run<R: RowSource, const TRAIN: bool>(
     pass: &mut Pass<'_, '_>,
