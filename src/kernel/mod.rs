@@ -237,12 +237,21 @@ pub struct Rows<'a> {
 /// 80-byte row at d = 10), and this is 1/64 of that. The SIMD loops use it where they check four
 /// contiguous rows at once: for `y = ±1`, `y·a ≤ 0` is `a ≤ 0` for `+1` and `a ≥ 0` for `−1`, the same
 /// decision in every case, NaN included, so the bits change the memory traffic and nothing else.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub(crate) struct LabelSigns {
     /// One bit per row, then one zero byte, so that two bytes can be read from any byte that holds a
     /// row's bit.
     bits: Vec<u8>,
     rows: usize,
+}
+
+/// Only the count: the bits say nothing the labels do not, and a dataset's `Debug` would print n/8 of them.
+impl std::fmt::Debug for LabelSigns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LabelSigns")
+            .field("rows", &self.rows)
+            .finish_non_exhaustive()
+    }
 }
 
 impl LabelSigns {
@@ -864,6 +873,12 @@ mod tests {
         }
         assert_eq!(signs.bits[2] >> 3, 0, "bits past the last label");
         assert_eq!(*signs.bits.last().unwrap(), 0);
+    }
+
+    #[test]
+    fn label_signs_debug_shows_the_count_not_the_bits() {
+        let signs = LabelSigns::of_unit_labels(&vec![-1.0; 1000]);
+        assert_eq!(format!("{signs:?}"), "LabelSigns { rows: 1000, .. }");
     }
 
     #[test]
