@@ -6,7 +6,7 @@ use common::seed004;
 
 use ndarray::{Array1, Array2, array};
 use novikoff::kernel::Summation;
-use novikoff::perceptron::{BiasRule, Order, PerceptronParams, StopReason, Trace};
+use novikoff::perceptron::{BiasRule, NoTrace, Order, PerceptronParams, StopReason, Trace};
 use novikoff::{Dataset, rng};
 
 fn xor() -> Dataset {
@@ -435,4 +435,22 @@ fn online_passes_equal_fit_bit_for_bit() {
             }
         }
     }
+}
+
+/// `fit` skips assembling events for a sink that records nothing, so a sink that does record must get
+/// every update, alone or paired with one that does not.
+#[test]
+fn a_recording_sink_sees_every_update_beside_one_that_does_not() {
+    let data = random_data(300, 5, 41);
+    let params = PerceptronParams::new().max_epochs(3).check().unwrap();
+    let mut alone = Trace::default();
+    let fit = params.fit_with_trace(&data, &mut alone).unwrap();
+    assert!(fit.mistakes > 10, "the data should take some updates");
+    let mut pair = (Trace::default(), NoTrace);
+    let paired = params.fit_with_trace(&data, &mut pair).unwrap();
+    assert_eq!((&paired.w, paired.mistakes), (&fit.w, fit.mistakes));
+    assert_eq!(pair.0, alone);
+    let mut reversed = (NoTrace, Trace::default());
+    params.fit_with_trace(&data, &mut reversed).unwrap();
+    assert_eq!(reversed.1, alone);
 }

@@ -78,26 +78,28 @@ impl Perceptron {
             let mistakes_before = mistakes;
             let stopped = weights.train(&rows, &mut |update| {
                 mistakes += 1;
-                let row = if visit.is_empty() {
-                    update.offset
-                } else {
-                    visit[update.offset]
-                };
-                let recorded = sink.record(&UpdateEvent {
-                    update: mistakes,
-                    epoch,
-                    row,
-                    label: labels[row],
-                    activation: update.activation,
-                    x: data.row(row),
-                    w: update.w,
-                    b: update.b,
-                    bias_constant: c,
-                    eta: p.eta,
-                });
-                if let Err(error) = recorded {
-                    failure = Some(error);
-                    return ControlFlow::Break(());
+                if S::RECORDS {
+                    let row = if visit.is_empty() {
+                        update.offset
+                    } else {
+                        visit[update.offset]
+                    };
+                    let recorded = sink.record(&UpdateEvent {
+                        update: mistakes,
+                        epoch,
+                        row,
+                        label: labels[row],
+                        activation: update.activation,
+                        x: data.row(row),
+                        w: update.w,
+                        b: update.b,
+                        bias_constant: c,
+                        eta: p.eta,
+                    });
+                    if let Err(error) = recorded {
+                        failure = Some(error);
+                        return ControlFlow::Break(());
+                    }
                 }
                 if !is_finite(update) {
                     stop_reason = StopReason::NonFinite;

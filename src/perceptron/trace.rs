@@ -46,6 +46,15 @@ pub struct UpdateEvent<'a> {
 /// }
 /// ```
 pub trait TraceSink {
+    /// False for a sink that ignores every event ([`NoTrace`]), so that the training loop does not
+    /// assemble them.
+    ///
+    /// ```
+    /// use novikoff::perceptron::{NoTrace, Trace, TraceSink};
+    /// assert!(!NoTrace::RECORDS && Trace::RECORDS && <(NoTrace, Trace)>::RECORDS);
+    /// ```
+    const RECORDS: bool = true;
+
     /// Observe one update. An error stops the run and is returned by `fit`.
     fn record(&mut self, event: &UpdateEvent<'_>) -> Result<()>;
 }
@@ -60,6 +69,8 @@ pub trait TraceSink {
 pub struct NoTrace;
 
 impl TraceSink for NoTrace {
+    const RECORDS: bool = false;
+
     #[inline(always)]
     fn record(&mut self, _event: &UpdateEvent<'_>) -> Result<()> {
         Ok(())
@@ -67,6 +78,8 @@ impl TraceSink for NoTrace {
 }
 
 impl<T: TraceSink + ?Sized> TraceSink for &mut T {
+    const RECORDS: bool = T::RECORDS;
+
     #[inline(always)]
     fn record(&mut self, event: &UpdateEvent<'_>) -> Result<()> {
         (**self).record(event)
@@ -74,6 +87,8 @@ impl<T: TraceSink + ?Sized> TraceSink for &mut T {
 }
 
 impl<A: TraceSink, B: TraceSink> TraceSink for (A, B) {
+    const RECORDS: bool = A::RECORDS || B::RECORDS;
+
     #[inline(always)]
     fn record(&mut self, event: &UpdateEvent<'_>) -> Result<()> {
         self.0.record(event)?;
