@@ -76,9 +76,10 @@ impl Perceptron {
                 Rows::indexed_prechecked(x, labels, d, &visit)
             };
             let mistakes_before = mistakes;
+            let records = sink.records();
             let stopped = weights.train(&rows, &mut |update| {
                 mistakes += 1;
-                if S::RECORDS {
+                if records {
                     let row = if visit.is_empty() {
                         update.offset
                     } else {

@@ -51,9 +51,13 @@ pub trait TraceSink {
     ///
     /// ```
     /// use novikoff::perceptron::{NoTrace, Trace, TraceSink};
-    /// assert!(!NoTrace::RECORDS && Trace::RECORDS && <(NoTrace, Trace)>::RECORDS);
+    /// assert!(!NoTrace.records() && Trace::default().records());
+    /// assert!((NoTrace, Trace::default()).records());
     /// ```
-    const RECORDS: bool = true;
+    #[inline(always)]
+    fn records(&self) -> bool {
+        true
+    }
 
     /// Observe one update. An error stops the run and is returned by `fit`.
     fn record(&mut self, event: &UpdateEvent<'_>) -> Result<()>;
@@ -69,7 +73,10 @@ pub trait TraceSink {
 pub struct NoTrace;
 
 impl TraceSink for NoTrace {
-    const RECORDS: bool = false;
+    #[inline(always)]
+    fn records(&self) -> bool {
+        false
+    }
 
     #[inline(always)]
     fn record(&mut self, _event: &UpdateEvent<'_>) -> Result<()> {
@@ -78,7 +85,10 @@ impl TraceSink for NoTrace {
 }
 
 impl<T: TraceSink + ?Sized> TraceSink for &mut T {
-    const RECORDS: bool = T::RECORDS;
+    #[inline(always)]
+    fn records(&self) -> bool {
+        (**self).records()
+    }
 
     #[inline(always)]
     fn record(&mut self, event: &UpdateEvent<'_>) -> Result<()> {
@@ -87,7 +97,10 @@ impl<T: TraceSink + ?Sized> TraceSink for &mut T {
 }
 
 impl<A: TraceSink, B: TraceSink> TraceSink for (A, B) {
-    const RECORDS: bool = A::RECORDS || B::RECORDS;
+    #[inline(always)]
+    fn records(&self) -> bool {
+        self.0.records() || self.1.records()
+    }
 
     #[inline(always)]
     fn record(&mut self, event: &UpdateEvent<'_>) -> Result<()> {
