@@ -454,3 +454,23 @@ fn a_recording_sink_sees_every_update_beside_one_that_does_not() {
     params.fit_with_trace(&data, &mut reversed).unwrap();
     assert_eq!(reversed.1, alone);
 }
+
+/// Labels sliced with a step keep their owned array but are not contiguous; the dataset stores them
+/// contiguously, with sign bits that match, so training sees the labels that were given.
+#[test]
+fn strided_labels_are_stored_contiguously_and_train_as_given() {
+    let x = array![[1.0, 0.5], [-1.0, 0.25], [2.0, -1.0], [-0.5, -2.0]];
+    let mut y = array![1.0, 0.0, -1.0, 0.0, 1.0, 0.0, -1.0, 0.0];
+    y.slice_collapse(ndarray::s![..;2]);
+    assert!(!y.is_standard_layout());
+    let data = Dataset::new(x.clone(), y).unwrap();
+    assert_eq!(data.labels(), &[1.0, -1.0, 1.0, -1.0]);
+    let plain = Dataset::new(x, array![1.0, -1.0, 1.0, -1.0]).unwrap();
+    assert_eq!(data, plain);
+    let params = PerceptronParams::new().max_epochs(5).check().unwrap();
+    let (strided, contiguous) = (params.fit(&data).unwrap(), params.fit(&plain).unwrap());
+    assert_eq!(
+        (strided.w, strided.mistakes),
+        (contiguous.w, contiguous.mistakes)
+    );
+}
