@@ -43,7 +43,7 @@
 //!
 //! # Checking a run
 //!
-//! [`verify`] trains and returns a [`Verdict`]: the run's mistakes and epochs, every form with
+//! [`verify()`] trains and returns a [`Verdict`]: the run's mistakes and epochs, every form with
 //! `applies`, `value`, `reason`, `ratio` and `holds`, the margins, and an [`InvariantReport`]. The proof's
 //! inequalities `u·ŵ_k ≥ k·η·γ` and `‖ŵ_k‖² ≤ k·η²·R̂²` are checked after every update by an
 //! [`InvariantCheck`], a [`TraceSink`](crate::perceptron::TraceSink) costing O(d) per update (its page

@@ -4,7 +4,7 @@
 
 use super::{LabelSigns, Mistake, Pass, Rows};
 
-/// `kernel_path!(NAME, "name", isa)`: the [`KernelPath`] of the instruction-set module `isa`, whose `dot_fast`,
+/// `kernel_path!(NAME, "name", isa)`: the [`KernelPath`](super::KernelPath) of the instruction-set module `isa`, whose `dot_fast`,
 /// `axpy` and `run` need the CPU feature the path is named after.
 ///
 /// SAFETY: the caller must make sure that the constant is only handed out on a CPU with that feature;

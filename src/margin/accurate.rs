@@ -1,6 +1,6 @@
 //! Compensated ("twice working precision") dot products and sums, with rigorous error bounds.
 //!
-//! The bracket `[lower, upper]` of [`max_margin`](super::max_margin) must contain the exact maximum
+//! The bracket `[lower, upper]` of [`max_margin`](super::max_margin()) must contain the exact maximum
 //! margin of the stored `f64` data. A plain dot product of length `n` can be off by about `n·u·Σ|aᵢbᵢ|`
 //! (`u = 2⁻⁵³`), which for a margin 10⁻⁸ of the radius is already a relative error of 10⁻⁶. The
 //! algorithm `Dot2` of Ogita, Rump and Oishi (*Accurate sum and dot product*, SIAM J. Sci. Comput. 26,

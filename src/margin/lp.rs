@@ -46,7 +46,7 @@ pub enum Separability {
         certificate: Certificate,
     },
     /// Neither could be established (for instance a margin too small for the LP's tolerances); use
-    /// [`max_margin`](super::max_margin).
+    /// [`max_margin`](super::max_margin()).
     Unknown {
         /// What happened.
         reason: String,

@@ -6,7 +6,7 @@
 //! * the **radius** `R = maxᵢ ‖xᵢ‖`, about the origin ([`radius`]);
 //! * the **margin** of a separator `(w, b)`, `minᵢ yᵢ(w·xᵢ + b)/‖w‖`, negative when a point is on the wrong
 //!   side ([`margin`], per example [`margins`]), and the **maximum margin** `γ*` over all separators
-//!   ([`max_margin`]), with a free bias or through the origin ([`Bias`]).
+//!   ([`max_margin()`]), with a free bias or through the origin ([`Bias`]).
 //!
 //! CS 536 (seed 001, eq. 6) writes the margin as `min |w·x + b|/‖w‖`, the distance of the nearest point
 //! to the plane whichever side it lies on. That is a different quantity (it is never negative, and it is
@@ -14,7 +14,7 @@
 //!
 //! # The maximum margin and its certificate
 //!
-//! [`max_margin`] returns a [`MarginResult`]:
+//! [`max_margin()`] returns a [`MarginResult`]:
 //!
 //! * [`MarginResult::Separable`]: a unit `w`, a bias `b` and a bracket `(lower, upper)` with
 //!   `lower ≤ γ* ≤ upper`. `lower` is the margin the returned `(w, b)` achieves, evaluated on the data in
