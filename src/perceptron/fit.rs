@@ -65,6 +65,7 @@ impl Perceptron {
         let mut epochs = 0;
         let mut stop_reason = StopReason::EpochCap;
         let mut failure = None;
+        let records = sink.records();
         for epoch in 1..=p.max_epochs {
             epochs = epoch;
             if let Some(stream) = shuffler.as_mut() {
@@ -76,7 +77,6 @@ impl Perceptron {
                 Rows::indexed_prechecked(x, labels, d, &visit)
             };
             let mistakes_before = mistakes;
-            let records = sink.records();
             let stopped = weights.train(&rows, &mut |update| {
                 mistakes += 1;
                 if records {

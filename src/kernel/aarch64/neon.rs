@@ -6,7 +6,7 @@
 
 use std::arch::aarch64::*;
 
-use crate::kernel::simd::{RowSource, run_sequential};
+use crate::kernel::simd::{RowSource, run_rows, run_sequential_for};
 use crate::kernel::{LANES, Mistake, Pass, Summation};
 
 /// Values per register.
@@ -90,34 +90,13 @@ pub(super) unsafe fn run<R: RowSource, const TRAIN: bool>(
 ) -> Option<Mistake> {
     let d = rows.d();
     debug_assert_eq!(pass.d, d);
-    if summation == Summation::Sequential {
-        let axpy = |alpha, x, y, n| unsafe { axpy_ptr(alpha, x, y, n) };
-        return unsafe {
-            if (33..=256).contains(&d) {
-                run_sequential::<R, TRAIN, 4, true>(pass, rows, axpy)
-            } else {
-                run_sequential::<R, TRAIN, 4, false>(pass, rows, axpy)
-            }
-        };
-    }
-    for k in 0..rows.len() {
-        let x = unsafe { rows.row(k) };
-        let activation = unsafe { dot_fast_ptr(pass.w, x, d) } + pass.b;
-        let y = unsafe { rows.label(k) };
-        if y * activation <= 0.0 {
-            let mistake = Mistake {
-                offset: k,
-                activation,
-            };
-            if !TRAIN {
-                return Some(mistake);
-            }
-            let step = pass.eta * y;
-            unsafe { axpy_ptr(step, x, pass.w, d) };
-            if pass.finish_update(k, activation, step) {
-                return Some(mistake);
+    let axpy = |alpha, x, y, n| unsafe { axpy_ptr(alpha, x, y, n) };
+    unsafe {
+        match summation {
+            Summation::Sequential => run_sequential_for::<R, TRAIN, 4>(pass, rows, axpy),
+            Summation::Fast => {
+                run_rows::<R, TRAIN>(pass, rows, |w, x, n| dot_fast_ptr(w, x, n), axpy)
             }
         }
     }
-    None
 }

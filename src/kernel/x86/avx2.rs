@@ -6,7 +6,9 @@
 use std::arch::x86_64::*;
 
 use crate::kernel::Pass;
-use crate::kernel::simd::{RowSource, bias_for_raw, negatives_of_four, run_sequential};
+use crate::kernel::simd::{
+    RowSource, bias_for_raw, negatives_of_four, on_mistake, run_rows, run_sequential_for,
+};
 use crate::kernel::{LANES, Mistake, Summation};
 
 /// Values per register.
@@ -110,13 +112,8 @@ pub(super) unsafe fn run<R: RowSource, const TRAIN: bool>(
     debug_assert_eq!(pass.d, d);
     unsafe {
         match (summation, d) {
-            (Summation::Sequential, 33..=256) => {
-                run_sequential::<R, TRAIN, 4, true>(pass, rows, |alpha, x, y, n| {
-                    axpy_ptr(alpha, x, y, n)
-                })
-            }
             (Summation::Sequential, _) => {
-                run_sequential::<R, TRAIN, 8, false>(pass, rows, |alpha, x, y, n| {
+                run_sequential_for::<R, TRAIN, 8>(pass, rows, |alpha, x, y, n| {
                     axpy_ptr(alpha, x, y, n)
                 })
             }
@@ -208,28 +205,22 @@ unsafe fn run_short<R: RowSource, const TRAIN: bool, const K: usize, const FOLDS
         let activation = fold_register_partly::<FOLDS>(lanes) + bias;
         let y = unsafe { rows.label(k) };
         if y * activation <= 0.0 {
-            let mistake = Mistake {
-                offset: k,
-                activation,
-            };
-            if !TRAIN {
-                return Some(mistake);
-            }
             // w ← w + step·x, as `axpy` does it; the lanes past d stay 0.
-            let step = pass.eta * y;
-            let alpha = _mm256_set1_pd(step);
-            for r in 0..K {
-                weights[r] = _mm256_add_pd(weights[r], _mm256_mul_pd(alpha, values[r]));
-                unsafe {
-                    if r + 1 < K {
-                        _mm256_storeu_pd(pass.w.add(r * V), weights[r]);
-                    } else {
-                        _mm256_maskstore_pd(pass.w.add(r * V), last, weights[r]);
+            let update = |step, w: *mut f64| {
+                let alpha = _mm256_set1_pd(step);
+                for r in 0..K {
+                    weights[r] = _mm256_add_pd(weights[r], _mm256_mul_pd(alpha, values[r]));
+                    unsafe {
+                        if r + 1 < K {
+                            _mm256_storeu_pd(w.add(r * V), weights[r]);
+                        } else {
+                            _mm256_maskstore_pd(w.add(r * V), last, weights[r]);
+                        }
                     }
                 }
-            }
-            if pass.finish_update(k, activation, step) {
-                return Some(mistake);
+            };
+            if let Some(stop) = on_mistake::<TRAIN>(pass, k, activation, y, update) {
+                return Some(stop);
             }
             bias = bias_for_raw(pass.b);
             calm = 0;
@@ -324,25 +315,12 @@ pub(super) unsafe fn run_long<R: RowSource, const TRAIN: bool>(
     pass: &mut Pass<'_, '_>,
     rows: R,
 ) -> Option<Mistake> {
-    let d = rows.d();
-    for k in 0..rows.len() {
-        let x = unsafe { rows.row(k) };
-        let activation = unsafe { dot_fast_ptr(pass.w, x, d) } + pass.b;
-        let y = unsafe { rows.label(k) };
-        if y * activation <= 0.0 {
-            let mistake = Mistake {
-                offset: k,
-                activation,
-            };
-            if !TRAIN {
-                return Some(mistake);
-            }
-            let step = pass.eta * y;
-            unsafe { axpy_ptr(step, x, pass.w, d) };
-            if pass.finish_update(k, activation, step) {
-                return Some(mistake);
-            }
-        }
+    unsafe {
+        run_rows::<R, TRAIN>(
+            pass,
+            rows,
+            |w, x, n| dot_fast_ptr(w, x, n),
+            |alpha, x, y, n| axpy_ptr(alpha, x, y, n),
+        )
     }
-    None
 }

@@ -6,7 +6,9 @@
 use std::arch::x86_64::*;
 
 use crate::kernel::Pass;
-use crate::kernel::simd::{RowSource, bias_for_raw, negatives_of_four, run_sequential};
+use crate::kernel::simd::{
+    RowSource, bias_for_raw, negatives_of_four, on_mistake, run_sequential_for,
+};
 use crate::kernel::{LANES, Mistake, Summation};
 
 /// Values per register.
@@ -105,7 +107,7 @@ unsafe fn axpy_ptr(alpha: f64, x: *const f64, y: *mut f64, n: usize) {
 }
 
 /// Scan or train over the block: Fast rows of at most 128 values with `w` held in registers, Sequential
-/// rows four or eight at a time (see [`run_sequential`]), and longer Fast rows through the AVX2 path's
+/// rows four or eight at a time (see [`run_sequential_for`]), and longer Fast rows through the AVX2 path's
 /// loop, 256 bits at a time (every CPU with AVX-512F has AVX2: [`super::detect`] checks both).
 ///
 /// The long rows run at the speed of memory with 256-bit loads, and did not with 512-bit ones: on the
@@ -123,13 +125,8 @@ pub(super) unsafe fn run<R: RowSource, const TRAIN: bool>(
     debug_assert_eq!(pass.d, d);
     unsafe {
         match (summation, d) {
-            (Summation::Sequential, 33..=256) => {
-                run_sequential::<R, TRAIN, 4, true>(pass, rows, |alpha, x, y, n| {
-                    axpy_ptr(alpha, x, y, n)
-                })
-            }
             (Summation::Sequential, _) => {
-                run_sequential::<R, TRAIN, 8, false>(pass, rows, |alpha, x, y, n| {
+                run_sequential_for::<R, TRAIN, 8>(pass, rows, |alpha, x, y, n| {
                     axpy_ptr(alpha, x, y, n)
                 })
             }
@@ -230,23 +227,17 @@ unsafe fn run_short<R: RowSource, const TRAIN: bool, const K: usize, const FOLDS
         let activation = fold_register_partly::<FOLDS>(lanes) + bias;
         let y = unsafe { rows.label(k) };
         if y * activation <= 0.0 {
-            let mistake = Mistake {
-                offset: k,
-                activation,
-            };
-            if !TRAIN {
-                return Some(mistake);
-            }
             // w ← w + step·x, as `axpy` does it; the lanes past d stay 0.
-            let step = pass.eta * y;
-            let alpha = _mm512_set1_pd(step);
-            for r in 0..K {
-                weights[r] = _mm512_add_pd(weights[r], _mm512_mul_pd(alpha, values[r]));
-                let m = if r + 1 < K { 0xff } else { last };
-                unsafe { _mm512_mask_storeu_pd(pass.w.add(r * V), m, weights[r]) };
-            }
-            if pass.finish_update(k, activation, step) {
-                return Some(mistake);
+            let update = |step, w: *mut f64| {
+                let alpha = _mm512_set1_pd(step);
+                for r in 0..K {
+                    weights[r] = _mm512_add_pd(weights[r], _mm512_mul_pd(alpha, values[r]));
+                    let m = if r + 1 < K { 0xff } else { last };
+                    unsafe { _mm512_mask_storeu_pd(w.add(r * V), m, weights[r]) };
+                }
+            };
+            if let Some(stop) = on_mistake::<TRAIN>(pass, k, activation, y, update) {
+                return Some(stop);
             }
             bias = bias_for_raw(pass.b);
             calm = 0;
