@@ -297,8 +297,13 @@ impl Dataset {
     /// ```
     pub fn augment(&self, c: f64) -> Dataset {
         let (n, d) = self.x.dim();
-        let mut x = Array2::from_elem((n, d + 1), c);
-        x.slice_mut(ndarray::s![.., ..d]).assign(&self.x);
+        let mut values = advised_buffer(n * (d + 1));
+        for row in self.x.rows() {
+            values.extend(row.iter().copied());
+            values.push(c);
+        }
+        let x = Array2::from_shape_vec((n, d + 1), values)
+            .expect("n·(d + 1) values were written for an n × (d + 1) matrix");
         Dataset {
             x,
             y: self.y.clone(),
@@ -320,7 +325,7 @@ impl Dataset {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn negate_negatives(&self) -> Dataset {
-        let mut x = self.x.clone();
+        let mut x = advised_copy(&self.x);
         for (mut row, &label) in x.outer_iter_mut().zip(self.y.iter()) {
             if label < 0.0 {
                 row.mapv_inplace(|v| -v);
@@ -341,7 +346,7 @@ impl Dataset {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn unit_normalize(&self) -> Result<Dataset> {
-        let mut x = self.x.clone();
+        let mut x = advised_copy(&self.x);
         for (row, mut values) in x.outer_iter_mut().enumerate() {
             let norm = values.iter().fold(0.0, |acc, v| acc + v * v).sqrt();
             if norm == 0.0 {
@@ -396,4 +401,19 @@ impl Dataset {
     pub fn into_parts(self) -> (Array2<f64>, Array1<f64>) {
         (self.x, self.y)
     }
+}
+
+/// An empty buffer for `len` values, advised for huge pages before it is written (see
+/// [`crate::kernel::advise_huge_pages`]): the matrices made from a dataset are read like the dataset.
+fn advised_buffer(len: usize) -> Vec<f64> {
+    let mut values = Vec::with_capacity(len);
+    crate::kernel::advise_huge_pages(&mut values);
+    values
+}
+
+/// A copy of a standard-layout matrix in an [`advised_buffer`].
+fn advised_copy(x: &Array2<f64>) -> Array2<f64> {
+    let mut values = advised_buffer(x.len());
+    values.extend(x.iter().copied());
+    Array2::from_shape_vec(x.dim(), values).expect("as many values as the matrix it copies")
 }

@@ -60,12 +60,15 @@ fn check_width(expected: usize, data: &Dataset) -> Result<()> {
 
 /// Apply `f(j, value)` to every entry, keeping the labels.
 fn map_entries(data: &Dataset, f: impl Fn(usize, f64) -> f64) -> Result<Dataset> {
-    let mut x = data.x().to_owned();
-    for mut row in x.rows_mut() {
-        for (j, v) in row.iter_mut().enumerate() {
-            *v = f(j, *v);
-        }
+    let (n, d) = data.x().dim();
+    let mut values = Vec::with_capacity(n * d);
+    // Advised before it is written, like every matrix the crate builds (see kernel::advise_huge_pages).
+    crate::kernel::advise_huge_pages(&mut values);
+    for row in data.x().rows() {
+        values.extend(row.iter().enumerate().map(|(j, &v)| f(j, v)));
     }
+    let x = ndarray::Array2::from_shape_vec((n, d), values)
+        .map_err(|e| crate::Error::Solver(format!("internal shape error: {e}")))?;
     Dataset::new(x, data.y().to_owned())
 }
 

@@ -347,11 +347,11 @@ fn check_positive(name: &'static str, value: f64) -> Result<()> {
     Ok(())
 }
 
-/// A zeroed `n·d` buffer, or an error instead of an abort when memory is short.
+/// A zeroed `n·d` buffer, advised for huge pages before it is written, or an error instead of an abort
+/// when memory is short.
 fn zeros(n: usize, d: usize) -> Result<Vec<f64>> {
     let len = n * d;
-    let mut values = Vec::new();
-    values.try_reserve_exact(len).map_err(|_| {
+    let mut values = crate::kernel::reserve_advised(len).map_err(|_| {
         Error::parameter(
             "n",
             format!("cannot allocate {n}×{d} values ({} bytes)", len * 8),

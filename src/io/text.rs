@@ -202,16 +202,15 @@ pub(crate) fn zeros(len: usize, path: &Path) -> Result<Vec<f64>> {
     Ok(values)
 }
 
-/// An empty buffer with room for exactly `len` values (no doubling growth later).
+/// An empty buffer with room for exactly `len` values (no doubling growth later), advised for huge pages
+/// before anything is written to it (see [`crate::kernel::advise_huge_pages`]).
 pub(crate) fn with_capacity(len: usize, path: &Path) -> Result<Vec<f64>> {
-    let mut values = Vec::new();
-    values.try_reserve_exact(len).map_err(|_| {
+    crate::kernel::reserve_advised(len).map_err(|_| {
         Error::parse(
             crate::Location::new(path),
             format!("cannot allocate memory for {len} values"),
         )
-    })?;
-    Ok(values)
+    })
 }
 
 #[cfg(test)]

@@ -93,6 +93,7 @@
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
+mod pages;
 mod portable;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod simd;
@@ -103,6 +104,9 @@ use std::ops::ControlFlow;
 use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
+
+pub(crate) use pages::reserve as reserve_advised;
+pub use pages::{HUGE_PAGE_BYTES, advise_huge_pages};
 
 /// Number of independent accumulators of [`Summation::Fast`] (see the [module documentation](self)).
 ///
