@@ -42,7 +42,8 @@ impl Clock {
         self.source
     }
 
-    fn now(&self) -> u64 {
+    /// Nanoseconds on this clock since an arbitrary origin.
+    pub fn now(&self) -> u64 {
         match self.source {
             Source::ThreadCpu => thread_cpu_ns().unwrap_or(0),
             Source::Wall => {
