@@ -13,6 +13,10 @@
 //! `read_dot` in the round, `read_with_labels` the matrix and then the labels. Ratios are of
 //! throughputs (the inverse of the times).
 //!
+//! A last table compares, for each matrix beyond the caches, the clean epoch and `read_sum` on the
+//! matrix as the crate builds it (advised for transparent huge pages, see
+//! `novikoff::kernel::advise_huge_pages`) and on a copy in the OS's default 4 KiB pages.
+//!
 //! `cargo bench --bench interleaved` (all shapes of `epoch.rs`, 41 rounds; `NOVIKOFF_ROUNDS=N` and
 //! `NOVIKOFF_EPOCH_SHAPES=10000x1000,...` change them). Times are the thread's CPU time, or wall time
 //! with `NOVIKOFF_BENCH_CLOCK=wall`, as in every bench here.
@@ -26,12 +30,14 @@ mod common;
 mod epoch_data;
 
 use common::Clock;
-use epoch_data::{one_epoch, problem, read_sum, rowloop, shapes};
-use ndarray::Array1;
+use epoch_data::{Problem, one_epoch, problem, read_sum, rowloop, shapes};
+use ndarray::{Array1, Array2};
 use novikoff::kernel::{self, Summation};
-use novikoff::rng;
+use novikoff::{Dataset, rng};
 
 const DEFAULT_ROUNDS: usize = 41;
+/// Matrices above this size (beyond the 1 MB L2 and the 32 MB L3) also get the huge-page comparison.
+const OUT_OF_CACHE_BYTES: usize = 32 << 20;
 
 /// What one round times.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -87,6 +93,7 @@ fn main() {
     let mut order_stream = rng::from_seed(41);
     let mut clean_rows = Vec::new();
     let mut mistakes_rows = Vec::new();
+    let mut pages_rows = Vec::new();
     for (k, &(n, d)) in shapes().iter().enumerate() {
         // The same seeds as epoch.rs, so the two benches time the same problems.
         let problem = problem(n, d, 100 + k as u64);
@@ -106,36 +113,39 @@ fn main() {
             assert_eq!(sequential.fit(data).unwrap().mistakes, mistakes);
             assert_eq!(rowloop(x, labels, &mut w), mistakes);
 
-            let mut times = vec![Vec::with_capacity(rounds); entries.len()];
-            let mut order: Vec<usize> = (0..entries.len()).collect();
-            for _ in 0..rounds {
-                rng::shuffle(&mut order_stream, &mut order);
-                for &i in &order {
-                    let started = clock.now();
-                    match entries[i] {
-                        Entry::Fast => {
+            // Each task owns what it changes and holds references to the rest.
+            let (fast, sequential, start) = (&fast, &sequential, &start);
+            let mut tasks: Vec<Task<'_>> = entries
+                .iter()
+                .map(|entry| -> Task<'_> {
+                    match entry {
+                        Entry::Fast => Box::new(move || {
                             black_box(fast.fit(black_box(data)).unwrap().mistakes);
-                        }
-                        Entry::Sequential => {
+                        }),
+                        Entry::Sequential => Box::new(move || {
                             black_box(sequential.fit(black_box(data)).unwrap().mistakes);
-                        }
+                        }),
                         Entry::Rowloop => {
-                            w.copy_from_slice(&start);
-                            black_box(rowloop(black_box(x), black_box(labels), &mut w));
+                            let mut w = start.clone();
+                            Box::new(move || {
+                                w.copy_from_slice(start);
+                                black_box(rowloop(black_box(x), black_box(labels), &mut w));
+                            })
                         }
-                        Entry::ReadSum => {
+                        Entry::ReadSum => Box::new(move || {
                             black_box(read_sum(black_box(x)));
-                        }
-                        Entry::ReadDot => {
+                        }),
+                        Entry::ReadDot => Box::new(move || {
                             black_box(kernel::dot_fast(black_box(x), black_box(x)));
-                        }
-                        Entry::ReadWithLabels => {
+                        }),
+                        Entry::ReadWithLabels => Box::new(move || {
                             black_box(read_sum(black_box(x)) + read_sum(black_box(labels)));
-                        }
+                        }),
                     }
-                    times[i].push(clock.now().saturating_sub(started).max(1) as f64);
-                }
-            }
+                })
+                .collect();
+            let times = interleave(&clock, &mut order_stream, rounds, &mut tasks);
+            drop(tasks);
             let of = |entry: Entry| &times[entries.iter().position(|&e| e == entry).unwrap()];
             let gbps = |entry: Entry| {
                 let mut t = of(entry).clone();
@@ -170,6 +180,9 @@ fn main() {
                 ));
             }
         }
+        if n * d * 8 > OUT_OF_CACHE_BYTES {
+            pages_rows.push(pages_row(&clock, &mut order_stream, rounds, &problem));
+        }
     }
     println!(
         "\nepoch_clean: GB/s (medians) and throughput ratios, paired median [quartiles] / best\n"
@@ -185,4 +198,87 @@ fn main() {
     println!("| n × d | mistakes | fast | rowloop | fast / rowloop | fast / sequential |");
     println!("|---|---|---|---|---|---|");
     mistakes_rows.iter().for_each(|row| println!("{row}"));
+    println!(
+        "\nhuge pages: the clean epoch and read_sum on the matrix as the crate builds it (advised for \
+         huge pages) and on a copy in 4 KiB pages; GB/s (medians) and throughput ratios, paired median \
+         [quartiles] / best\n"
+    );
+    println!(
+        "| n × d | fast, huge | fast, 4 KiB | read_sum, huge | read_sum, 4 KiB | fast: huge / 4 KiB | read_sum: huge / 4 KiB |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    pages_rows.iter().for_each(|row| println!("{row}"));
+}
+
+/// Timed work, run once per round.
+type Task<'a> = Box<dyn FnMut() + 'a>;
+
+/// Run every task once per round, in a fresh random order each round; the times of each, in round
+/// order.
+fn interleave(
+    clock: &Clock,
+    stream: &mut impl rand::RngCore,
+    rounds: usize,
+    tasks: &mut [Task<'_>],
+) -> Vec<Vec<f64>> {
+    let mut times = vec![Vec::with_capacity(rounds); tasks.len()];
+    let mut order: Vec<usize> = (0..tasks.len()).collect();
+    for _ in 0..rounds {
+        rng::shuffle(stream, &mut order);
+        for &i in &order {
+            let started = clock.now();
+            tasks[i]();
+            times[i].push(clock.now().saturating_sub(started).max(1) as f64);
+        }
+    }
+    times
+}
+
+/// The clean epoch and `read_sum` on the problem's matrix (advised for huge pages, as the crate builds
+/// its matrices) and on a copy of it in the OS's default 4 KiB pages, interleaved.
+fn pages_row(
+    clock: &Clock,
+    stream: &mut impl rand::RngCore,
+    rounds: usize,
+    problem: &Problem,
+) -> String {
+    let huge = &problem.clean;
+    // A plain Vec is not advised: with transparent huge pages in `madvise` mode it gets 4 KiB pages.
+    let small = Dataset::new(
+        Array2::from_shape_vec(huge.x().dim(), huge.as_flat_slice().to_vec()).unwrap(),
+        huge.y().to_owned(),
+    )
+    .unwrap();
+    let fast = one_epoch(&problem.u, Summation::Fast);
+    let mut tasks: Vec<Task<'_>> = vec![
+        Box::new(|| {
+            black_box(fast.fit(black_box(huge)).unwrap().mistakes);
+        }),
+        Box::new(|| {
+            black_box(fast.fit(black_box(&small)).unwrap().mistakes);
+        }),
+        Box::new(|| {
+            black_box(read_sum(black_box(huge.as_flat_slice())));
+        }),
+        Box::new(|| {
+            black_box(read_sum(black_box(small.as_flat_slice())));
+        }),
+    ];
+    let mut times = interleave(clock, stream, rounds, &mut tasks);
+    drop(tasks);
+    let bytes = (huge.x().len() * 8) as f64;
+    let gbps: Vec<f64> = times
+        .iter_mut()
+        .map(|t| bytes / quartiles(&mut t.clone())[0])
+        .collect();
+    let (n, d) = huge.x().dim();
+    format!(
+        "| {n} × {d} | {:.1} | {:.1} | {:.1} | {:.1} | {} | {} |",
+        gbps[0],
+        gbps[1],
+        gbps[2],
+        gbps[3],
+        ratio_cell(&times[0], &times[1]),
+        ratio_cell(&times[2], &times[3]),
+    )
 }

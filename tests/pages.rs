@@ -59,6 +59,7 @@ fn generated_loaded_and_transformed_matrices_are_advised() {
     let loaded = read_csv(&csv, &Default::default()).unwrap();
     assert!(advised(loaded.as_flat_slice()), "read_csv");
 
+    assert!(advised(data.clone().as_flat_slice()), "clone");
     assert!(advised(data.augment(1.0).as_flat_slice()), "augment");
     assert!(
         advised(data.negate_negatives().as_flat_slice()),
