@@ -315,7 +315,7 @@ impl Dataset {
     /// ```
     pub fn augment(&self, c: f64) -> Dataset {
         let (n, d) = self.x.dim();
-        let mut values = advised_buffer(n * (d + 1));
+        let mut values = crate::kernel::advised_buffer(n * (d + 1));
         for row in self.x.rows() {
             values.extend(row.iter().copied());
             values.push(c);
@@ -421,17 +421,10 @@ impl Dataset {
     }
 }
 
-/// An empty buffer for `len` values, advised for huge pages before it is written (see
+/// A copy of a standard-layout matrix in a buffer advised for huge pages before it is written (see
 /// [`crate::kernel::advise_huge_pages`]): the matrices made from a dataset are read like the dataset.
-fn advised_buffer(len: usize) -> Vec<f64> {
-    let mut values = Vec::with_capacity(len);
-    crate::kernel::advise_huge_pages(&mut values);
-    values
-}
-
-/// A copy of a standard-layout matrix in an [`advised_buffer`].
 fn advised_copy(x: &Array2<f64>) -> Array2<f64> {
-    let mut values = advised_buffer(x.len());
+    let mut values = crate::kernel::advised_buffer(x.len());
     values.extend(x.iter().copied());
     Array2::from_shape_vec(x.dim(), values).expect("as many values as the matrix it copies")
 }

@@ -61,9 +61,7 @@ fn check_width(expected: usize, data: &Dataset) -> Result<()> {
 /// Apply `f(j, value)` to every entry, keeping the labels.
 fn map_entries(data: &Dataset, f: impl Fn(usize, f64) -> f64) -> Result<Dataset> {
     let (n, d) = data.x().dim();
-    let mut values = Vec::with_capacity(n * d);
-    // Advised before it is written, like every matrix the crate builds (see kernel::advise_huge_pages).
-    crate::kernel::advise_huge_pages(&mut values);
+    let mut values = crate::kernel::advised_buffer(n * d);
     for row in data.x().rows() {
         values.extend(row.iter().enumerate().map(|(j, &v)| f(j, v)));
     }

@@ -111,8 +111,8 @@ use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
 
-pub(crate) use pages::reserve as reserve_advised;
 pub use pages::{HUGE_PAGE_BYTES, advise_huge_pages};
+pub(crate) use pages::{buffer as advised_buffer, reserve as reserve_advised};
 
 /// Number of independent accumulators of [`Summation::Fast`] (see the [module documentation](self)).
 ///

@@ -82,6 +82,14 @@ pub(crate) fn reserve(
     Ok(values)
 }
 
+/// [`reserve`] for a matrix made from one already in memory, where running short aborts as any
+/// allocation does.
+pub(crate) fn buffer(len: usize) -> Vec<f64> {
+    let mut values = Vec::with_capacity(len);
+    advise_huge_pages(&mut values);
+    values
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -101,15 +101,55 @@ pub(super) unsafe fn negatives_of_four(signs: *const u8, k: usize) -> u32 {
     u32::from(u16::from_le_bytes(pair) >> (k % 8)) & 0xf
 }
 
+/// Which matrix row each row of a [`Block`] is.
+pub(super) trait RowOrder: Copy {
+    /// Whether block row `k` is matrix row `k`.
+    const CONTIGUOUS: bool;
+    /// The matrix row of block row `k`.
+    ///
+    /// # Safety
+    /// `k` is below the block's length.
+    unsafe fn matrix_row(self, k: usize) -> usize;
+}
+
+/// The rows in matrix order.
 #[derive(Clone, Copy)]
-pub(super) struct Contiguous {
+pub(super) struct InOrder;
+
+impl RowOrder for InOrder {
+    const CONTIGUOUS: bool = true;
+    #[inline(always)]
+    unsafe fn matrix_row(self, k: usize) -> usize {
+        k
+    }
+}
+
+/// The rows an index lists, in its order.
+#[derive(Clone, Copy)]
+pub(super) struct ByIndex(*const usize);
+
+impl RowOrder for ByIndex {
+    const CONTIGUOUS: bool = false;
+    #[inline(always)]
+    unsafe fn matrix_row(self, k: usize) -> usize {
+        unsafe { *self.0.add(k) }
+    }
+}
+
+/// A block of rows as raw pointers, in the order `O`.
+#[derive(Clone, Copy)]
+pub(super) struct Block<O> {
     x: *const f64,
     labels: *const f64,
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     signs: *const u8,
     len: usize,
     d: usize,
+    order: O,
 }
+
+pub(super) type Contiguous = Block<InOrder>;
+pub(super) type Indexed = Block<ByIndex>;
 
 impl Contiguous {
     pub(super) fn new(rows: &Rows<'_>) -> Self {
@@ -119,12 +159,27 @@ impl Contiguous {
             signs: rows.signs.map_or(std::ptr::null(), LabelSigns::as_ptr),
             len: rows.labels.len(),
             d: rows.n_features,
+            order: InOrder,
         }
     }
 }
 
-impl RowSource for Contiguous {
-    const CONTIGUOUS: bool = true;
+impl Indexed {
+    /// The sign bits follow the matrix's order, not the index's, so an indexed block has none.
+    pub(super) fn new(rows: &Rows<'_>, index: &[usize]) -> Self {
+        Self {
+            x: rows.x.as_ptr(),
+            labels: rows.labels.as_ptr(),
+            signs: std::ptr::null(),
+            len: index.len(),
+            d: rows.n_features,
+            order: ByIndex(index.as_ptr()),
+        }
+    }
+}
+
+impl<O: RowOrder> RowSource for Block<O> {
+    const CONTIGUOUS: bool = O::CONTIGUOUS;
     #[inline(always)]
     fn len(self) -> usize {
         self.len
@@ -147,56 +202,7 @@ impl RowSource for Contiguous {
     }
     #[inline(always)]
     unsafe fn matrix_row(self, k: usize) -> usize {
-        k
-    }
-}
-
-#[derive(Clone, Copy)]
-pub(super) struct Indexed {
-    x: *const f64,
-    labels: *const f64,
-    index: *const usize,
-    len: usize,
-    d: usize,
-}
-
-impl Indexed {
-    pub(super) fn new(rows: &Rows<'_>, index: &[usize]) -> Self {
-        Self {
-            x: rows.x.as_ptr(),
-            labels: rows.labels.as_ptr(),
-            index: index.as_ptr(),
-            len: index.len(),
-            d: rows.n_features,
-        }
-    }
-}
-
-impl RowSource for Indexed {
-    const CONTIGUOUS: bool = false;
-    #[inline(always)]
-    fn len(self) -> usize {
-        self.len
-    }
-    #[inline(always)]
-    fn d(self) -> usize {
-        self.d
-    }
-    #[inline(always)]
-    fn x(self) -> *const f64 {
-        self.x
-    }
-    #[inline(always)]
-    fn labels(self) -> *const f64 {
-        self.labels
-    }
-    #[inline(always)]
-    fn signs(self) -> *const u8 {
-        std::ptr::null()
-    }
-    #[inline(always)]
-    unsafe fn matrix_row(self, k: usize) -> usize {
-        unsafe { *self.index.add(k) }
+        unsafe { self.order.matrix_row(k) }
     }
 }
 
