@@ -143,6 +143,53 @@ pub(crate) fn norm_bounds(values: &[f64], errors: &[f64]) -> (f64, f64) {
     (lo.max(0.0), hi)
 }
 
+/// A vector of [`Accumulator`]s without their error bookkeeping, stored as two arrays (sums and
+/// corrections) so that the per-component loop vectorises: the compensated `Σₖ cₖ·xₖ` of whole rows,
+/// with the same operations in the same order, hence the same bits, as one `Accumulator` per component.
+#[derive(Debug, Clone)]
+pub(crate) struct CompensatedVector {
+    sums: Vec<f64>,
+    corrections: Vec<f64>,
+}
+
+impl CompensatedVector {
+    /// `len` zeros.
+    pub(crate) fn zeros(len: usize) -> Self {
+        Self {
+            sums: vec![0.0; len],
+            corrections: vec![0.0; len],
+        }
+    }
+
+    /// Add each `x[j]` as a term (as [`Accumulator::add`]).
+    pub(crate) fn add(&mut self, x: &[f64]) {
+        for ((s, c), &a) in self.sums.iter_mut().zip(&mut self.corrections).zip(x) {
+            let (sum, e) = two_sum(*s, a);
+            *s = sum;
+            *c += e;
+        }
+    }
+
+    /// Add `coefficient·x[j]` to component `j` (as [`Accumulator::add_product`]).
+    pub(crate) fn add_scaled(&mut self, coefficient: f64, x: &[f64]) {
+        for ((s, c), &a) in self.sums.iter_mut().zip(&mut self.corrections).zip(x) {
+            let (p, ep) = two_prod(coefficient, a);
+            let (sum, es) = two_sum(*s, p);
+            *s = sum;
+            *c += ep + es;
+        }
+    }
+
+    /// The compensated values (as [`Accumulator::value`]).
+    pub(crate) fn values(&self) -> Vec<f64> {
+        self.sums
+            .iter()
+            .zip(&self.corrections)
+            .map(|(s, c)| s + c)
+            .collect()
+    }
+}
+
 /// Round a lower bound further down by a few ulps, to cover the rounding of the last operation.
 #[inline]
 pub(crate) fn round_down(x: f64) -> f64 {
@@ -173,6 +220,29 @@ mod tests {
         let (value, bound) = dot2(&a, &b);
         assert_eq!(value, 1.0);
         assert!(bound < 1e-10, "{bound}");
+    }
+
+    #[test]
+    fn compensated_vector_matches_one_accumulator_per_component() {
+        let rows = [[1e16, 0.1, -3.0], [1.0, 0.2, 1e-17], [-1e16, 0.3, 3.0]];
+        let coefficients = [1.0, 3.0, 1.0];
+        let mut vector = CompensatedVector::zeros(3);
+        vector.add(&[0.5, -0.0, 1e-30]);
+        let mut scalars = [Accumulator::default(); 3];
+        for (a, &x) in scalars.iter_mut().zip(&[0.5, -0.0, 1e-30]) {
+            a.add(x);
+        }
+        for (row, &c) in rows.iter().zip(&coefficients) {
+            vector.add_scaled(c, row);
+            for (a, &x) in scalars.iter_mut().zip(row) {
+                a.add_product(c, x);
+            }
+        }
+        let expected: Vec<u64> = scalars.iter().map(|a| a.value().to_bits()).collect();
+        let found: Vec<u64> = vector.values().iter().map(|v| v.to_bits()).collect();
+        assert_eq!(found, expected);
+        // 1e16 + 3 − 1e16 + 0.5 is 3.5 only with compensation.
+        assert_eq!(vector.values()[0], 3.5);
     }
 
     #[test]

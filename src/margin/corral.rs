@@ -9,8 +9,9 @@
 //! the polish costs a pass over the data rather than a factorisation. The members are kept affinely
 //! independent (Carathéodory's reduction when a start is degenerate), so `R` is always non-singular.
 
-use super::accurate::Accumulator;
+use super::accurate::CompensatedVector;
 use super::problem::Problem;
+use crate::kernel::{Summation, axpy, dot};
 
 /// The active set and its factorisation.
 pub(crate) struct Corral<'a> {
@@ -208,26 +209,33 @@ impl<'a> Corral<'a> {
     /// on the columns already there.
     fn append(&mut self, row: usize) -> Result<(), Vec<f64>> {
         let mut e = self.column_of(row);
-        let size: f64 = e.iter().map(|x| x * x).sum::<f64>().sqrt();
         let mut coefficients = vec![0.0; self.q.len()];
+        if self.q.len() >= e.len() {
+            // Q already spans the whole space: every column depends on it, and its coefficients are
+            // still needed by Carathéodory's reduction.
+            for (c, q) in coefficients.iter_mut().zip(&self.q) {
+                *c = dot(q, &e, Summation::Fast);
+            }
+            return Err(coefficients);
+        }
+        let size = dot(&e, &e, Summation::Fast).sqrt();
         let mut rest = size;
         // Gram–Schmidt, repeated once when the first pass cancels much of the column ("twice is enough").
+        // This is the polish's most frequent O(r·m) step, so it runs on the kernel's SIMD dot and axpy
+        // (fixed order, the same bits on every CPU).
         for _ in 0..2 {
             let before = rest;
             for (c, q) in coefficients.iter_mut().zip(&self.q) {
-                let s: f64 = q.iter().zip(&e).map(|(a, b)| a * b).sum();
+                let s = dot(q, &e, Summation::Fast);
                 *c += s;
-                for (x, &qj) in e.iter_mut().zip(q) {
-                    *x -= s * qj;
-                }
+                axpy(-s, q, &mut e);
             }
-            rest = e.iter().map(|x| x * x).sum::<f64>().sqrt();
+            rest = dot(&e, &e, Summation::Fast).sqrt();
             if rest > 0.5 * before {
                 break;
             }
         }
-        if rest <= DEPENDENT * size.max(f64::MIN_POSITIVE) || rest == 0.0 || self.q.len() >= e.len()
-        {
+        if rest <= DEPENDENT * size.max(f64::MIN_POSITIVE) || rest == 0.0 {
             return Err(coefficients);
         }
         e.iter_mut().for_each(|x| *x /= rest);
@@ -245,9 +253,11 @@ impl<'a> Corral<'a> {
     fn back_substitute(&self, c: &[f64]) -> Vec<f64> {
         let m = c.len();
         let mut x = c.to_vec();
+        // Column by column, because `R` is stored by columns: each step is one contiguous axpy.
         for j in (0..m).rev() {
-            let tail: f64 = (j + 1..m).map(|l| self.r[l][j] * x[l]).sum();
-            x[j] = (x[j] - tail) / self.r[j][j];
+            x[j] /= self.r[j][j];
+            let (head, rest) = x.split_at_mut(j);
+            axpy(-rest[0], &self.r[j][..j], head);
         }
         x
     }
@@ -382,23 +392,26 @@ impl<'a> Corral<'a> {
     pub(crate) fn combine(&self, weight: impl Fn(usize) -> f64) -> Vec<f64> {
         let r = self.problem.dim();
         if !self.accurate {
-            let mut v = vec![0.0; r];
-            for &i in &self.rows {
-                let coefficient = weight(i) * self.problem.labels[i];
-                for (slot, &x) in v.iter_mut().zip(self.problem.row(i)) {
-                    *slot += coefficient * x;
-                }
-            }
-            return v;
+            return self.combine_plain(weight);
         }
-        let mut acc = vec![Accumulator::default(); r];
+        let mut acc = CompensatedVector::zeros(r);
         for &i in &self.rows {
-            let coefficient = weight(i) * self.problem.labels[i];
-            for (slot, &x) in acc.iter_mut().zip(self.problem.row(i)) {
-                slot.add_product(coefficient, x);
-            }
+            acc.add_scaled(weight(i) * self.problem.labels[i], self.problem.row(i));
         }
-        acc.iter().map(Accumulator::value).collect()
+        acc.values()
+    }
+
+    /// `Σ wᵢ·zᵢ` over the members in plain arithmetic.
+    fn combine_plain(&self, weight: impl Fn(usize) -> f64) -> Vec<f64> {
+        let mut v = vec![0.0; self.problem.dim()];
+        for &i in &self.rows {
+            axpy(
+                weight(i) * self.problem.labels[i],
+                self.problem.row(i),
+                &mut v,
+            );
+        }
+        v
     }
 
     /// The current point `v = Σ wᵢzᵢ`.
@@ -429,22 +442,24 @@ impl<'a> Corral<'a> {
             }
         };
         let mut t: Vec<f64> = self.columns.iter().map(|&c| self.weight[c]).collect();
-        for _ in 0..3 {
+        for step in 0..3 {
             let rest = base_weights(&t);
-            let v = self.combine(|i| value(&t, &rest, i));
+            // The first step lands within rounding of the minimiser from anywhere (the problem is a
+            // linear least-squares one), so plain arithmetic does; the refinements need the exact residual.
+            let v = if step == 0 {
+                self.combine_plain(|i| value(&t, &rest, i))
+            } else {
+                self.combine(|i| value(&t, &rest, i))
+            };
             // The least-squares correction: δ = R⁻¹·Qᵀ·v, t ← t − δ.
-            let c: Vec<f64> = self
-                .q
-                .iter()
-                .map(|q| q.iter().zip(&v).map(|(a, b)| a * b).sum())
-                .collect();
+            let c: Vec<f64> = self.q.iter().map(|q| dot(q, &v, Summation::Fast)).collect();
             let delta = self.back_substitute(&c);
             let mut changed = 0.0f64;
             for (tc, d) in t.iter_mut().zip(&delta) {
                 *tc -= d;
                 changed = changed.max(d.abs());
             }
-            if changed <= 4.0 * f64::EPSILON {
+            if (step > 0 || !self.accurate) && changed <= 4.0 * f64::EPSILON {
                 break;
             }
         }
@@ -464,17 +479,11 @@ impl<'a> Corral<'a> {
         let mut w = v.to_vec();
         if !self.accurate {
             // Well-scaled margins: one plain projection is plenty.
-            let c: Vec<f64> = self
-                .q
-                .iter()
-                .map(|q| q.iter().zip(&w).map(|(a, b)| a * b).sum())
-                .collect();
+            let c: Vec<f64> = self.q.iter().map(|q| dot(q, &w, Summation::Fast)).collect();
             for (q, &ck) in self.q.iter().zip(&c) {
-                for (wj, &qj) in w.iter_mut().zip(q) {
-                    *wj -= ck * qj;
-                }
+                axpy(-ck, q, &mut w);
             }
-            let norm = w.iter().map(|x| x * x).sum::<f64>().sqrt();
+            let norm = dot(&w, &w, Summation::Fast).sqrt();
             if norm > 0.0 && norm.is_finite() {
                 w.iter_mut().for_each(|x| *x /= norm);
             }
@@ -486,14 +495,14 @@ impl<'a> Corral<'a> {
                 .iter()
                 .map(|q| super::accurate::dot2(q, &w).0)
                 .collect();
-            for (j, wj) in w.iter_mut().enumerate() {
-                let mut acc = Accumulator::default();
-                acc.add(*wj);
-                for (q, &ck) in self.q.iter().zip(&c) {
-                    acc.add_product(-ck, q[j]);
-                }
-                *wj = acc.value();
+            // Fed column by column: the same sums in the same order as a component-by-component loop,
+            // but reading each column of Q contiguously, vectorised.
+            let mut acc = CompensatedVector::zeros(w.len());
+            acc.add(&w);
+            for (q, &ck) in self.q.iter().zip(&c) {
+                acc.add_scaled(-ck, q);
             }
+            w = acc.values();
         }
         // Refine: the normal must satisfy w·(zₖ − z_base) = 0 for every column. The residuals are
         // computed from the points themselves (not from the rounded differences), in twice working
@@ -505,13 +514,17 @@ impl<'a> Corral<'a> {
             if self.columns.is_empty() {
                 break;
             }
+            // A group without a base has no columns (a column is a difference from its base), so its
+            // score is never read.
+            let base_scores: Vec<f64> = self
+                .base
+                .iter()
+                .map(|b| b.map_or(0.0, |b| score(&w, b)))
+                .collect();
             let residual: Vec<f64> = self
                 .columns
                 .iter()
-                .map(|&c| {
-                    let base = self.base[self.problem.group(c)].expect("a column has a base");
-                    score(&w, c) - score(&w, base)
-                })
+                .map(|&c| score(&w, c) - base_scores[self.problem.group(c)])
                 .collect();
             let m = residual.len();
             let mut y = vec![0.0; m];

@@ -34,6 +34,8 @@ pub(crate) enum PolishStatus {
     Stalled,
     /// The iteration limit was reached.
     IterationLimit,
+    /// The affine minimiser stayed non-finite even after refactoring the support from scratch.
+    Breakdown,
 }
 
 /// The result of a polish, in the problem's coordinates.
@@ -99,7 +101,11 @@ pub(crate) fn polish(
     let mut added: Vec<usize> = Vec::new();
     for _ in 0..settings.max_iterations {
         iterations += 1;
-        minor_cycle(&mut corral);
+        if settle(&mut corral) == MinorCycle::Breakdown {
+            status = PolishStatus::Breakdown;
+            v = corral.point();
+            break;
+        }
         v = corral.point();
         let length2: f64 = v.iter().map(|x| x * x).sum();
         // Plain arithmetic loses about r·u/‖v‖ of relative accuracy (points lie in the unit ball); switch to
@@ -109,7 +115,11 @@ pub(crate) fn polish(
         if wanted != accurate_mode {
             accurate_mode = wanted;
             corral.set_accurate(wanted);
-            minor_cycle(&mut corral);
+            if settle(&mut corral) == MinorCycle::Breakdown {
+                status = PolishStatus::Breakdown;
+                v = corral.point();
+                break;
+            }
             v = corral.point();
         }
         let length2: f64 = v.iter().map(|x| x * x).sum();
@@ -170,12 +180,18 @@ pub(crate) fn polish(
         }
         violating.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         added.clear();
+        let mut refused = 0;
         for &(_, i) in &violating {
-            if added.len() >= pricing {
+            // A violator that depends on the corral's columns violates only within rounding, and each
+            // refusal costs a full Gram–Schmidt pass: near a non-separable data's zero point most
+            // violators are such, so stop after as many refusals as the batch has rows.
+            if added.len() >= pricing || refused >= pricing {
                 break;
             }
             if corral.add(i) {
                 added.push(i);
+            } else {
+                refused += 1;
             }
         }
         if added.is_empty() {
@@ -198,17 +214,44 @@ pub(crate) fn polish(
     }
 }
 
+/// How a minor cycle ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MinorCycle {
+    /// The weights are the affine minimiser of the corral, all non-negative.
+    Settled,
+    /// The affine minimiser came out non-finite: the factorisation no longer describes the members.
+    Breakdown,
+}
+
+/// A minor cycle; if the factorisation has broken down, refactor the support from its current weights
+/// (Carathéodory's reduction removes a dependent member) and try once more.
+fn settle(corral: &mut Corral<'_>) -> MinorCycle {
+    if minor_cycle(corral) == MinorCycle::Settled {
+        return MinorCycle::Settled;
+    }
+    let current: Vec<(usize, f64)> = corral
+        .rows()
+        .iter()
+        .map(|&i| (i, corral.weight(i)))
+        .collect();
+    corral.reset(&current);
+    minor_cycle(corral)
+}
+
 /// Wolfe's minor cycle: move to the affine minimiser of the corral, or as far towards it as the weights
 /// stay non-negative, dropping the rows whose weight reaches zero. Every pass that does not finish
 /// removes a row.
-fn minor_cycle(corral: &mut Corral<'_>) {
+fn minor_cycle(corral: &mut Corral<'_>) -> MinorCycle {
     for _ in 0..=corral.rows().len() {
         let target = corral.affine_minimiser();
+        if target.iter().any(|&(_, a)| !a.is_finite()) {
+            return MinorCycle::Breakdown;
+        }
         if target.iter().all(|&(_, a)| a >= 0.0) {
             for &(i, a) in &target {
                 corral.set_weight(i, a);
             }
-            return;
+            return MinorCycle::Settled;
         }
         // Rows still at weight zero whose target is negative leave at once: that does not move v.
         let idle: Vec<usize> = target
@@ -222,18 +265,22 @@ fn minor_cycle(corral: &mut Corral<'_>) {
             }
             continue;
         }
-        let mut theta = 1.0;
-        let mut hit = usize::MAX;
-        for &(i, a) in &target {
-            if a < 0.0 {
+        // The first weight to reach zero on the segment from the current weights to the target. Every
+        // negative target here has a positive current weight, so its ratio lies in (0, 1]; it rounds to
+        // exactly 1 when the target is negative by less than a rounding error of the weight, and that
+        // row must still leave (a strict `< 1` test once let no row qualify).
+        let Some((theta, hit)) = target
+            .iter()
+            .filter(|&&(_, a)| a < 0.0)
+            .map(|&(i, a)| {
                 let c = corral.weight(i);
-                let step = c / (c - a);
-                if step < theta {
-                    theta = step;
-                    hit = i;
-                }
-            }
-        }
+                ((c / (c - a)).min(1.0), i)
+            })
+            .min_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)))
+        else {
+            // Unreachable: the targets are finite and not all non-negative, so one is negative.
+            return MinorCycle::Breakdown;
+        };
         let mut leaving = vec![hit];
         for &(i, a) in &target {
             let c = corral.weight(i);
@@ -248,4 +295,5 @@ fn minor_cycle(corral: &mut Corral<'_>) {
         }
         corral.normalise();
     }
+    MinorCycle::Settled
 }

@@ -1,0 +1,287 @@
+//! A stress test of `max_margin` against an independent decision of separability (issue #19).
+//!
+//! Every dataset here is shaped to reach the corners of the active-set code: duplicated rows, rows with
+//! opposite labels, exact multiples of each other, many points exactly on the margin, tiny margins,
+//! integer "pixel" data with more than 200 features (the path that skips the interior-point start), and
+//! the raw and rescaled versions of each. For every dataset and both biases, `max_margin` must end in
+//!
+//! * a certified `Separable`, whose separator achieves the bracket's lower end, or
+//! * a `NotSeparable` whose certificate verifies against the data, or
+//! * an honest `Inaccurate` with an ordered bracket,
+//!
+//! never a panic, and never a disagreement on separability with the feasibility LP (`separable_lp`,
+//! an interior-point LP with its own Farkas certificate). The full sweep over real data (scikit-learn's
+//! digits and the MNIST subset, against scipy's HiGHS) is `notebooks/margin_stress.ipynb`.
+
+use ndarray::{Array1, Array2};
+use novikoff::Dataset;
+use novikoff::margin::{self, Bias, MarginResult, Separability, max_margin, separable_lp};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// What happened to one dataset and bias.
+#[derive(Debug, Default)]
+struct Tally {
+    separable: usize,
+    not_separable: usize,
+    inaccurate: usize,
+}
+
+/// Solve, check the outcome on its own terms, and check it against the LP.
+fn check(name: &str, data: &Dataset, bias: Bias, tally: &mut Tally) {
+    let radius = data.radius();
+    let result = max_margin(data, bias).unwrap_or_else(|e| panic!("{name} {bias:?}: {e}"));
+    let reference = separable_lp(data, bias).unwrap_or_else(|e| panic!("{name} {bias:?}: {e}"));
+    match &result {
+        MarginResult::Separable {
+            bracket: (lower, upper),
+            w,
+            b,
+            ..
+        } => {
+            tally.separable += 1;
+            assert!(
+                0.0 < *lower && lower <= upper,
+                "{name} {bias:?}: bracket {lower} {upper}"
+            );
+            let achieved = margin::margin(data, w.view(), *b).unwrap();
+            assert!(
+                achieved >= *lower,
+                "{name} {bias:?}: the separator achieves {achieved} < lower {lower}"
+            );
+            assert!(
+                !matches!(reference, Separability::NotSeparable { .. }),
+                "{name} {bias:?}: certified separable, the LP proves the opposite"
+            );
+        }
+        MarginResult::NotSeparable { certificate } => {
+            tally.not_separable += 1;
+            assert!(
+                certificate.verify(data, 1e-9 * radius),
+                "{name} {bias:?}: the certificate does not verify (residual {})",
+                certificate.residual
+            );
+            assert!(
+                !reference.is_separable(),
+                "{name} {bias:?}: certified not separable, the LP separates: {reference:?}"
+            );
+        }
+        MarginResult::Inaccurate {
+            bracket: (lower, upper),
+            ..
+        } => {
+            tally.inaccurate += 1;
+            assert!(lower <= upper, "{name} {bias:?}: bracket {lower} {upper}");
+        }
+        other => panic!("{name} {bias:?}: unexpected {other:?}"),
+    }
+}
+
+fn both_biases(name: &str, data: &Dataset, tally: &mut Tally) {
+    check(name, data, Bias::ThroughOrigin, tally);
+    if data.labels().iter().any(|&y| y > 0.0) && data.labels().iter().any(|&y| y < 0.0) {
+        check(name, data, Bias::Free, tally);
+    }
+}
+
+/// The dataset and its copy scaled by `factor` (a power of two keeps every value exact, other factors
+/// do not, as with real preprocessing).
+fn with_scaled(x: &Array2<f64>, y: &Array1<f64>, factor: f64) -> [Dataset; 2] {
+    [
+        Dataset::new(x.clone(), y.clone()).unwrap(),
+        Dataset::new(x.mapv(|v| v * factor), y.clone()).unwrap(),
+    ]
+}
+
+fn gaussian(rng: &mut ChaCha8Rng, n: usize, d: usize) -> Array2<f64> {
+    Array2::from_shape_fn((n, d), |_| {
+        // Box–Muller is enough here and keeps the test free of distribution crates.
+        let (u, v): (f64, f64) = (rng.random::<f64>().max(1e-300), rng.random());
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    })
+}
+
+fn random_labels(rng: &mut ChaCha8Rng, n: usize) -> Array1<f64> {
+    Array1::from_shape_fn(n, |_| if rng.random::<bool>() { 1.0 } else { -1.0 })
+}
+
+/// Labels of a random plane, with the points inside a slab of half-width `gap` pushed out to it, so the
+/// maximum margin is at least `gap` and many points sit close to it.
+fn planted(rng: &mut ChaCha8Rng, x: &mut Array2<f64>, gap: f64, bias: f64) -> Array1<f64> {
+    let d = x.ncols();
+    let w = gaussian(rng, 1, d).row(0).to_owned();
+    let w = &w / w.dot(&w).sqrt();
+    let mut y = Array1::zeros(x.nrows());
+    for (mut row, label) in x.outer_iter_mut().zip(y.iter_mut()) {
+        let a = row.dot(&w) + bias;
+        *label = if a >= 0.0 { 1.0 } else { -1.0 };
+        if a.abs() < gap {
+            row.scaled_add(*label * gap - a, &w);
+        }
+    }
+    y
+}
+
+#[test]
+fn random_labels_in_few_and_many_dimensions() {
+    let mut tally = Tally::default();
+    for seed in 0..12u64 {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let (n, d) = [(40, 3), (30, 12), (24, 30), (60, 8)][seed as usize % 4];
+        let x = gaussian(&mut rng, n, d);
+        let y = random_labels(&mut rng, n);
+        for data in with_scaled(&x, &y, 1e3) {
+            both_biases(&format!("gaussian seed {seed} {n}x{d}"), &data, &mut tally);
+        }
+    }
+    assert!(tally.not_separable > 0 && tally.separable > 0, "{tally:?}");
+}
+
+#[test]
+fn duplicated_rows_with_opposite_labels() {
+    let mut tally = Tally::default();
+    for seed in 0..8u64 {
+        let mut rng = ChaCha8Rng::seed_from_u64(100 + seed);
+        let (n, d) = (30, 2 + seed as usize % 4);
+        let mut x = gaussian(&mut rng, n, d);
+        let mut y = planted(&mut rng, &mut x, 0.1, 0.3);
+        // Copy a few rows with the other label: the two hulls now share those points.
+        let copies = 1 + seed as usize % 3;
+        let extra = x.slice(ndarray::s![..copies, ..]).to_owned();
+        let flipped = y.slice(ndarray::s![..copies]).mapv(|v| -v);
+        x = ndarray::concatenate![ndarray::Axis(0), x, extra];
+        y = ndarray::concatenate![ndarray::Axis(0), y, flipped];
+        for data in with_scaled(&x, &y, 0.37) {
+            both_biases(
+                &format!("opposite duplicates seed {seed}"),
+                &data,
+                &mut tally,
+            );
+        }
+    }
+    assert_eq!(tally.separable, 0, "{tally:?}");
+}
+
+#[test]
+fn exact_multiples_repeated_rows_and_points_on_the_margin() {
+    let mut tally = Tally::default();
+    for seed in 0..8u64 {
+        let mut rng = ChaCha8Rng::seed_from_u64(200 + seed);
+        let d = 2 + seed as usize % 3;
+        let mut x = gaussian(&mut rng, 16, d);
+        let y0 = planted(&mut rng, &mut x, 0.5, 0.0);
+        // Each row again, doubled and halved (same label), and every row once more as is: many rows on
+        // the margin and a support that is far from unique.
+        let rows: Vec<Array1<f64>> = x
+            .outer_iter()
+            .flat_map(|r| [r.to_owned(), &r * 2.0, &r * 0.5, r.to_owned()])
+            .collect();
+        let labels: Vec<f64> = y0.iter().flat_map(|&l| [l; 4]).collect();
+        let views: Vec<_> = rows.iter().map(|r| r.view()).collect();
+        let x = ndarray::stack(ndarray::Axis(0), &views).unwrap();
+        let y = Array1::from(labels);
+        for data in with_scaled(&x, &y, 3.0) {
+            both_biases(&format!("multiples seed {seed}"), &data, &mut tally);
+        }
+        // Through the origin, a row and its negative multiple with the same label cannot be separated.
+        let mut x2 = x.clone();
+        x2.row_mut(0).mapv_inplace(|v| -3.0 * v);
+        let data = Dataset::new(x2, y.clone()).unwrap();
+        let mut local = Tally::default();
+        check(
+            &format!("negative multiple seed {seed}"),
+            &data,
+            Bias::ThroughOrigin,
+            &mut local,
+        );
+        assert_eq!(local.not_separable, 1, "seed {seed}: {local:?}");
+    }
+}
+
+#[test]
+fn tiny_margins_and_degenerate_small_cases() {
+    let mut tally = Tally::default();
+    for (seed, gap) in [(0u64, 1e-4), (1, 1e-5), (2, 1e-6), (3, 3e-6)] {
+        let mut rng = ChaCha8Rng::seed_from_u64(300 + seed);
+        let mut x = gaussian(&mut rng, 80, 5);
+        let y = planted(&mut rng, &mut x, gap, 0.2);
+        for data in with_scaled(&x, &y, 1.0 / 1024.0) {
+            both_biases(&format!("gap {gap:e}"), &data, &mut tally);
+        }
+    }
+    // All rows equal, a single row, one feature, and a row of zeros.
+    let cases: Vec<(&str, Array2<f64>, Array1<f64>)> = vec![
+        (
+            "all rows equal",
+            Array2::from_elem((5, 3), 1.5),
+            Array1::from(vec![1.0, -1.0, 1.0, -1.0, 1.0]),
+        ),
+        (
+            "single row",
+            Array2::from_elem((1, 4), 2.0),
+            Array1::from(vec![1.0]),
+        ),
+        (
+            "d = 1",
+            Array2::from_shape_vec((4, 1), vec![-2.0, -1.0, 1.0, 3.0]).unwrap(),
+            Array1::from(vec![-1.0, 1.0, -1.0, 1.0]),
+        ),
+        (
+            "zero row",
+            Array2::from_shape_vec((3, 2), vec![0.0, 0.0, 1.0, 0.0, 0.0, 1.0]).unwrap(),
+            Array1::from(vec![1.0, 1.0, -1.0]),
+        ),
+    ];
+    for (name, x, y) in cases {
+        both_biases(name, &Dataset::new(x, y).unwrap(), &mut tally);
+    }
+}
+
+/// Integer pixels in 0..=255, mostly zero, with more than 200 features: the regime of the MNIST subset
+/// that once panicked, where the polish starts without the interior-point solve.
+#[test]
+fn sparse_pixel_data_in_many_dimensions() {
+    let mut tally = Tally::default();
+    for seed in 0..3u64 {
+        let mut rng = ChaCha8Rng::seed_from_u64(400 + seed);
+        let (n, d) = (260, 210);
+        let prototypes = [gaussian(&mut rng, 1, d), gaussian(&mut rng, 1, d)];
+        let mut x = Array2::zeros((n, d));
+        let mut y = Array1::zeros(n);
+        for i in 0..n {
+            let class = rng.random_range(0..2);
+            y[i] = if class == 0 { 1.0 } else { -1.0 };
+            for j in 0..d {
+                let ink = prototypes[class][(0, j)] + 0.8 * rng.random::<f64>();
+                if ink > 0.9 {
+                    x[(i, j)] = (ink * 120.0).clamp(0.0, 255.0).round();
+                }
+            }
+        }
+        for data in with_scaled(&x, &y, 1.0 / 255.0) {
+            both_biases(&format!("pixels seed {seed}"), &data, &mut tally);
+        }
+    }
+    assert!(tally.separable + tally.not_separable > 0, "{tally:?}");
+}
+
+/// Small half-integer data: many ties, repeated rows and exactly dependent differences. Such data once
+/// drove the active set's minor cycle to a target weight negative by less than a rounding error, whose
+/// step then rounded to a full step, so no row was chosen to leave and a sentinel index escaped.
+#[test]
+fn half_integer_grids_with_ties() {
+    let mut tally = Tally::default();
+    for seed in 0..400u64 {
+        let mut rng = ChaCha8Rng::seed_from_u64(500 + seed);
+        let n = rng.random_range(2..=8);
+        let d = rng.random_range(1..=3);
+        let x = Array2::from_shape_fn((n, d), |_| f64::from(rng.random_range(-4..=4)) * 0.5);
+        let y = random_labels(&mut rng, n);
+        both_biases(
+            &format!("half-integers seed {seed}"),
+            &Dataset::new(x, y).unwrap(),
+            &mut tally,
+        );
+    }
+    assert!(tally.not_separable > 0 && tally.separable > 0, "{tally:?}");
+}
