@@ -285,18 +285,23 @@ impl Dataset {
     }
 
     /// The radius `R = maxᵢ ‖xᵢ‖₂`, measured about the origin and never about the centroid (seed 004's
-    /// "common misunderstanding"). Each norm is accumulated left to right.
+    /// "common misunderstanding"). Each norm is accumulated left to right, and scaled as LAPACK's `dnrm2`
+    /// scales it (Blue's algorithm): for values between about 10⁻¹⁵⁴ and 10¹⁴⁶ the result has the bits of
+    /// the plain `√(Σ xⱼ²)`, and beyond them the squares neither overflow nor underflow, so `R` is `∞` only
+    /// when a row's length exceeds `f64::MAX` and `0` only for all-zero rows.
     ///
     /// ```
     /// # use ndarray::array;
     /// let data = novikoff::Dataset::new(array![[10.0, 0.0], [11.0, 0.0]], array![1.0, -1.0])?;
     /// assert_eq!(data.radius(), 11.0); // not 0.5, the radius about the centroid
+    /// let huge = novikoff::Dataset::new(array![[3e200, 4e200]], array![1.0])?;
+    /// assert!((huge.radius() / 5e200 - 1.0).abs() < 1e-15); // the naive sum of squares is ∞
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn radius(&self) -> f64 {
         self.x
             .outer_iter()
-            .map(|row| row.iter().fold(0.0, |acc, v| acc + v * v).sqrt())
+            .map(|row| crate::margin::norm(row.iter().copied()))
             .fold(0.0, f64::max)
     }
 
@@ -366,9 +371,16 @@ impl Dataset {
     pub fn unit_normalize(&self) -> Result<Dataset> {
         let mut x = advised_copy(&self.x);
         for (row, mut values) in x.outer_iter_mut().enumerate() {
-            let norm = values.iter().fold(0.0, |acc, v| acc + v * v).sqrt();
+            // A scaled norm: a row of tiny values is not a zero row, nor a row of huge ones all zeros.
+            let mut norm = crate::margin::norm(values.iter().copied());
             if norm == 0.0 {
                 return Err(Error::ZeroRow { row });
+            }
+            if norm.is_infinite() {
+                // Longer than f64::MAX: shrink it by 2⁻⁶⁰⁰ first (values this far below its largest would
+                // be 0 after the division anyway).
+                values.mapv_inplace(|v| v * 2f64.powi(-600));
+                norm = crate::margin::norm(values.iter().copied());
             }
             values.mapv_inplace(|v| v / norm);
         }

@@ -177,6 +177,15 @@ pub enum Error {
         reason: String,
     },
 
+    /// The feature values span more binades than exact `f64` arithmetic can handle: no power-of-two
+    /// scaling brings the largest into range without rounding the smallest (for instance 10³⁰⁰ and
+    /// 10⁻³⁰⁰ in one matrix). An input error: rescale or round the data.
+    #[error("values out of range: {reason}")]
+    Range {
+        /// Which values, and why.
+        reason: String,
+    },
+
     /// A numerical solver failed to reach its target.
     #[error("solver failure: {0}")]
     Solver(String),

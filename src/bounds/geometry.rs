@@ -593,17 +593,18 @@ pub(crate) struct Norms {
 
 impl Norms {
     pub(crate) fn of(data: &Dataset) -> Norms {
-        let (mut max_sq_norm, mut min_sq_norm) = (0.0_f64, f64::INFINITY);
+        let (mut max_sq_norm, mut min_norm) = (0.0_f64, f64::INFINITY);
         for i in 0..data.n_samples() {
             let sq = data.row(i).iter().fold(0.0, |acc, v| acc + v * v);
             max_sq_norm = max_sq_norm.max(sq);
-            min_sq_norm = min_sq_norm.min(sq);
+            // Scaled, so that rows of 10⁻²⁰⁰s are not reported as zero rows nor 10²⁰⁰s as infinite.
+            min_norm = min_norm.min(crate::margin::norm(data.row(i).iter().copied()));
         }
         let (positives, negatives) = data.class_counts();
         Norms {
             radius: data.radius(),
             max_sq_norm,
-            min_norm: min_sq_norm.sqrt(),
+            min_norm,
             unit_norm: data.is_unit_norm(UNIT_NORM_TOL),
             both_classes: positives > 0 && negatives > 0,
         }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::kernel::{self, Summation};
+use crate::margin::{binary_exponent, times_power_of_two};
 use crate::perceptron::{TraceSink, UpdateEvent};
 
 /// The unit roundoff of `f64`.
@@ -434,11 +435,13 @@ impl TraceSink for InvariantCheck {
         }
         let u = self.u.as_slice().expect("u is contiguous");
         let d = event.w.len();
-        // The inequalities are homogeneous in η, so they are checked on ŵ/2^e and η/2^e ∈ [1, 2), where
-        // 2^e ≤ η. Scaling by a power of two is exact, so every value and rounding bound below is the
-        // unscaled one times a power of two, and ‖ŵ‖² can neither overflow for a huge η nor underflow for
-        // a tiny one.
-        let shift = -binary_exponent(event.eta);
+        // The inequalities are homogeneous in η and in the length scale of the data, so they are checked
+        // on η/2^e ∈ [1, 2) and R̂/2^f ∈ [1, 2) (2^e ≤ η, 2^f ≤ R̂), with ŵ/2^(e+f) and γ/2^f. Scaling by
+        // a power of two is exact, so every value and rounding bound below is the unscaled one times a
+        // power of two, and ‖ŵ‖² ≈ k·η²·R̂² can neither overflow for huge η or data (R̂ near 10¹⁵⁴, where
+        // k·R̂² overflows) nor underflow for tiny ones.
+        let radius_shift = -binary_exponent(self.radius_eff_sq.sqrt());
+        let shift = -binary_exponent(event.eta) + radius_shift;
         self.scaled.clear();
         self.scaled
             .extend(event.w.iter().map(|&w| times_power_of_two(w, shift)));
@@ -456,22 +459,24 @@ impl TraceSink for InvariantCheck {
         }
 
         let k = event.update as f64;
-        let eta = times_power_of_two(event.eta, shift);
-        let radius_eff = self.radius_eff_sq.sqrt();
+        let eta = times_power_of_two(event.eta, shift - radius_shift);
+        let radius_eff = times_power_of_two(self.radius_eff_sq.sqrt(), radius_shift);
+        let radius_eff_sq = radius_eff * radius_eff;
+        let gamma = times_power_of_two(self.gamma, radius_shift);
         let dim = self.u.len() as f64;
         let tol_dot = SAFETY * UNIT_ROUNDOFF * eta * radius_eff * (k * k.sqrt() + (dim + 3.0) * k);
         let tol_norm = SAFETY
             * UNIT_ROUNDOFF
             * eta
             * eta
-            * self.radius_eff_sq
+            * radius_eff_sq
             * (k * k + (dim + 3.0) * k * k.sqrt());
 
-        let dot_bound = k * eta * self.gamma;
-        let norm_sq_bound = k * eta * eta * self.radius_eff_sq;
+        let dot_bound = k * eta * gamma;
+        let norm_sq_bound = k * eta * eta * radius_eff_sq;
         let norm = norm_sq.sqrt();
         let cos = if norm > 0.0 { dot / norm } else { 0.0 };
-        let cos_bound = k.sqrt() * self.gamma / radius_eff;
+        let cos_bound = k.sqrt() * gamma / radius_eff;
         let tol_cos =
             tol_dot / (k.sqrt() * eta * radius_eff) + cos_bound * tol_norm / (2.0 * norm_sq_bound);
 
@@ -528,25 +533,6 @@ impl TraceSink for InvariantCheck {
         }
         Ok(())
     }
-}
-
-/// `e` with `2^e ≤ x < 2^{e+1}`, exactly, for a positive finite `x` (subnormals included).
-fn binary_exponent(x: f64) -> i32 {
-    let bits = x.to_bits();
-    let biased = ((bits >> 52) & 0x7ff) as i32;
-    if biased == 0 {
-        let mantissa = bits & ((1 << 52) - 1);
-        -1011 - mantissa.leading_zeros() as i32
-    } else {
-        biased - 1023
-    }
-}
-
-/// `x·2^p`, exact unless the result overflows or is subnormal; `|p| ≤ 1100` (two factors, each a normal
-/// power of two).
-fn times_power_of_two(x: f64, p: i32) -> f64 {
-    let half = p / 2;
-    x * 2f64.powi(half) * 2f64.powi(p - half)
 }
 
 /// True when the weights after the first update are `η·y·x̂` (to rounding), as they are from a zero start.

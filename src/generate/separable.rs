@@ -163,6 +163,7 @@ impl SeparableParams {
             offset,
             min_activation: gamma + rounding * (radius + offset.abs()),
             max_norm_squared: radius * radius * (1.0 - rounding),
+            max_norm: radius * (1.0 - rounding).sqrt(),
         };
         let mut values = zeros(n, d)?;
         let mut labels = vec![0.0; n];
@@ -203,9 +204,22 @@ struct Placer<'a> {
     offset: f64,
     min_activation: f64,
     max_norm_squared: f64,
+    /// `R·√(1 − rounding)`, for radii whose square is not a normal number.
+    max_norm: f64,
 }
 
 impl Placer<'_> {
+    /// `‖row‖ ≤ R` with the rounding allowance. Squared while `R²` is a normal number (the historical
+    /// test, kept so that seeds give the same data); otherwise with the scaled norm, where `R²` would be
+    /// `∞` (and pass every row) or subnormal.
+    fn fits(&self, row: &[f64]) -> bool {
+        if self.max_norm_squared.is_normal() {
+            row.iter().fold(0.0, |acc, v| acc + v * v) <= self.max_norm_squared
+        } else {
+            norm(row) <= self.max_norm
+        }
+    }
+
     /// Write one point into `row` and return its label. `draw_s` draws the coordinate along `u` (in units
     /// of R); the orthogonal part is uniform in the (d − 1)-ball of radius √(1 − s²).
     fn place(
@@ -243,8 +257,7 @@ impl Placer<'_> {
                 *x = self.radius * (s * self.u[j] + orthogonal);
             }
             let activation = dot(self.u, row) + self.offset;
-            let norm_squared = row.iter().fold(0.0, |acc, v| acc + v * v);
-            if activation.abs() >= self.min_activation && norm_squared <= self.max_norm_squared {
+            if activation.abs() >= self.min_activation && self.fits(row) {
                 return Ok(if activation > 0.0 { 1.0 } else { -1.0 });
             }
         }

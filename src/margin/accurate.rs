@@ -8,10 +8,17 @@
 //! `u·|result| + γₙ²·Σ|aᵢbᵢ|` with `γₙ = n·u/(1 − n·u)` (their Proposition 5.5). Products are split with
 //! Dekker's algorithm rather than a fused multiply-add, so the results are the same on every CPU.
 //!
-//! The bounds assume no underflow or overflow: values between about 10⁻¹⁵⁰ and 10¹⁵⁰ in magnitude.
+//! The bounds of the sums assume no overflow: the margin layer brings the data into range first by an
+//! exact power-of-two scaling ([`super::scale`]). Underflow is covered by an absolute term of a few
+//! subnormal units per operation, and [`norm_bounds`] and [`norm`] scale before they square, so lengths
+//! never overflow or underflow on the way.
 
 /// The unit roundoff of `f64`, `2⁻⁵³`.
 pub(crate) const UNIT_ROUNDOFF: f64 = f64::EPSILON / 2.0;
+
+/// The smallest positive subnormal `f64`, `2⁻¹⁰⁷⁴`: the absolute error of one rounding in the subnormal
+/// range.
+pub(crate) const TINY: f64 = f64::from_bits(1);
 
 /// `γₙ = n·u/(1 − n·u)`, the classical bound on the relative error of an `n`-term recursive sum.
 #[inline]
@@ -85,12 +92,15 @@ impl Accumulator {
     }
 
     /// A rigorous bound on `|value() − exact|`, with a factor-2 safety margin over the published bound to
-    /// cover the rounding of the bound's own evaluation and of `magnitude`.
+    /// cover the rounding of the bound's own evaluation and of `magnitude`. The last term covers
+    /// underflow, which the published bound excludes: a product or a split that falls into the subnormal
+    /// range loses at most a few units of [`TINY`], and a sum of subnormals is exact.
     #[inline]
     pub(crate) fn error_bound(&self) -> f64 {
         let n = self.terms.max(1) + 1;
         let g = gamma(2 * n);
         2.0 * (UNIT_ROUNDOFF * self.value().abs() + g * g * self.magnitude * (1.0 + g))
+            + 16.0 * TINY * n as f64
     }
 
     /// `value()` together with `error_bound()`.
@@ -124,23 +134,142 @@ pub(crate) fn dot2_plus(a: &[f64], b: &[f64], c: f64) -> (f64, f64) {
 
 /// An interval `[lo, hi]` that contains `‖v‖` for the exact vector `v` with `|vⱼ − values[j]| ≤
 /// errors[j]`.
+///
+/// The entries are first scaled by the power of two that brings the largest `|vⱼ| + eⱼ` into `[1, 2)`, so
+/// that the squares neither overflow (values above about 10¹⁵⁴) nor underflow (below about 10⁻¹⁵⁴, where
+/// a naive sum of squares is 0 and would certify a zero length). A non-finite entry gives `(0, ∞)`.
 pub(crate) fn norm_bounds(values: &[f64], errors: &[f64]) -> (f64, f64) {
+    let mut largest = 0.0_f64;
+    for (&v, &e) in values.iter().zip(errors) {
+        let up = v.abs() + e;
+        if !up.is_finite() {
+            return (0.0, f64::INFINITY);
+        }
+        largest = largest.max(up);
+    }
+    if largest == 0.0 {
+        return (0.0, 0.0);
+    }
+    let shift = -binary_exponent(largest);
     let mut hi = Accumulator::default();
     let mut lo = Accumulator::default();
     for (&v, &e) in values.iter().zip(errors) {
-        let up = v.abs() + e;
-        let down = (v.abs() - e).max(0.0);
+        // Scaling down may round an entry into the subnormal range (by at most TINY), which the absolute
+        // slack below covers; scaling up is exact.
+        let v = times_power_of_two(v.abs(), shift);
+        let e = times_power_of_two(e, shift);
+        let up = v + e;
+        let down = (v - e).max(0.0);
         hi.add_product(up, up);
         lo.add_product(down, down);
     }
     let n = values.len() + 4;
     let slack = 4.0 * gamma(n);
-    let hi = ((hi.value() + hi.error_bound()) * (1.0 + slack)).sqrt() * (1.0 + slack);
-    let lo = ((lo.value() - lo.error_bound()).max(0.0) * (1.0 - slack))
+    // In the scaled coordinates the largest entry is at least 1, so this absolute term is negligible.
+    let absolute = n as f64 * f64::MIN_POSITIVE;
+    let hi = ((hi.value() + hi.error_bound() + absolute) * (1.0 + slack)).sqrt() * (1.0 + slack);
+    let lo = ((lo.value() - lo.error_bound() - absolute).max(0.0) * (1.0 - slack))
         .max(0.0)
         .sqrt()
         * (1.0 - slack);
-    (lo.max(0.0), hi)
+    (unscale_down(lo.max(0.0), -shift), unscale_up(hi, -shift))
+}
+
+/// The Euclidean length of `values`, without overflow or underflow in the squares (Blue's algorithm, as
+/// in LAPACK's `dnrm2` since 3.10).
+///
+/// Entries of moderate size (between `2⁻⁵¹¹` and `2⁴⁸⁶`) are squared and summed left to right as they are,
+/// so for ordinary data the result has the bits of `Σ xⱼ²` followed by a square root. Larger and smaller
+/// entries are accumulated in their own scaled sums, so a row of 10²⁰⁰s has a finite length and a row of
+/// 10⁻²⁰⁰s a positive one. The result is `∞` only when the length itself exceeds `f64::MAX`.
+pub(crate) fn norm(values: impl IntoIterator<Item = f64>) -> f64 {
+    // Blue's thresholds and scale factors for f64: 2^-511, 2^486, 2^537 and 2^-538.
+    let tsml = f64::from_bits(((1023 - 511) as u64) << 52);
+    let tbig = f64::from_bits(((1023 + 486) as u64) << 52);
+    let ssml = f64::from_bits(((1023 + 537) as u64) << 52);
+    let sbig = f64::from_bits(((1023 - 538) as u64) << 52);
+    let (mut small, mut medium, mut big) = (0.0_f64, 0.0_f64, 0.0_f64);
+    let mut not_big = true;
+    for x in values {
+        let a = x.abs();
+        if a > tbig {
+            big += (a * sbig) * (a * sbig);
+            not_big = false;
+        } else if a < tsml {
+            if not_big {
+                small += (a * ssml) * (a * ssml);
+            }
+        } else {
+            medium += a * a;
+        }
+    }
+    if big > 0.0 {
+        if medium > 0.0 || medium.is_nan() {
+            big += (medium * sbig) * sbig;
+        }
+        return big.sqrt() / sbig;
+    }
+    if small > 0.0 {
+        if medium > 0.0 || medium.is_nan() {
+            let medium = medium.sqrt();
+            let small = small.sqrt() / ssml;
+            let (low, high) = if small > medium {
+                (medium, small)
+            } else {
+                (small, medium)
+            };
+            return high * (1.0 + (low / high) * (low / high)).sqrt();
+        }
+        return small.sqrt() / ssml;
+    }
+    medium.sqrt()
+}
+
+/// `e` with `2^e ≤ x < 2^{e+1}`, exactly, for a positive finite `x` (subnormals included).
+pub(crate) fn binary_exponent(x: f64) -> i32 {
+    let bits = x.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    if biased == 0 {
+        let mantissa = bits & ((1 << 52) - 1);
+        -1011 - mantissa.leading_zeros() as i32
+    } else {
+        biased - 1023
+    }
+}
+
+/// `x·2^p`, exact unless the result overflows or is subnormal; `|p| ≤ 2000` (the factors are normal
+/// powers of two, and while the product moves towards the result it stays normal whenever the result is).
+pub(crate) fn times_power_of_two(x: f64, p: i32) -> f64 {
+    let mut x = x;
+    let mut p = p;
+    while p != 0 {
+        let step = p.clamp(-1000, 1000);
+        x *= f64::from_bits(((1023 + step) as u64) << 52);
+        p -= step;
+    }
+    x
+}
+
+/// `x·2^p` rounded so that it is at most the exact product, for a non-negative lower bound `x`: where
+/// the product is subnormal (and may have rounded up) the result is 0, and an overflow gives `f64::MAX`.
+pub(crate) fn unscale_down(x: f64, p: i32) -> f64 {
+    let y = times_power_of_two(x, p);
+    if y < f64::MIN_POSITIVE {
+        0.0
+    } else {
+        y.min(f64::MAX)
+    }
+}
+
+/// `x·2^p` rounded so that it is at least the exact product, for a non-negative upper bound `x`: a
+/// product below the normal range is replaced by the smallest normal number.
+pub(crate) fn unscale_up(x: f64, p: i32) -> f64 {
+    let y = times_power_of_two(x, p);
+    if x > 0.0 && y < f64::MIN_POSITIVE {
+        f64::MIN_POSITIVE
+    } else {
+        y
+    }
 }
 
 /// A vector of [`Accumulator`]s without their error bookkeeping, stored as two arrays (sums and
@@ -254,5 +383,47 @@ mod tests {
             (4.30..4.302).contains(&lo) && (5.700..5.71).contains(&hi),
             "{lo} {hi}"
         );
+    }
+
+    #[test]
+    fn norm_bounds_neither_overflow_nor_underflow() {
+        for scale in [1e-300, 1e-160, 1e160, 1e300] {
+            let (lo, hi) = norm_bounds(&[3.0 * scale, 4.0 * scale], &[0.0, 0.0]);
+            let want = 5.0 * scale;
+            assert!(
+                lo <= want && want <= hi && hi - lo < 1e-12 * want,
+                "{scale}: {lo} {hi}"
+            );
+        }
+        // A subnormal length is bounded above by a positive number, never by 0.
+        let tiny = f64::from_bits(3);
+        let (lo, hi) = norm_bounds(&[tiny], &[0.0]);
+        assert!(lo <= tiny && hi >= tiny, "{lo} {hi}");
+        assert_eq!(norm_bounds(&[f64::NAN], &[0.0]), (0.0, f64::INFINITY));
+    }
+
+    #[test]
+    fn norm_is_blue_and_plain_in_the_middle() {
+        let row = [0.1, -2.5, 3.75, 1e-3];
+        let plain = row.iter().fold(0.0_f64, |acc, v| acc + v * v).sqrt();
+        assert_eq!(norm(row), plain);
+        assert!((norm([3e200, 4e200]) / 5e200 - 1.0).abs() < 1e-15);
+        assert!((norm([3e-200, 4e-200]) / 5e-200 - 1.0).abs() < 1e-15);
+        assert_eq!(norm([1e300, 1e-300]), 1e300);
+        assert!(norm([f64::MAX, f64::MAX]).is_infinite());
+        assert_eq!(norm([0.0, 0.0]), 0.0);
+    }
+
+    #[test]
+    fn powers_of_two_cover_the_whole_range() {
+        assert_eq!(binary_exponent(1.0), 0);
+        assert_eq!(binary_exponent(f64::MAX), 1023);
+        assert_eq!(binary_exponent(f64::MIN_POSITIVE), -1022);
+        assert_eq!(binary_exponent(TINY), -1074);
+        assert_eq!(times_power_of_two(TINY, 2097), 2f64.powi(1023));
+        assert_eq!(times_power_of_two(3.0, -1), 1.5);
+        assert_eq!(unscale_up(1.0, -1074), f64::MIN_POSITIVE);
+        assert_eq!(unscale_up(1.5, -1074), f64::MIN_POSITIVE);
+        assert_eq!(unscale_down(1.5, -1074), 0.0);
     }
 }

@@ -5,6 +5,7 @@ use ndarray::Array1;
 
 use super::Bias;
 use super::accurate::{Accumulator, UNIT_ROUNDOFF, norm_bounds};
+use super::scale::Scaled;
 use crate::dataset::Dataset;
 
 /// A proof that no separator exists, as weights on the rows that anyone can check.
@@ -58,7 +59,8 @@ impl Certificate {
     ///
     /// # Errors
     /// [`crate::Error::Shape`] for the wrong number of weights, [`crate::Error::Parameter`] for a negative
-    /// or non-finite weight or a class without weight.
+    /// or non-finite weight or a class without weight, [`crate::Error::Range`] for data no power-of-two
+    /// scaling brings into range.
     pub fn new(data: &Dataset, bias: Bias, weights: Array1<f64>) -> crate::Result<Certificate> {
         if weights.len() != data.n_samples() {
             return Err(crate::Error::Shape {
@@ -73,24 +75,37 @@ impl Certificate {
                 format!("{w} is not a finite non-negative weight"),
             ));
         }
-        let point = HullPoint::evaluate(data, bias, weights.as_slice().unwrap_or(&[])).ok_or_else(
-            || {
+        let scaled = Scaled::new(data)?;
+        let point = HullPoint::evaluate(scaled.data(), bias, weights.as_slice().unwrap_or(&[]))
+            .ok_or_else(|| {
                 crate::Error::parameter(
                     "weights",
                     "every group (each class with a free bias) needs positive weight",
                 )
-            },
-        )?;
+            })?;
         Ok(Certificate {
             bias,
             weights: point.weights,
-            residual: point.gap_upper,
+            residual: scaled.back_upper(point.gap_upper),
         })
     }
 
     /// Check the certificate against the data: one weight per row, every weight finite and non-negative,
     /// each group summing to 1 (within 10⁻⁹), and the residual, recomputed from the data, at most `tol`.
-    /// A good `tol` is a small multiple of the data's radius, such as `1e-9 · R`.
+    /// A good `tol` is a small multiple of the data's radius, such as `1e-9 · R`. An infinite or NaN
+    /// `tol` proves nothing, so it fails; so do data no power-of-two scaling brings into range. The
+    /// residual is recomputed on the data scaled exactly into range, so it cannot underflow to 0.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::margin::{Bias, Certificate};
+    /// // One row of length 5e-170 is not a mix that reaches the origin, however small it is.
+    /// let data = novikoff::Dataset::new(array![[3e-170, 4e-170]], array![1.0])?;
+    /// let lone = Certificate { bias: Bias::ThroughOrigin, weights: array![1.0], residual: 0.0 };
+    /// assert!(!lone.verify(&data, 1e-9 * data.radius()));
+    /// assert!(!lone.verify(&data, f64::INFINITY));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
     ///
     /// ```
     /// use ndarray::array;
@@ -121,8 +136,18 @@ impl Certificate {
         if sums.iter().any(|s| (s - 1.0).abs() > 1e-9) {
             return false;
         }
-        match HullPoint::evaluate(data, self.bias, self.weights.as_slice().unwrap_or(&[])) {
-            Some(point) => point.gap_upper <= tol,
+        if !(tol.is_finite() && tol >= 0.0) {
+            return false;
+        }
+        let Ok(scaled) = Scaled::new(data) else {
+            return false;
+        };
+        match HullPoint::evaluate(
+            scaled.data(),
+            self.bias,
+            self.weights.as_slice().unwrap_or(&[]),
+        ) {
+            Some(point) => scaled.back_upper(point.gap_upper) <= tol,
             None => false,
         }
     }

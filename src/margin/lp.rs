@@ -15,6 +15,7 @@ use super::certificate::{Certificate, HullPoint};
 use super::max_margin::{MarginRows, best_bias, certified_margin, initial_working_set};
 use super::polish::{PolishSettings, PolishStatus, polish};
 use super::problem::Problem;
+use super::scale::Scaled;
 use crate::dataset::Dataset;
 use crate::error::Result;
 use crate::kernel::{Summation, dot};
@@ -88,12 +89,54 @@ impl Separability {
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 ///
+/// Like [`max_margin`](super::max_margin()), it works on the data exactly scaled by a power of two when
+/// their values lie outside about `2^±300`, and checks its answer before returning it: a certificate must
+/// verify on `data`, and a margin must be positive.
+///
 /// # Errors
-/// [`crate::Error::SingleClass`] with [`Bias::Free`] and one class.
+/// [`crate::Error::SingleClass`] with [`Bias::Free`] and one class; [`crate::Error::Range`] for values no
+/// power-of-two scaling brings into range; [`crate::Error::Solver`] if an answer fails its own check.
 pub fn separable_lp(data: &Dataset, bias: Bias) -> Result<Separability> {
     if bias == Bias::Free {
         data.require_both_classes()?;
     }
+    let scaled = Scaled::new(data)?;
+    let working = scaled.data();
+    let answer = separable_in_range(working, bias)?;
+    let answer = match answer {
+        Separability::Separable { w, b, margin } => {
+            let (b, exact_b) = scaled.back_bias(b);
+            let margin = scaled.back_lower(margin);
+            // When b rounded on the way back, the margin moves by at most 2⁻¹⁰⁷⁴: one step down.
+            let margin = if exact_b { margin } else { margin.next_down() };
+            if margin > 0.0 && b.is_finite() {
+                Separability::Separable { w, b, margin }
+            } else {
+                Separability::Unknown {
+                    reason: "the separator's margin is beyond the range of f64 on these data"
+                        .into(),
+                }
+            }
+        }
+        Separability::NotSeparable { mut certificate } => {
+            certificate.residual = scaled.back_upper(certificate.residual);
+            let tolerance = scaled.back_upper(1e-9 * working.radius());
+            if !certificate.verify(data, tolerance) {
+                return Err(crate::Error::Solver(format!(
+                    "refusing a certificate of non-separability (residual {:e}) that does not verify \
+                     within {tolerance:e}",
+                    certificate.residual
+                )));
+            }
+            Separability::NotSeparable { certificate }
+        }
+        other => other,
+    };
+    Ok(answer)
+}
+
+/// [`separable_lp`] on data already in range.
+fn separable_in_range(data: &Dataset, bias: Bias) -> Result<Separability> {
     let problem = Problem::new(data, bias);
     let n = problem.n();
     // Constraint generation: solve on a working set; a separator of all rows ends it, an infeasible

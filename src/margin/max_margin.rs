@@ -10,6 +10,7 @@ use super::accurate::{dot2, dot2_plus, norm_bounds, round_down};
 use super::certificate::{Certificate, HullPoint};
 use super::polish::{PolishSettings, PolishStatus, Polished, polish};
 use super::problem::Problem;
+use super::scale::Scaled;
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::kernel::{Summation, dot};
@@ -396,16 +397,45 @@ impl MaxMargin {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     ///
+    /// Data whose values lie outside about `2^±300` are solved exactly scaled by a power of two, and the
+    /// answer is scaled back (the bracket's ends rounded outwards), so values of 10²⁰⁰ or 10⁻²⁰⁰ get the
+    /// same answer as values of 1, times the scale. Before it is returned, every answer is checked
+    /// against its own preconditions: a bracket must have `lower ≤ upper` (and finite ends for
+    /// [`MarginResult::Separable`]), and a certificate must pass [`Certificate::verify`] on `data`.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::margin::{Bias, MaxMarginParams};
+    /// let solver = MaxMarginParams::new(Bias::Free).check()?;
+    /// let (lower, upper) = solver.solve(&novikoff::Dataset::new(array![[1.0], [-3.0]], array![1.0, -1.0])?)?
+    ///     .bracket().unwrap();
+    /// let huge = novikoff::Dataset::new(array![[1e300], [-3e300]], array![1.0, -1.0])?;
+    /// let (huge_lower, huge_upper) = solver.solve(&huge)?.bracket().unwrap();
+    /// assert!(huge_lower <= 2e300 && 2e300 <= huge_upper);
+    /// assert!((huge_lower / lower - 1e300).abs() < 1e288 && (huge_upper / upper - 1e300).abs() < 1e288);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
     /// # Errors
-    /// [`Error::SingleClass`] with a free bias and one class.
+    /// [`Error::SingleClass`] with a free bias and one class; [`Error::Range`] for values no power-of-two
+    /// scaling brings into range (10³⁰⁰ and 10⁻³⁰⁰ in one matrix); [`Error::Solver`] if an answer fails
+    /// its own check (a bug, reported rather than returned).
     pub fn solve(&self, data: &Dataset) -> Result<MarginResult> {
         let bias = self.params.bias;
         if bias == Bias::Free {
             data.require_both_classes()?;
         }
-        let problem = Problem::new(data, bias);
+        let scaled = Scaled::new(data)?;
+        let working = scaled.data();
+        let problem = Problem::new(working, bias);
         let polished = self.solve_problem(&problem);
-        Ok(self.assemble(data, &problem, &polished))
+        let result = self.assemble(working, &problem, &polished);
+        let tolerance = self.params.certificate_tolerance * working.radius();
+        checked(
+            data,
+            scale_back(&scaled, result),
+            scaled.back_upper(tolerance),
+        )
     }
 
     fn polish_settings(&self, dim: usize) -> PolishSettings {
@@ -599,6 +629,99 @@ impl MaxMargin {
                 polished.iterations
             ),
         }
+    }
+}
+
+/// An answer for the working data of `scaled` as an answer for the original data: lengths scaled back,
+/// lower bounds rounded down and upper bounds up.
+fn scale_back(scaled: &Scaled<'_>, result: MarginResult) -> MarginResult {
+    if scaled.shift() == 0 {
+        return result;
+    }
+    // The certified margin of (w, b) moves by at most |Δb| ≤ 2⁻¹⁰⁷⁴ when b rounds on the way back: one
+    // step down covers it.
+    let lower_of = |lower: f64, exact_b: bool| {
+        let lower = scaled.back_lower(lower);
+        if exact_b { lower } else { lower.next_down() }
+    };
+    match result {
+        MarginResult::Separable {
+            gamma,
+            bracket,
+            w,
+            b,
+            support,
+        } => {
+            let (b, exact_b) = scaled.back_bias(b);
+            MarginResult::Separable {
+                gamma: scaled.back(gamma),
+                bracket: (lower_of(bracket.0, exact_b), scaled.back_upper(bracket.1)),
+                w,
+                b,
+                support,
+            }
+        }
+        MarginResult::Inaccurate {
+            gamma,
+            bracket,
+            w,
+            b,
+            reason,
+        } => {
+            let (b, exact_b) = scaled.back_bias(b);
+            MarginResult::Inaccurate {
+                gamma: scaled.back(gamma),
+                bracket: (lower_of(bracket.0, exact_b), scaled.back_upper(bracket.1)),
+                w,
+                b,
+                reason,
+            }
+        }
+        MarginResult::NotSeparable { mut certificate } => {
+            certificate.residual = scaled.back_upper(certificate.residual);
+            MarginResult::NotSeparable { certificate }
+        }
+    }
+}
+
+/// Check an answer against its own preconditions before anyone sees it: a bracket is ordered and has no
+/// NaN, a certified bracket is finite, and a certificate verifies on the original data within
+/// `tolerance`. A certified answer that is false is the one outcome this crate must never produce, so a
+/// failed check is an error, never a weaker answer dressed up as a stronger one.
+fn checked(data: &Dataset, result: MarginResult, tolerance: f64) -> Result<MarginResult> {
+    let broken = |what: String| Err(Error::Solver(format!("refusing a result that {what}")));
+    match result {
+        MarginResult::Separable { bracket, .. } | MarginResult::Inaccurate { bracket, .. }
+            if bracket.0.is_nan() || bracket.1.is_nan() || bracket.0 > bracket.1 =>
+        {
+            broken(format!(
+                "fails its own check: the bracket [{}, {}] is not an interval",
+                bracket.0, bracket.1
+            ))
+        }
+        MarginResult::Separable {
+            gamma,
+            bracket,
+            w,
+            b,
+            ..
+        } if !(bracket.0 > 0.0 && bracket.1.is_finite() && b.is_finite()) => {
+            // Scaling back overflowed (a margin near f64::MAX): the bracket is still rigorous.
+            Ok(MarginResult::Inaccurate {
+                gamma,
+                bracket,
+                w,
+                b,
+                reason: "the bracket or the bias is beyond the range of f64".into(),
+            })
+        }
+        MarginResult::NotSeparable { certificate } if !certificate.verify(data, tolerance) => {
+            broken(format!(
+                "claims non-separability with a certificate (residual {:e}) that does not verify within                  {tolerance:e}",
+                certificate.residual
+            ))
+        }
+        other => Ok(other),
     }
 }
 

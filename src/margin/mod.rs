@@ -52,6 +52,7 @@ mod lp;
 mod max_margin;
 mod polish;
 mod problem;
+mod scale;
 pub mod svd;
 
 pub use certificate::Certificate;
@@ -63,6 +64,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
+pub(crate) use accurate::{binary_exponent, norm, times_power_of_two};
 use accurate::{dot2, dot2_plus};
 
 /// Whether a separator may have a bias `b`.
@@ -108,8 +110,8 @@ pub fn radius(data: &Dataset) -> f64 {
     data.radius()
 }
 
-/// Check a separator's shape and values, and return `‖w‖` computed in twice working precision.
-fn check_separator(data: &Dataset, w: ArrayView1<'_, f64>, b: f64) -> Result<f64> {
+/// Check a separator's shape and values.
+fn check_separator(data: &Dataset, w: ArrayView1<'_, f64>, b: f64) -> Result<()> {
     if w.len() != data.n_features() {
         return Err(Error::Shape {
             what: "weights against features",
@@ -126,40 +128,60 @@ fn check_separator(data: &Dataset, w: ArrayView1<'_, f64>, b: f64) -> Result<f64
     if !b.is_finite() {
         return Err(Error::parameter("b", format!("{b} is not a finite number")));
     }
-    let w = w.to_vec();
-    let (norm2, _) = dot2(&w, &w);
-    if norm2 <= 0.0 {
+    // Compared entry by entry: a tiny w has a sum of squares that underflows to 0, and a margin.
+    if w.iter().all(|&v| v == 0.0) {
         return Err(Error::parameter(
             "w",
             "the zero vector defines no hyperplane, so it has no margin",
         ));
     }
-    Ok(norm2.sqrt())
+    Ok(())
 }
 
 /// The signed margin of every example, `yᵢ(w·xᵢ + b)/‖w‖`, negative for a misclassified point.
 ///
 /// The dot products are computed in twice working precision, so each value is correct to a few units in
-/// the last place even when `w·xᵢ` cancels heavily.
+/// the last place even when `w·xᵢ` cancels heavily. Data and weights of any magnitude are handled by an
+/// exact power-of-two scaling (the margin scales with the data and not at all with `w`), so values of
+/// 10²⁰⁰ or 10⁻²⁰⁰ give the same margins as values of 1, times the scale.
 ///
 /// ```
 /// use ndarray::array;
 /// let data = novikoff::Dataset::new(array![[2.0, 0.0], [-1.0, 0.0]], array![1.0, 1.0])?;
 /// let m = novikoff::margin::margins(&data, array![2.0, 0.0].view(), 0.0)?;
 /// assert_eq!(m.to_vec(), vec![2.0, -1.0]);
+/// let huge = novikoff::Dataset::new(array![[2e300, 0.0], [-1e300, 0.0]], array![1.0, 1.0])?;
+/// let m = novikoff::margin::margins(&huge, array![1e200, 0.0].view(), 0.0)?;
+/// assert!((m[0] / 2e300 - 1.0).abs() < 1e-15 && (m[1] / -1e300 - 1.0).abs() < 1e-15);
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 ///
 /// # Errors
 /// [`Error::Shape`] when `w` has the wrong length, [`Error::Parameter`] when `w` is zero or a value is
-/// not finite.
+/// not finite, [`Error::Range`] when the data, `w` or `b` span a range no power-of-two scaling brings
+/// into range.
 pub fn margins(data: &Dataset, w: ArrayView1<'_, f64>, b: f64) -> Result<Array1<f64>> {
-    let norm = check_separator(data, w, b)?;
+    check_separator(data, w, b)?;
+    let scaled = scale::Scaled::new(data)?;
     let w = w.to_vec();
+    let w_shift = scale::shift_into_range(&w, "weight")?;
+    let w: Vec<f64> = w
+        .iter()
+        .map(|&v| accurate::times_power_of_two(v, w_shift))
+        .collect();
+    let b = scaled.forward_bias(b)?;
+    let b_scaled = accurate::times_power_of_two(b, w_shift);
+    if !b_scaled.is_finite() || accurate::times_power_of_two(b_scaled, -w_shift) != b {
+        return Err(Error::Range {
+            reason: format!("the bias {b} is out of proportion to the weights"),
+        });
+    }
+    let norm = dot2(&w, &w).0.sqrt();
+    let data = scaled.data();
     Ok((0..data.n_samples())
         .map(|i| {
-            let (s, _) = dot2_plus(&w, data.row(i), b);
-            data.labels()[i] * s / norm
+            let (s, _) = dot2_plus(&w, data.row(i), b_scaled);
+            scaled.back(data.labels()[i] * s / norm)
         })
         .collect())
 }

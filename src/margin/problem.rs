@@ -47,7 +47,7 @@ impl Problem {
         }
         let scale = points
             .outer_iter()
-            .map(|row| row.dot(&row).sqrt())
+            .map(|row| super::norm(row.iter().copied()))
             .fold(0.0, f64::max);
         if scale > 0.0 {
             points.mapv_inplace(|v| v / scale);

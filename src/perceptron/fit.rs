@@ -102,7 +102,8 @@ impl Perceptron {
                         return ControlFlow::Break(());
                     }
                 }
-                if !is_finite(update) {
+                // An activation that overflowed has no trustworthy sign, whichever way the test went.
+                if !(update.activation.is_finite() && is_finite(update)) {
                     stop_reason = StopReason::NonFinite;
                     return ControlFlow::Break(());
                 }
@@ -119,7 +120,11 @@ impl Perceptron {
                 break;
             }
             if mistakes == mistakes_before {
-                stop_reason = StopReason::Converged;
+                stop_reason = if final_pass_is_finite(data, &weights) {
+                    StopReason::Converged
+                } else {
+                    StopReason::NonFinite
+                };
                 break;
             }
         }
@@ -138,4 +143,27 @@ impl Perceptron {
             summation: p.summation,
         })
     }
+}
+
+/// True when no activation of the last pass can have overflowed, so that a pass without mistakes proves
+/// convergence.
+///
+/// The mistake test `y·a ≤ 0` is false for a NaN activation, and an activation that overflowed to `±∞`
+/// has no trustworthy sign, so a pass over data of about 10¹⁵⁴ could count rows as correct that are not.
+/// The hot loop stays as it is: the weights are fixed during a pass without mistakes, and every partial
+/// sum of `w·x + b` is at most `Σ|wⱼ|·max|xᵢⱼ| + |b|`, so one bound checked at the end of the run clears
+/// it. Only when that bound comes near `f64::MAX` are the activations recomputed (with the same bits as
+/// the pass) and checked one by one.
+fn final_pass_is_finite(data: &Dataset, weights: &Weights) -> bool {
+    let largest_x = data
+        .as_flat_slice()
+        .iter()
+        .fold(0.0_f64, |m, v| m.max(v.abs()));
+    let w_sum = weights.w.iter().fold(0.0_f64, |s, v| s + v.abs());
+    // A generous rounding allowance for the bound itself and for the pass's own rounding.
+    let bound = (w_sum * largest_x + weights.bias().abs()) * 2.0;
+    if bound.is_finite() {
+        return true;
+    }
+    (0..data.n_samples()).all(|i| weights.activation(data.row(i)).is_finite())
 }
