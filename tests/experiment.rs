@@ -302,7 +302,7 @@ fn shards_plus_merge_equal_the_whole_run() {
         canonical(records(&merged, "results.jsonl")),
         canonical(records(&whole, "results.jsonl"))
     );
-    // Merging the same shard twice is refused.
+    // Merging the same shard twice is refused (even when missing shards are allowed).
     let twice = tmp.path().join("twice");
     let shard0 = shards.join("results.shard-0-of-3.jsonl");
     let out = novikoff(&[
@@ -311,6 +311,7 @@ fn shards_plus_merge_equal_the_whole_run() {
         shard0.to_str().unwrap(),
         "--out",
         twice.to_str().unwrap(),
+        "--allow-partial",
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("duplicates"));
@@ -381,4 +382,99 @@ fn the_default_spec_is_printed_and_parses() {
         "hundreds of tasks: {}",
         plan.tasks.len()
     );
+}
+
+/// Items 13 and 14: spec entries that name a directory or a device, a glob that matches nothing,
+/// duplicate dataset keys and a per-dataset `max_epochs = 0` are refused with the spec's file:line.
+#[test]
+fn bad_dataset_entries_name_the_spec_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join("a-folder")).unwrap();
+    let cases = [
+        (
+            "name = \"x\"\n[[dataset]]\nfamily = \"seed004\"\n\n[[dataset]]\nfile = \"a-folder\"\n",
+            "spec.toml:6",
+            "is a directory",
+        ),
+        (
+            "name = \"x\"\n[[dataset]]\nfile = \"/dev/zero\"\n",
+            "spec.toml:3",
+            "not a regular file",
+        ),
+        (
+            "name = \"x\"\n[[dataset]]\nfamily = \"seed004\"\n[[dataset]]\nglob = \"nothing-*.csv\"\n",
+            "spec.toml:5",
+            "matches no file",
+        ),
+        (
+            "name = \"x\"\n[[dataset]]\nglob = \"no-such-folder/*.csv\"\n",
+            "spec.toml:3",
+            "no-such-folder",
+        ),
+        (
+            "name = \"x\"\n[[dataset]]\nfamily = \"seed004\"\n[[dataset]]\nfamily = \"seed004\"\n",
+            "spec.toml:4",
+            "share the key `seed004`",
+        ),
+        (
+            "name = \"x\"\n[[dataset]]\nfamily = \"seed004\"\nmax_epochs = 0\n",
+            "spec.toml:4",
+            "max_epochs must be at least 1",
+        ),
+    ];
+    for (k, (text, location, words)) in cases.into_iter().enumerate() {
+        let spec = write_spec(tmp.path(), text);
+        let out = novikoff(&[
+            "experiment",
+            spec.to_str().unwrap(),
+            "--out",
+            tmp.path().join(format!("out{k}")).to_str().unwrap(),
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "case {k}: {stderr}");
+        assert!(
+            stderr.contains(location),
+            "case {k}: {location} in {stderr}"
+        );
+        assert!(stderr.contains(words), "case {k}: {words} in {stderr}");
+    }
+}
+
+/// Item 13: `--out` naming an existing file is a usage error (exit 2), for `experiment` and `plot`.
+#[test]
+fn an_output_folder_that_is_a_file_is_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(
+        tmp.path(),
+        "name = \"x\"\n[[dataset]]\nfamily = \"seed004\"\n",
+    );
+    let file = tmp.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let out = novikoff(&[
+        "experiment",
+        spec.to_str().unwrap(),
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("not a folder"), "{stderr}");
+
+    let results = tmp.path().join("results");
+    run_ok(&[
+        "experiment",
+        spec.to_str().unwrap(),
+        "--out",
+        results.to_str().unwrap(),
+        "--no-plots",
+    ]);
+    let out = novikoff(&[
+        "plot",
+        results.to_str().unwrap(),
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("not a folder"), "{stderr}");
 }

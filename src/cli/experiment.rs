@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 use novikoff::experiment::{
-    DEFAULT_SPEC, RunOptions, Shard, Spec, merge, read_records, run, summarize, summary_table,
+    DEFAULT_SPEC, MergeOptions, RunOptions, Shard, Spec, create_output_folder, merge, read_records,
+    run, summarize, summary_table,
 };
 use novikoff::{Error, Result};
 
@@ -82,6 +83,9 @@ pub fn run_experiment(args: &ExperimentArgs) -> Result<()> {
             .unwrap_or_default()
     );
     let report = run(&spec, &text, &options)?;
+    for dropped in &report.dropped {
+        eprintln!("novikoff: {dropped}");
+    }
     if report.skipped > 0 {
         eprintln!(
             "novikoff: {} task(s) were already in {} and were skipped (delete the folder to start over)",
@@ -139,6 +143,9 @@ pub struct MergeArgs {
     /// The folder to write the merged results.csv and results.jsonl into.
     #[arg(long)]
     pub out: PathBuf,
+    /// Merge even when shards of the set are missing (they are named on stderr).
+    #[arg(long)]
+    pub allow_partial: bool,
 }
 
 pub fn run_merge(args: &MergeArgs) -> Result<()> {
@@ -146,7 +153,20 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
         &args.inputs,
         &args.out,
         &novikoff::experiment::bound_names(),
+        MergeOptions::default().allow_partial(args.allow_partial),
     )?;
+    if !summary.missing.is_empty() {
+        let missing: Vec<String> = summary
+            .missing
+            .iter()
+            .map(|s| format!("{}/{}", s.index, s.count))
+            .collect();
+        eprintln!(
+            "novikoff: warning: partial merge, {} shard(s) missing: {}",
+            missing.len(),
+            missing.join(", ")
+        );
+    }
     println!(
         "merged {} rows from {} file(s) into {}",
         summary.rows,
@@ -215,6 +235,7 @@ pub fn run_plot(args: &PlotArgs) -> Result<()> {
             .unwrap_or(std::path::Path::new("."))
             .join("plots")
     });
+    create_output_folder(&dir)?;
     let files = novikoff::plot::plot_all(&records, &dir)?;
     println!("wrote {} plot files to {}", files.len(), dir.display());
     Ok(())

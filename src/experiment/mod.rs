@@ -5,10 +5,11 @@
 //! * [`Plan`]: the spec expanded into dataset instances and [`Task`]s with stable ids; [`Shard`] selects
 //!   the tasks of one machine.
 //! * [`Store`]: `results.jsonl` and `results.csv`, one whole row per finished task, resumable; [`merge`]
-//!   combines shards.
+//!   combines shards; [`OutputLock`] keeps a second writer out of a run's files.
 //! * [`summarize`]: the per-rule table printed at the end of a run and by `novikoff summary`.
 
 mod env;
+mod lock;
 mod measure;
 mod plan;
 mod runner;
@@ -17,11 +18,15 @@ mod store;
 mod summary;
 
 pub use env::Environment;
+pub use lock::{OutputLock, create_output_folder};
 pub use measure::bound_names;
 pub use plan::{DatasetInstance, Plan, Shard, Source, Task, task_id};
 pub use runner::{RunOptions, RunReport, run, spec_hash};
-pub use spec::{DEFAULT_SPEC, DatasetSpec, Measure, ParamValue, Scalar, Spec, TrainGrid};
+pub use spec::{
+    DEFAULT_SPEC, DatasetSpec, MAX_TASKS, Measure, ParamValue, Scalar, Spec, TrainGrid,
+};
 pub use store::{
-    BoundRecord, MergeSummary, Store, TaskRecord, csv_header, merge, read_records, result_paths,
+    BoundRecord, DroppedLine, MergeOptions, MergeSummary, Store, TaskRecord, csv_header, merge,
+    read_records, result_paths,
 };
 pub use summary::{RuleSummary, summarize, summary_table};

@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::spec::{DatasetSpec, Scalar, Spec, resolve};
-use crate::error::{Error, Location, Result};
+use super::spec::{DatasetSpec, Scalar, Spec, instance_count, resolve};
+use crate::error::{Error, Result};
 use crate::io::{LabelColumn, ReadOptions};
 use crate::kernel::Summation;
 use crate::perceptron::{BiasRule, Order};
@@ -40,6 +40,8 @@ pub struct DatasetInstance {
     pub source: Source,
     /// The epoch cap for tasks on it.
     pub max_epochs: usize,
+    /// The 0-based `[[dataset]]` entry of the spec it comes from.
+    pub entry: usize,
 }
 
 /// One unit of work: a dataset instance, a rule, an order, η and a replicate seed.
@@ -168,22 +170,18 @@ impl Plan {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn new(spec: &Spec, spec_dir: Option<&Path>) -> Result<Plan> {
+        // Counted before expanding (a spec may not have come through `Spec::parse`), and again as each
+        // glob is matched.
+        let mut counts: Vec<Option<u64>> = spec.datasets.iter().map(instance_count).collect();
+        spec.check_task_count(&counts)?;
         let mut datasets = Vec::new();
         for (k, entry) in spec.datasets.iter().enumerate() {
+            let before = datasets.len();
             expand_entry(spec, k, entry, spec_dir, &mut datasets)?;
+            counts[k] = Some((datasets.len() - before) as u64);
+            spec.check_task_count(&counts)?;
         }
-        let mut keys = std::collections::HashSet::new();
-        for instance in &datasets {
-            if !keys.insert(instance.key.clone()) {
-                return Err(Error::Spec {
-                    at: Location::new("<spec>"),
-                    message: format!(
-                        "two datasets share the key `{}`: give them distinct names",
-                        instance.key
-                    ),
-                });
-            }
-        }
+        check_unique_keys(spec, &datasets)?;
         let rules = spec.rules();
         let mut tasks = Vec::new();
         for (d, instance) in datasets.iter().enumerate() {
@@ -245,6 +243,25 @@ impl Plan {
     }
 }
 
+/// Refuse two dataset instances with one key (their tasks would share ids), at the second's entry.
+fn check_unique_keys(spec: &Spec, datasets: &[DatasetInstance]) -> Result<()> {
+    let mut keys = std::collections::HashMap::new();
+    for instance in datasets {
+        if let Some(first) = keys.insert(instance.key.as_str(), instance.entry) {
+            return Err(Error::Spec {
+                at: spec.entry_location(instance.entry, "name"),
+                message: format!(
+                    "datasets #{} and #{} share the key `{}`: give them distinct names",
+                    first + 1,
+                    instance.entry + 1,
+                    instance.key
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The stable id of a task key.
 ///
 /// ```
@@ -278,21 +295,25 @@ fn expand_entry(
             options: options.clone(),
         },
         max_epochs,
+        entry: k,
     };
     if let Some(file) = &entry.file {
         let path = resolve(spec_dir, file);
-        if !path.is_file() {
+        if let Some(problem) = not_a_data_file(&path) {
             return Err(Error::Spec {
-                at: Location::new(&path),
-                message: format!("not found (the file of dataset #{} in the spec)", k + 1),
+                at: spec.entry_location(k, "file"),
+                message: format!("dataset #{}: `{}` {problem}", k + 1, path.display()),
             });
         }
         out.push(file_instance(path, entry.name.as_deref()));
     } else if let Some(pattern) = &entry.glob {
-        let matches = glob(&resolve(spec_dir, pattern))?;
+        let matches = glob(&resolve(spec_dir, pattern)).map_err(|e| Error::Spec {
+            at: spec.entry_location(k, "glob"),
+            message: format!("dataset #{}: the glob `{pattern}`: {e}", k + 1),
+        })?;
         if matches.is_empty() {
             return Err(Error::Spec {
-                at: Location::new("<spec>"),
+                at: spec.entry_location(k, "glob"),
                 message: format!("dataset #{}: the glob `{pattern}` matches no file", k + 1),
             });
         }
@@ -322,6 +343,7 @@ fn expand_entry(
                     },
                     key,
                     max_epochs,
+                    entry: k,
                 });
             }
         }
@@ -348,8 +370,20 @@ pub(crate) fn grid(
     points
 }
 
+/// Why a path cannot be read as a data file, if it cannot: it is missing, a folder, or a device or pipe
+/// (`/dev/zero` would be read forever).
+fn not_a_data_file(path: &Path) -> Option<String> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => None,
+        Ok(meta) if meta.is_dir() => Some("is a directory, not a data file".into()),
+        Ok(_) => Some("is not a regular file (a device or a pipe); name a data file".into()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("not found".into()),
+        Err(e) => Some(format!("cannot be read: {e}")),
+    }
+}
+
 /// Files matching a pattern whose last component may hold `*` and `?`, sorted by name.
-fn glob(pattern: &Path) -> Result<Vec<PathBuf>> {
+fn glob(pattern: &Path) -> std::io::Result<Vec<PathBuf>> {
     let dir = pattern
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -358,7 +392,9 @@ fn glob(pattern: &Path) -> Result<Vec<PathBuf>> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        std::io::Error::new(e.kind(), format!("its folder `{}`: {e}", dir.display()))
+    })?;
     let mut found: Vec<PathBuf> = entries
         .filter_map(|e| e.ok())
         .map(|e| e.path())

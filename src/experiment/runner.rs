@@ -3,16 +3,21 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
 use super::env::Environment;
+use super::lock::OutputLock;
 use super::measure::{bound_names, failed_record, measure, prepare};
 use super::plan::{Plan, Shard, Task};
 use super::spec::Spec;
-use super::store::{Store, TaskRecord, read_records, result_paths, write_atomically};
+use super::store::{
+    DroppedLine, Store, TaskRecord, read_records, result_paths, write_atomically,
+    write_new_atomically,
+};
 use crate::error::{Error, Location, Result};
 
 /// How to run an experiment.
@@ -75,6 +80,9 @@ pub struct RunReport {
     pub csv_path: PathBuf,
     /// The results files.
     pub jsonl_path: PathBuf,
+    /// Lines of a resumed results file that were torn or malformed and were dropped (their tasks ran
+    /// again).
+    pub dropped: Vec<DroppedLine>,
 }
 
 /// The hash of a spec's text that every row carries.
@@ -88,6 +96,10 @@ pub fn spec_hash(text: &str) -> String {
 
 /// Run an experiment. `spec_text` is the spec's source, copied to `OUT/spec.toml` and hashed into every
 /// row. Results are bit-identical whatever the thread count (apart from the timing columns).
+///
+/// The run holds an [`OutputLock`] on `OUT` (per shard) from start to end, so a second run of the same
+/// results is refused. It stops at the first row it cannot write (a full disk, a quota), leaving whole
+/// rows only; `--resume` continues from there.
 ///
 /// ```no_run
 /// use novikoff::experiment::{run, RunOptions, Spec, DEFAULT_SPEC};
@@ -103,7 +115,8 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
         plan = plan.shard(shard);
     }
     let hash = spec_hash(spec_text);
-    prepare_out_dir(&options.out, spec_text, options.resume)?;
+    let lock = OutputLock::acquire(&options.out, options.shard)?;
+    check_spec_copy(&options.out, spec_text, options.resume)?;
 
     let threads = options
         .threads
@@ -124,7 +137,8 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
     write_atomically(&options.out.join(env_name), &env_json)?;
 
     let bound_names = bound_names();
-    let store = Store::open(&options.out, options.shard, bound_names, options.resume)?;
+    let store = Store::open_locked(lock, bound_names, options.resume)?;
+    let dropped = store.dropped().to_vec();
     let pending: Vec<&Task> = plan
         .tasks
         .iter()
@@ -151,31 +165,42 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
     let bar = progress_bar(pending.len() as u64, options.progress);
     let store = Mutex::new(store);
     let write_error: Mutex<Option<Error>> = Mutex::new(None);
-    let failed = std::sync::atomic::AtomicUsize::new(0);
-    let next_group = std::sync::atomic::AtomicUsize::new(0);
+    // After the first failed write no task starts: its row could not be stored either.
+    let stop = AtomicBool::new(false);
+    let unstored = AtomicUsize::new(0);
+    let failed = AtomicUsize::new(0);
+    let next_group = AtomicUsize::new(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(|e| Error::parameter("threads", e.to_string()))?;
     let run_group = |(dataset, tasks): &(usize, Vec<&Task>)| {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
         let instance = &plan.datasets[*dataset];
         let prepared = prepare(instance, &spec.measure);
         tasks.par_iter().with_max_len(1).for_each(|task| {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
             let record = match &prepared {
                 Ok(prepared) => measure(task, instance, prepared, &spec.measure, &hash),
                 Err(e) => failed_record(task, instance, &hash, e),
             };
             if record.error.is_some() {
-                failed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                failed.fetch_add(1, Ordering::Relaxed);
             }
             let appended = store
                 .lock()
                 .map_err(|_| Error::Solver("store lock poisoned".into()))
                 .and_then(|mut s| s.append(&record));
-            if let Err(e) = appended
-                && let Ok(mut slot) = write_error.lock()
-            {
-                slot.get_or_insert(e);
+            if let Err(e) = appended {
+                stop.store(true, Ordering::Relaxed);
+                unstored.fetch_add(1, Ordering::Relaxed);
+                if let Ok(mut slot) = write_error.lock() {
+                    slot.get_or_insert(e);
+                }
             }
             bar.inc(1);
         });
@@ -183,21 +208,22 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
     pool.scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|_| {
-                while let Some(group) =
-                    groups.get(next_group.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
-                {
+                while let Some(group) = groups.get(next_group.fetch_add(1, Ordering::Relaxed)) {
                     run_group(group);
                 }
             });
         }
     });
     bar.finish_and_clear();
-    if let Some(e) = write_error.into_inner().ok().flatten() {
-        return Err(e);
-    }
     let store = store
         .into_inner()
         .map_err(|_| Error::Solver("store lock poisoned".into()))?;
+    if let Some(e) = write_error.into_inner().ok().flatten() {
+        let stored = store.done().len();
+        let unstored = unstored.into_inner();
+        let not_run = plan.tasks.len().saturating_sub(stored + unstored);
+        return Err(stopped_by_write_error(e, stored, unstored, not_run));
+    }
     store.finish()?;
     let (csv_path, jsonl_path) = result_paths(&options.out, options.shard);
     let records = read_records(&jsonl_path)?;
@@ -210,7 +236,22 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
         records,
         csv_path,
         jsonl_path,
+        dropped,
     })
+}
+
+/// The error of a run stopped by a failed write, with what is stored and how to continue.
+fn stopped_by_write_error(e: Error, stored: usize, unstored: usize, not_run: usize) -> Error {
+    let advice = format!(
+        "the run stopped at the first write error: {stored} row(s) are stored whole, {unstored} finished task(s) could not be stored, {not_run} task(s) were not run; free space and rerun with --resume to finish"
+    );
+    match e {
+        Error::Io { path, source } => Error::io(
+            path,
+            std::io::Error::new(source.kind(), format!("{source}; {advice}")),
+        ),
+        other => Error::Solver(format!("{other}; {advice}")),
+    }
 }
 
 /// A rough relative cost of preparing and running a dataset, for scheduling only: its number of values,
@@ -230,13 +271,12 @@ fn estimated_cost(instance: &super::plan::DatasetInstance) -> f64 {
     }
 }
 
-/// Create `out`, and write or check `out/spec.toml`: a resumed run (or another shard) must use the same
-/// spec text.
-fn prepare_out_dir(out: &Path, spec_text: &str, resume: bool) -> Result<()> {
-    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+/// Write or check `out/spec.toml`: a resumed run (or another shard) must use the same spec text. Shards
+/// started together may race here; exactly one writes the copy and the others compare with it.
+fn check_spec_copy(out: &Path, spec_text: &str, resume: bool) -> Result<()> {
     let spec_copy = out.join("spec.toml");
-    match std::fs::read_to_string(&spec_copy) {
-        Ok(existing) if existing != spec_text => Err(Error::Spec {
+    match write_new_atomically(&spec_copy, spec_text.as_bytes())? {
+        existing if existing != spec_text.as_bytes() => Err(Error::Spec {
             at: Location::new(&spec_copy),
             message: if resume {
                 "the spec differs from the one this folder was started with; refusing to resume"
@@ -245,8 +285,7 @@ fn prepare_out_dir(out: &Path, spec_text: &str, resume: bool) -> Result<()> {
                 "this folder holds a different experiment's spec; choose a new output folder".into()
             },
         }),
-        Ok(_) => Ok(()),
-        Err(_) => write_atomically(&spec_copy, spec_text.as_bytes()),
+        _ => Ok(()),
     }
 }
 

@@ -39,7 +39,30 @@ pub struct Spec {
     /// The datasets: files, globs or generated families.
     #[serde(rename = "dataset", default)]
     pub datasets: Vec<DatasetSpec>,
+    /// Where the spec was parsed from, so that later errors (a missing file, a glob without matches)
+    /// give its file and line.
+    #[serde(skip)]
+    origin: Origin,
 }
+
+/// The file and text a spec was parsed from.
+#[derive(Debug, Clone, Default)]
+struct Origin {
+    path: Option<PathBuf>,
+    text: String,
+}
+
+/// Where a spec came from does not change what it asks for.
+impl PartialEq for Origin {
+    fn eq(&self, _: &Origin) -> bool {
+        true
+    }
+}
+
+/// The most tasks a spec may expand to. The plan alone takes about 250 bytes a task (2.5 GB at the
+/// limit), and no experiment of this kind needs more; a larger grid is almost always a typo (a list where
+/// a scalar was meant), and is refused before anything is allocated.
+pub const MAX_TASKS: u64 = 10_000_000;
 
 /// The training grid shared by every dataset.
 ///
@@ -267,6 +290,13 @@ impl Spec {
                 message: e.message().trim().to_string(),
             }
         })?;
+        let spec = Spec {
+            origin: Origin {
+                path: Some(path.to_path_buf()),
+                text: text.to_string(),
+            },
+            ..spec
+        };
         spec.validate(text, path)?;
         Ok(spec)
     }
@@ -350,6 +380,9 @@ impl Spec {
         if self.datasets.is_empty() {
             return Err(fail("name", "the spec has no [[dataset]] entries".into()));
         }
+        // Before any grid is expanded: a typo can make it too large to hold in memory.
+        let instances: Vec<Option<u64>> = self.datasets.iter().map(instance_count).collect();
+        self.check_task_count(&instances)?;
         for (k, entry) in self.datasets.iter().enumerate() {
             let sources = [&entry.file, &entry.glob, &entry.family]
                 .iter()
@@ -362,6 +395,12 @@ impl Spec {
                         "dataset #{}: give exactly one of `file`, `glob` or `family` (found {sources})",
                         k + 1
                     ),
+                });
+            }
+            if entry.max_epochs == Some(0) {
+                return Err(Error::Spec {
+                    at: self.entry_location(k, "max_epochs"),
+                    message: format!("dataset #{}: max_epochs must be at least 1", k + 1),
                 });
             }
             if entry.replicates == 0 {
@@ -398,6 +437,81 @@ impl Spec {
         }
         Ok(())
     }
+}
+
+impl Spec {
+    /// The number of tasks of one dataset instance: rules × η × orders (a shuffled order once per seed).
+    pub(crate) fn tasks_per_instance(&self) -> Option<u64> {
+        let orders = self.train.orders.iter().try_fold(0u64, |sum, order| {
+            sum.checked_add(if order == "shuffle" {
+                self.train.seeds.len() as u64
+            } else {
+                1
+            })
+        })?;
+        (self.train.rules.len() as u64)
+            .checked_mul(self.train.eta.len() as u64)?
+            .checked_mul(orders)
+    }
+
+    /// Refuse a grid above [`MAX_TASKS`] tasks (or dataset instances), given each entry's number of
+    /// instances (`None`: too many to count), naming the largest entry's line.
+    pub(crate) fn check_task_count(&self, instances: &[Option<u64>]) -> Result<()> {
+        let per_instance = self.tasks_per_instance();
+        let total_instances = instances
+            .iter()
+            .try_fold(0u64, |sum, n| n.and_then(|n| sum.checked_add(n)));
+        let total_tasks = total_instances
+            .zip(per_instance)
+            .and_then(|(n, per)| n.checked_mul(per));
+        let plausible = |n: Option<u64>| n.is_some_and(|n| n <= MAX_TASKS);
+        if plausible(total_instances) && plausible(total_tasks) {
+            return Ok(());
+        }
+        let largest = (0..instances.len())
+            .max_by_key(|&k| instances[k].unwrap_or(u64::MAX))
+            .unwrap_or(0);
+        let count =
+            |n: Option<u64>| n.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string());
+        Err(Error::Spec {
+            at: self.entry_location(largest, "params"),
+            message: format!(
+                "the experiment expands to {} tasks over {} dataset instances (dataset #{} alone: {}); the limit is {MAX_TASKS}: check the grids for a list where one value was meant, or split the experiment into several specs",
+                count(total_tasks),
+                count(total_instances),
+                largest + 1,
+                count(instances.get(largest).copied().flatten()),
+            ),
+        })
+    }
+
+    /// The spec's file and the line of `key` in its `k`-th `[[dataset]]` entry (the entry's own line
+    /// when the key is absent).
+    pub(crate) fn entry_location(&self, k: usize, key: &str) -> Location {
+        match &self.origin.path {
+            Some(path) => Location::new(path).line(key_line_in_table(&self.origin.text, k, key)),
+            None => Location::new("<spec>"),
+        }
+    }
+}
+
+/// The number of dataset instances an entry expands to, counted without expanding it: a file is one, a
+/// glob counts as one until it is matched, a family is its grid points × replicates. `None` when the
+/// count overflows.
+pub(crate) fn instance_count(entry: &DatasetSpec) -> Option<u64> {
+    if entry.family.is_none() {
+        return Some(1);
+    }
+    entry
+        .params
+        .values()
+        .try_fold(entry.replicates as u64, |n, value| {
+            let len = match value {
+                ParamValue::List(list) => list.len() as u64,
+                _ => 1,
+            };
+            n.checked_mul(len)
+        })
 }
 
 /// The default experiment's TOML text, as `novikoff experiment --print-default-spec` prints it.

@@ -1,17 +1,23 @@
 //! The results store: `results.jsonl` (the source of truth) and `results.csv` (derived from it), appended
 //! one whole row at a time, flushed, resumable and mergeable.
 //!
-//! Crash safety: each row is one `write` of a complete line followed by a flush, JSON first. A process
-//! killed at any moment leaves at most one partial last line; [`Store::open`] with `resume` cuts it off,
-//! keeps every whole row, and rewrites the CSV from the JSON lines so the two always agree.
+//! Crash safety: each row is one `write` of a complete line followed by a flush, JSON first. A write that
+//! fails (a full disk, a quota) is cut back to the last whole line in both files, and the run stops. A
+//! process killed at any moment leaves at most one partial last line. [`Store::open`] with `resume` drops
+//! torn or malformed lines wherever they are (reporting each in [`Store::dropped`]), keeps every whole
+//! row, and rewrites both files from the JSON lines so the two always agree.
+//!
+//! One writer: a store holds an [`OutputLock`] on its folder (per shard) from opening to [`Store::finish`].
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
+use super::lock::{OutputLock, create_output_folder};
 use super::plan::Shard;
 use crate::error::{Error, Location, Result};
 
@@ -229,21 +235,55 @@ pub fn result_paths(dir: &Path, shard: Option<Shard>) -> (PathBuf, PathBuf) {
     )
 }
 
-/// An open results store that rows are appended to.
+/// A line of `results.jsonl` that a resumed run dropped, and why.
+///
+/// ```
+/// # use novikoff::experiment::{Store, DroppedLine};
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("results.jsonl"), "{\"task_\n")?;
+/// let store = Store::open(dir.path(), None, vec![], true)?;
+/// assert_eq!(store.dropped()[0].line, 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DroppedLine {
+    /// The file.
+    pub path: PathBuf,
+    /// Its 1-based line.
+    pub line: usize,
+    /// Why it was dropped.
+    pub reason: String,
+}
+
+impl std::fmt::Display for DroppedLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: {}", self.path.display(), self.line, self.reason)
+    }
+}
+
+/// An open results store that rows are appended to. It holds the folder's [`OutputLock`] until
+/// [`Store::finish`] or drop.
 #[derive(Debug)]
 pub struct Store {
     csv_path: PathBuf,
     jsonl_path: PathBuf,
     csv: File,
     jsonl: File,
+    /// Lengths of the files up to their last whole line, to cut a failed write back to.
+    csv_len: u64,
+    jsonl_len: u64,
     bound_names: Vec<String>,
     done: HashSet<String>,
+    dropped: Vec<DroppedLine>,
+    _lock: OutputLock,
 }
 
 impl Store {
-    /// Open the store in `dir`. Without `resume`, existing results are an error (nothing written is ever
-    /// overwritten). With `resume`, a partial last line is cut off and the ids already present are
-    /// reported by [`Store::done`].
+    /// Lock `dir` (see [`OutputLock`]) and open the store in it. Without `resume`, existing results are
+    /// an error (nothing written is ever overwritten). With `resume`, torn and malformed lines are dropped
+    /// wherever they are (see [`Store::dropped`]) and the ids already present are reported by
+    /// [`Store::done`].
     ///
     /// ```
     /// use novikoff::experiment::{Store, TaskRecord};
@@ -261,9 +301,23 @@ impl Store {
         bound_names: Vec<String>,
         resume: bool,
     ) -> Result<Store> {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        let (csv_path, jsonl_path) = result_paths(dir, shard);
-        let mut done = HashSet::new();
+        Store::open_locked(OutputLock::acquire(dir, shard)?, bound_names, resume)
+    }
+
+    /// Open the store of a folder already locked, e.g. by a run that checked the folder's spec first.
+    ///
+    /// ```
+    /// use novikoff::experiment::{OutputLock, Store};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let lock = OutputLock::acquire(dir.path(), None)?;
+    /// let store = Store::open_locked(lock, vec![], false)?;
+    /// assert!(store.done().is_empty());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn open_locked(lock: OutputLock, bound_names: Vec<String>, resume: bool) -> Result<Store> {
+        let (csv_path, jsonl_path) = result_paths(lock.dir(), lock.shard());
+        let mut records = Vec::new();
+        let mut dropped = Vec::new();
         if jsonl_path.exists() || csv_path.exists() {
             if !resume {
                 return Err(Error::Spec {
@@ -271,15 +325,13 @@ impl Store {
                     message: "results already exist here: pass --resume to continue them, or choose a new output folder".into(),
                 });
             }
-            let records = read_records(&jsonl_path)?;
-            // Rewrite both files from the whole JSON lines: drops a torn last line in either file.
-            write_atomically(&jsonl_path, &jsonl_bytes(&records)?)?;
-            write_atomically(&csv_path, &csv_bytes(&records, &bound_names)?)?;
-            done = records.into_iter().map(|r| r.task_id).collect();
-        } else {
-            write_atomically(&jsonl_path, b"")?;
-            write_atomically(&csv_path, &csv_bytes(&[], &bound_names)?)?;
+            (records, dropped) = recover_records(&jsonl_path)?;
         }
+        // Rewrite both files from the whole JSON lines: drops torn lines in either file.
+        let jsonl_bytes = jsonl_bytes(&records)?;
+        let csv_bytes = csv_bytes(&records, &bound_names)?;
+        write_atomically(&jsonl_path, &jsonl_bytes)?;
+        write_atomically(&csv_path, &csv_bytes)?;
         let append = |path: &Path| {
             OpenOptions::new()
                 .append(true)
@@ -289,10 +341,14 @@ impl Store {
         Ok(Store {
             csv: append(&csv_path)?,
             jsonl: append(&jsonl_path)?,
+            csv_len: csv_bytes.len() as u64,
+            jsonl_len: jsonl_bytes.len() as u64,
             csv_path,
             jsonl_path,
             bound_names,
-            done,
+            done: records.into_iter().map(|r| r.task_id).collect(),
+            dropped,
+            _lock: lock,
         })
     }
 
@@ -308,7 +364,21 @@ impl Store {
         &self.done
     }
 
-    /// Append one row to both files and flush.
+    /// The lines a resumed store dropped (torn by a crash or a full disk, malformed, or a task stored
+    /// twice); their tasks are not in [`Store::done`], so they run again.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = novikoff::experiment::Store::open(dir.path(), None, vec![], false)?;
+    /// assert!(store.dropped().is_empty());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn dropped(&self) -> &[DroppedLine] {
+        &self.dropped
+    }
+
+    /// Append one row to both files and flush. When either write fails, both files are cut back to
+    /// their last whole line, so that a full disk never leaves part of a row.
     ///
     /// ```
     /// # use novikoff::experiment::{Store, TaskRecord};
@@ -322,21 +392,22 @@ impl Store {
         let mut line = serde_json::to_vec(record)
             .map_err(|e| Error::io(&self.jsonl_path, std::io::Error::other(e)))?;
         line.push(b'\n');
-        self.jsonl
-            .write_all(&line)
-            .and_then(|()| self.jsonl.flush())
-            .map_err(|e| Error::io(&self.jsonl_path, e))?;
         let row = csv_line(&csv_row(record, &self.bound_names))?;
-        self.csv
-            .write_all(&row)
-            .and_then(|()| self.csv.flush())
-            .map_err(|e| Error::io(&self.csv_path, e))?;
+        append_line(&mut self.jsonl, self.jsonl_len, &line)
+            .map_err(|e| Error::io(&self.jsonl_path, e))?;
+        if let Err(e) = append_line(&mut self.csv, self.csv_len, &row) {
+            // Keep the two files in step: the JSON row goes too (its task runs again on resume).
+            let _ = self.jsonl.cut_to(self.jsonl_len);
+            return Err(Error::io(&self.csv_path, e));
+        }
+        self.jsonl_len += line.len() as u64;
+        self.csv_len += row.len() as u64;
         self.done.insert(record.task_id.clone());
         Ok(())
     }
 
     /// Rewrite both files sorted by task index, so that a finished run's files do not depend on the
-    /// order in which tasks completed.
+    /// order in which tasks completed. The lock is released after the rewrite.
     ///
     /// ```
     /// # use novikoff::experiment::{Store, TaskRecord};
@@ -361,8 +432,37 @@ impl Store {
     }
 }
 
+/// Where rows are appended: a file, or in tests a buffer that fails like a full disk.
+trait LineSink: Write {
+    /// Shorten to `len` bytes.
+    fn cut_to(&mut self, len: u64) -> std::io::Result<()>;
+}
+
+impl LineSink for File {
+    fn cut_to(&mut self, len: u64) -> std::io::Result<()> {
+        self.set_len(len)
+    }
+}
+
+/// Append one whole line to a sink of `len` whole bytes, or leave it at `len` bytes and return the
+/// error. A write can fail after part of the line went out (a disk that fills up in the middle); without
+/// the cut, the next successful write would glue a row to that fragment.
+fn append_line(sink: &mut impl LineSink, len: u64, line: &[u8]) -> std::io::Result<()> {
+    let written = sink.write_all(line).and_then(|()| sink.flush());
+    if let Err(e) = written {
+        return Err(match sink.cut_to(len) {
+            Ok(()) => e,
+            Err(cut) => std::io::Error::new(
+                e.kind(),
+                format!("{e}; cutting back the partial line also failed: {cut}"),
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// Read every whole line of a `results.jsonl`; a torn last line (no newline) is ignored, and any other
-/// malformed line is an error naming its line.
+/// malformed line is an error naming its line (resume with `--resume` to drop it).
 ///
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
@@ -372,29 +472,91 @@ impl Store {
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn read_records(path: &Path) -> Result<Vec<TaskRecord>> {
+    let mut records = Vec::new();
+    for (line, parsed) in parse_lines(path)? {
+        records.push(parsed.map_err(|e| {
+            Error::parse(
+                Location::new(path).line(line),
+                format!("not a result row: {e} (`--resume` on this folder drops torn rows and runs their tasks again)"),
+            )
+        })?);
+    }
+    Ok(records)
+}
+
+/// Each non-empty whole line of a results file with its 1-based number, parsed.
+fn parse_lines(path: &Path) -> Result<Vec<(usize, serde_json::Result<TaskRecord>)>> {
     if !path.exists() {
         return Ok(Vec::new());
     }
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    // A last line without its newline was never finished.
     let whole = match bytes.iter().rposition(|&b| b == b'\n') {
         Some(last) => &bytes[..=last],
         None => &bytes[..0],
     };
+    Ok(whole
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .filter(|(_, line)| !line.trim_ascii().is_empty())
+        .map(|(k, line)| (k + 1, serde_json::from_slice::<TaskRecord>(line)))
+        .collect())
+}
+
+/// The rows a resumed run keeps: every whole row, wherever torn or malformed lines are. A line where a
+/// torn fragment was glued to a whole row (a write that resumed after a full disk) keeps the row.
+/// A task stored twice keeps its first row.
+fn recover_records(path: &Path) -> Result<(Vec<TaskRecord>, Vec<DroppedLine>)> {
+    let bytes = std::fs::read(path).unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.split('\n').collect();
     let mut records = Vec::new();
-    for (k, line) in BufReader::new(whole).lines().enumerate() {
-        let line = line.map_err(|e| Error::io(path, e))?;
-        if line.trim().is_empty() {
-            continue;
+    let mut dropped = Vec::new();
+    let mut seen = HashSet::new();
+    let drop_line = |line: usize, reason: &str| DroppedLine {
+        path: path.to_path_buf(),
+        line,
+        reason: reason.into(),
+    };
+    for (line, parsed) in parse_lines(path)? {
+        let record = match parsed {
+            Ok(record) => record,
+            Err(_) => match salvage(lines.get(line - 1).copied().unwrap_or("")) {
+                Some(record) => {
+                    dropped.push(drop_line(
+                        line,
+                        "dropped a torn fragment before a whole row",
+                    ));
+                    record
+                }
+                None => {
+                    dropped.push(drop_line(
+                        line,
+                        "dropped a torn or malformed row; its task runs again",
+                    ));
+                    continue;
+                }
+            },
+        };
+        if seen.insert(record.task_id.clone()) {
+            records.push(record);
+        } else {
+            dropped.push(drop_line(line, "dropped a second row of the same task"));
         }
-        let record: TaskRecord = serde_json::from_str(&line).map_err(|e| {
-            Error::parse(
-                Location::new(path).line(k + 1),
-                format!("not a result row: {e}"),
-            )
-        })?;
-        records.push(record);
     }
-    Ok(records)
+    if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+        dropped.push(drop_line(
+            lines.len(),
+            "dropped an unfinished last row; its task runs again",
+        ));
+    }
+    Ok((records, dropped))
+}
+
+/// The whole row at the end of a line whose start is a torn fragment.
+fn salvage(line: &str) -> Option<TaskRecord> {
+    let start = line.rfind("{\"task_id\":").filter(|&i| i > 0)?;
+    serde_json::from_str(&line[start..]).ok()
 }
 
 fn jsonl_bytes(records: &[TaskRecord]) -> Result<Vec<u8>> {
@@ -415,17 +577,58 @@ fn csv_bytes(records: &[TaskRecord], bound_names: &[String]) -> Result<Vec<u8>> 
     Ok(out)
 }
 
-/// Write a file through a temporary sibling and a rename, so readers never see half of it.
+/// Write a file through a temporary sibling and a rename, so readers never see half of it. The temporary
+/// name is unique to the process and the call: shards started together in one folder each write their
+/// own, and a failed write (a full disk) removes its temporary file.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension(format!(
-        "{}.tmp",
-        path.extension().and_then(|e| e.to_str()).unwrap_or("")
+    let tmp = write_temporary(path, bytes)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(path, e)
+    })
+}
+
+/// Write `path` with `bytes` unless it exists, atomically: of processes racing to create it, exactly one
+/// does and the others see its whole contents. Returns the contents that are now in the file.
+pub(crate) fn write_new_atomically(path: &Path, bytes: &[u8]) -> Result<Vec<u8>> {
+    if let Ok(existing) = std::fs::read(path) {
+        return Ok(existing);
+    }
+    let tmp = write_temporary(path, bytes)?;
+    // A hard link, unlike a rename, fails when the target exists, so a first writer is never replaced.
+    let linked = std::fs::hard_link(&tmp, path);
+    let _ = std::fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => Ok(bytes.to_vec()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            std::fs::read(path).map_err(|e| Error::io(path, e))
+        }
+        // A file system without hard links: a rename, which is still atomic for readers.
+        Err(_) => write_atomically(path, bytes).map(|()| bytes.to_vec()),
+    }
+}
+
+/// Write `bytes` to a fresh temporary sibling of `path`, synced, and return its name.
+fn write_temporary(path: &Path, bytes: &[u8]) -> Result<PathBuf> {
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(
+        ".{name}.{}.{}.tmp",
+        std::process::id(),
+        CALLS.fetch_add(1, Ordering::Relaxed)
     ));
-    let mut file = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
-    file.write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .map_err(|e| Error::io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+    let written = File::create_new(&tmp).and_then(|mut file| {
+        file.write_all(bytes)?;
+        file.sync_all()
+    });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::io(&tmp, e));
+    }
+    Ok(tmp)
 }
 
 /// What [`merge`] did.
@@ -435,23 +638,139 @@ pub struct MergeSummary {
     pub rows: usize,
     /// Input files read.
     pub inputs: usize,
+    /// Shards absent from the inputs (only with [`MergeOptions::allow_partial`]).
+    pub missing: Vec<Shard>,
+}
+
+/// How [`merge`] treats its inputs.
+///
+/// ```
+/// let options = novikoff::experiment::MergeOptions::default().allow_partial(true);
+/// # let _ = options;
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MergeOptions {
+    /// Merge even when some shards of the set are missing (they are listed in the summary).
+    pub allow_partial: bool,
+}
+
+impl MergeOptions {
+    /// Allow (or not) an incomplete set of shards.
+    ///
+    /// ```
+    /// assert!(novikoff::experiment::MergeOptions::default().allow_partial(true).allow_partial);
+    /// ```
+    #[must_use]
+    pub fn allow_partial(mut self, allow: bool) -> Self {
+        self.allow_partial = allow;
+        self
+    }
 }
 
 /// Combine shard result files (`results*.jsonl`, or folders holding them) into `out/results.{jsonl,csv}`,
-/// sorted by task index. Refuses a task id that occurs twice and rows of different specs.
+/// sorted by task index. Refuses a task id that occurs twice, rows of different specs, a row in the file
+/// of a shard it does not belong to, shard files of different shard counts, and — unless
+/// [`MergeOptions::allow_partial`] — a set of shards with one missing. A shard file is recognised by its
+/// name, `results.shard-I-of-N.jsonl`.
 ///
 /// ```
-/// use novikoff::experiment::{merge, Store, TaskRecord};
+/// use novikoff::experiment::{merge, MergeOptions, Store, TaskRecord};
 /// let a = tempfile::tempdir().unwrap();
 /// let out = tempfile::tempdir().unwrap();
-/// let mut store = Store::open(a.path(), Some("0/2".parse()?), vec![], false)?;
+/// let mut store = Store::open(a.path(), Some("0/1".parse()?), vec![], false)?;
 /// store.append(&TaskRecord { task_id: "01".into(), spec_hash: "h".into(), ..Default::default() })?;
 /// store.finish()?;
-/// let summary = merge(&[a.path().to_path_buf()], out.path(), &[])?;
+/// let summary = merge(&[a.path().to_path_buf()], out.path(), &[], MergeOptions::default())?;
 /// assert_eq!(summary.rows, 1);
 /// # Ok::<(), novikoff::Error>(())
 /// ```
-pub fn merge(inputs: &[PathBuf], out: &Path, bound_names: &[String]) -> Result<MergeSummary> {
+pub fn merge(
+    inputs: &[PathBuf],
+    out: &Path,
+    bound_names: &[String],
+    options: MergeOptions,
+) -> Result<MergeSummary> {
+    let files = merge_inputs(inputs)?;
+    let missing = missing_shards(&files)?;
+    if !missing.is_empty() && !options.allow_partial {
+        return Err(Error::Spec {
+            at: Location::new(&files[0]),
+            message: format!(
+                "incomplete set of shards: {} missing; run them (or pass --allow-partial to merge what is there)",
+                describe_shards(&missing)
+            ),
+        });
+    }
+    let mut by_id: BTreeMap<String, (PathBuf, TaskRecord)> = BTreeMap::new();
+    let mut spec_hash: Option<(String, PathBuf)> = None;
+    for file in &files {
+        let shard = shard_of_file(file);
+        for record in read_records(file)? {
+            match &spec_hash {
+                None => spec_hash = Some((record.spec_hash.clone(), file.clone())),
+                Some((hash, first)) if *hash != record.spec_hash => {
+                    return Err(Error::Spec {
+                        at: Location::new(file),
+                        message: format!(
+                            "task {} comes from a different spec (hash {}) than {} (hash {hash}); refusing to merge",
+                            record.task_id,
+                            record.spec_hash,
+                            first.display()
+                        ),
+                    });
+                }
+                Some(_) => {}
+            }
+            if let Some(shard) = shard.filter(|s| !s.contains(&record.task_id)) {
+                return Err(Error::Spec {
+                    at: Location::new(file),
+                    message: format!(
+                        "task {} does not belong to shard {}/{}; was the file renamed?",
+                        record.task_id, shard.index, shard.count
+                    ),
+                });
+            }
+            if let Some((other, _)) = by_id.get(&record.task_id) {
+                return Err(Error::Spec {
+                    at: Location::new(file),
+                    message: format!(
+                        "task {} also appears in {}; refusing to merge duplicates",
+                        record.task_id,
+                        other.display()
+                    ),
+                });
+            }
+            by_id.insert(record.task_id.clone(), (file.clone(), record));
+        }
+    }
+    let mut records: Vec<TaskRecord> = by_id.into_values().map(|(_, r)| r).collect();
+    records.sort_by(|a, b| {
+        a.index
+            .cmp(&b.index)
+            .then_with(|| a.task_id.cmp(&b.task_id))
+    });
+    create_output_folder(out)?;
+    let (csv_path, jsonl_path) = result_paths(out, None);
+    for path in [&csv_path, &jsonl_path] {
+        if path.exists() {
+            return Err(Error::Spec {
+                at: Location::new(path),
+                message: "already exists; merge into a new folder".into(),
+            });
+        }
+    }
+    write_atomically(&jsonl_path, &jsonl_bytes(&records)?)?;
+    write_atomically(&csv_path, &csv_bytes(&records, bound_names)?)?;
+    Ok(MergeSummary {
+        rows: records.len(),
+        inputs: files.len(),
+        missing,
+    })
+}
+
+/// The files named by the inputs: files as given, folders as their `results*.jsonl`.
+fn merge_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for input in inputs {
         if input.is_dir() {
@@ -477,58 +796,168 @@ pub fn merge(inputs: &[PathBuf], out: &Path, bound_names: &[String]) -> Result<M
             "no results*.jsonl files to merge",
         ));
     }
-    let mut by_id: BTreeMap<String, (PathBuf, TaskRecord)> = BTreeMap::new();
-    let mut spec_hash: Option<(String, PathBuf)> = None;
-    for file in &files {
-        for record in read_records(file)? {
-            match &spec_hash {
-                None => spec_hash = Some((record.spec_hash.clone(), file.clone())),
-                Some((hash, first)) if *hash != record.spec_hash => {
-                    return Err(Error::Spec {
-                        at: Location::new(file),
-                        message: format!(
-                            "task {} comes from a different spec (hash {}) than {} (hash {hash}); refusing to merge",
-                            record.task_id,
-                            record.spec_hash,
-                            first.display()
-                        ),
-                    });
-                }
-                Some(_) => {}
-            }
-            if let Some((other, _)) = by_id.get(&record.task_id) {
+    Ok(files)
+}
+
+/// The shard a file's name says it holds: `results.shard-I-of-N.jsonl`.
+fn shard_of_file(file: &Path) -> Option<Shard> {
+    let name = file.file_name()?.to_str()?;
+    let middle = name
+        .strip_prefix("results.shard-")?
+        .strip_suffix(".jsonl")?;
+    let (index, count) = middle.split_once("-of-")?;
+    format!("{index}/{count}").parse().ok()
+}
+
+/// The shards of the inputs' set that no input holds. Shard files of different counts are refused,
+/// because their tasks overlap.
+fn missing_shards(files: &[PathBuf]) -> Result<Vec<Shard>> {
+    let mut count: Option<(u64, &PathBuf)> = None;
+    let mut present = BTreeSet::new();
+    for file in files {
+        let Some(shard) = shard_of_file(file) else {
+            continue;
+        };
+        match count {
+            Some((n, first)) if n != shard.count => {
                 return Err(Error::Spec {
                     at: Location::new(file),
                     message: format!(
-                        "task {} also appears in {}; refusing to merge duplicates",
-                        record.task_id,
-                        other.display()
+                        "a shard of {} but {} is a shard of {n}; refusing to merge shards of different splits",
+                        shard.count,
+                        first.display()
                     ),
                 });
             }
-            by_id.insert(record.task_id.clone(), (file.clone(), record));
+            _ => count = Some((shard.count, file)),
+        }
+        present.insert(shard.index);
+    }
+    Ok(count.map_or_else(Vec::new, |(n, _)| {
+        (0..n)
+            .filter(|i| !present.contains(i))
+            .map(|index| Shard { index, count: n })
+            .collect()
+    }))
+}
+
+/// `2/3, 5/8`: shards as `--shard` takes them.
+pub(crate) fn describe_shards(shards: &[Shard]) -> String {
+    let shown: Vec<String> = shards
+        .iter()
+        .take(20)
+        .map(|s| format!("{}/{}", s.index, s.count))
+        .collect();
+    let more = shards.len().saturating_sub(shown.len());
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    format!(
+        "shard{} {}{more}",
+        if shards.len() == 1 { "" } else { "s" },
+        shown.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A buffer that fails like a disk filling up: after `room` bytes it takes no more, until `room` is
+    /// raised again (space returns).
+    struct FillingDisk {
+        bytes: Vec<u8>,
+        room: usize,
+    }
+
+    impl Write for FillingDisk {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let free = self.room.saturating_sub(self.bytes.len());
+            if free == 0 {
+                return Err(std::io::Error::from(std::io::ErrorKind::StorageFull));
+            }
+            let n = free.min(buf.len());
+            self.bytes.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
         }
     }
-    let mut records: Vec<TaskRecord> = by_id.into_values().map(|(_, r)| r).collect();
-    records.sort_by(|a, b| {
-        a.index
-            .cmp(&b.index)
-            .then_with(|| a.task_id.cmp(&b.task_id))
-    });
-    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
-    let (csv_path, jsonl_path) = result_paths(out, None);
-    for path in [&csv_path, &jsonl_path] {
-        if path.exists() {
-            return Err(Error::Spec {
-                at: Location::new(path),
-                message: "already exists; merge into a new folder".into(),
-            });
+
+    impl LineSink for FillingDisk {
+        fn cut_to(&mut self, len: u64) -> std::io::Result<()> {
+            self.bytes.truncate(len as usize);
+            Ok(())
         }
     }
-    write_atomically(&jsonl_path, &jsonl_bytes(&records)?)?;
-    write_atomically(&csv_path, &csv_bytes(&records, bound_names)?)?;
-    Ok(MergeSummary {
-        rows: records.len(),
-        inputs: files.len(),
-    })
+
+    #[test]
+    fn a_disk_that_fills_and_frees_up_leaves_only_whole_lines() {
+        let mut disk = FillingDisk {
+            bytes: Vec::new(),
+            room: 25,
+        };
+        let mut len = 0;
+        for line in [&b"first row\n"[..], b"second row\n"] {
+            append_line(&mut disk, len, line).unwrap();
+            len += line.len() as u64;
+        }
+        // The third row fits only in part: the write fails and the fragment is cut off.
+        let failed = append_line(&mut disk, len, b"third row\n").unwrap_err();
+        assert_eq!(failed.kind(), std::io::ErrorKind::StorageFull);
+        assert_eq!(disk.bytes, b"first row\nsecond row\n");
+        // Space returns: the next row follows the last whole line, not a fragment.
+        disk.room = 1000;
+        append_line(&mut disk, len, b"third row\n").unwrap();
+        assert_eq!(disk.bytes, b"first row\nsecond row\nthird row\n");
+    }
+
+    #[test]
+    fn concurrent_atomic_writes_of_one_file_all_succeed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("spec.toml");
+        std::thread::scope(|scope| {
+            for t in 0..8u8 {
+                let path = &path;
+                scope.spawn(move || {
+                    for _ in 0..200 {
+                        write_atomically(path, &[b'a' + t; 64]).unwrap();
+                    }
+                });
+            }
+        });
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(bytes.len(), 64);
+        assert!(bytes.iter().all(|&b| b == bytes[0]));
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "no temporary file is left behind");
+    }
+
+    #[test]
+    fn the_first_of_racing_creators_wins_and_the_others_see_its_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("spec.toml");
+        let seen: Vec<Vec<u8>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..8u8)
+                .map(|t| {
+                    let path = &path;
+                    scope.spawn(move || write_new_atomically(path, &[b'a' + t; 64]).unwrap())
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let stored = std::fs::read(&path).unwrap();
+        assert!(seen.iter().all(|s| *s == stored));
+    }
+
+    #[test]
+    fn shard_files_are_recognised_by_name() {
+        let shard = shard_of_file(Path::new("x/results.shard-2-of-3.jsonl")).unwrap();
+        assert_eq!((shard.index, shard.count), (2, 3));
+        assert!(shard_of_file(Path::new("results.jsonl")).is_none());
+        assert!(shard_of_file(Path::new("results.shard-3-of-3.jsonl")).is_none());
+    }
 }
