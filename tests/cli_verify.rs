@@ -424,3 +424,36 @@ fn negative_values_of_verify_options_need_no_equals_sign() {
         "{block}"
     );
 }
+
+/// One class (the README's worst case): verify reports the through-origin results, with Block–Novikoff
+/// attained (m = 4 mistakes, bound (R/γ)² = 4), and names the free-bias forms as not applicable
+/// instead of refusing the file.
+#[test]
+fn a_single_class_verifies_through_the_origin() {
+    let dir = tempfile::tempdir().unwrap();
+    let worst = dir.path().join("worst.csv");
+    let worst = worst.to_str().unwrap();
+    stdout(&novikoff(&[
+        "generate", "basis", "--m", "4", "--out", worst,
+    ]));
+    let out = json(&novikoff(&["verify", worst, "--format", "json"]));
+    assert_eq!(out["passed"], true, "{out}");
+    assert_eq!(out["geometry"]["both_classes"], false);
+    assert_eq!(out["geometry"]["margins"]["free_bias"]["status"], "failed");
+    let none = rule(&out, "none");
+    assert_eq!(none["mistakes"], 4);
+    let block = bound(none, "block_novikoff");
+    assert_eq!(block["applies"], true);
+    assert!(
+        (block["value"].as_f64().unwrap() - 4.0).abs() < 1e-6,
+        "{block}"
+    );
+    for name in ["classic", "novikoff"] {
+        let free = bound(rule(&out, name), "novikoff_bias");
+        assert_eq!(free["applies"], false, "{free}");
+        assert!(free["reason"].as_str().is_some(), "{free}");
+    }
+    let table = stdout(&novikoff(&["verify", worst]));
+    assert!(table.contains("not applicable:"), "{table}");
+    assert!(table.contains("only one class"), "{table}");
+}
