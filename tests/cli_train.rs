@@ -353,3 +353,87 @@ fn a_single_label_value_maps_to_its_sign() {
         );
     }
 }
+
+/// A flag the file's format would ignore is refused, naming the flag and why; on CSV each is honoured.
+#[test]
+fn flags_a_format_would_ignore_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("d.csv");
+    std::fs::copy(data("seed004.csv"), &csv).unwrap();
+    let mut files = vec![csv.clone()];
+    for ext in ["svm", "npy", "npz"] {
+        let path = dir.path().join(format!("d.{ext}"));
+        stdout(&novikoff(&[
+            "convert",
+            csv.to_str().unwrap(),
+            path.to_str().unwrap(),
+        ]));
+        files.push(path);
+    }
+    let flags: [(&[&str], &str); 4] = [
+        (&["--label-col", "1"], "--label-col"),
+        (&["--no-header"], "--no-header"),
+        (&["--delimiter", ";"], "--delimiter"),
+        (&["--delimiter", ","], "--delimiter"),
+    ];
+    for path in &files[1..] {
+        let name = path.to_str().unwrap();
+        for (extra, flag) in flags {
+            for command in ["train", "margin", "verify"] {
+                let mut args = vec![command, name];
+                args.extend(extra);
+                let out = novikoff(&args);
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+                assert!(
+                    stderr.contains(&format!("`{flag}`"))
+                        && stderr.contains("applies only to delimited text")
+                        && stderr.contains("would be ignored"),
+                    "{args:?}: {stderr}"
+                );
+                assert!(out.stdout.is_empty(), "{args:?}");
+            }
+            let out = dir.path().join("out.csv");
+            let mut args = vec!["convert", name, out.to_str().unwrap()];
+            args.extend(extra);
+            assert_eq!(novikoff(&args).status.code(), Some(2), "{args:?}");
+        }
+    }
+    // On CSV the same flags mean something and are honoured.
+    let semi = write(&dir, "semi.csv", b"1;0;1\n-1;0;-1\n");
+    let out = json(&novikoff(&[
+        "train",
+        semi.to_str().unwrap(),
+        "--no-header",
+        "--delimiter",
+        ";",
+        "--label-col",
+        "3",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(out["n"], 2);
+}
+
+/// `--seed` seeds only the shuffled order: with the cyclic order it would be ignored, so it is refused.
+#[test]
+fn a_seed_without_the_shuffled_order_is_refused() {
+    let seed004 = data("seed004.csv");
+    for extra in [&["--seed", "3"][..], &["--seed", "3", "--order", "cyclic"]] {
+        let mut args = vec!["train", seed004.as_str()];
+        args.extend(extra);
+        let out = novikoff(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("`--seed`") && stderr.contains("--order shuffle"),
+            "{stderr}"
+        );
+    }
+    let shuffled = json(&novikoff(&[
+        "train", &seed004, "--order", "shuffle", "--seed", "3", "--format", "json",
+    ]));
+    assert_eq!(shuffled["params"]["seed"], 3);
+    let default = json(&novikoff(&["train", &seed004, "--format", "json"]));
+    assert_eq!(default["params"]["seed"], 0);
+}

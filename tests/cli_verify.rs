@@ -457,3 +457,42 @@ fn a_single_class_verifies_through_the_origin() {
     assert!(table.contains("not applicable:"), "{table}");
     assert!(table.contains("only one class"), "{table}");
 }
+
+/// Options that only refine another option are refused without it instead of being ignored.
+#[test]
+fn options_without_the_option_they_refine_are_refused() {
+    let seed004 = data("seed004.csv");
+    let cases: [(&[&str], &[&str]); 4] = [
+        (
+            &["--separator-bias", "0.5"],
+            &["--separator-bias", "--separator"],
+        ),
+        (&["--restarts", "3"], &["--restarts", "--adversary"]),
+        (&["--seed", "4"], &["`--seed`", "--order shuffle"]),
+        (
+            &["--seed", "4", "--order", "cyclic"],
+            &["`--seed`", "--adversary"],
+        ),
+    ];
+    for (extra, words) in cases {
+        let mut args = vec!["verify", seed004.as_str()];
+        args.extend(extra);
+        let out = novikoff(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        for word in words {
+            assert!(stderr.contains(word), "{args:?}: `{word}` in {stderr}");
+        }
+    }
+    // With what they refine, each is used.
+    for extra in [
+        &["--separator", "2,0.5", "--separator-bias", "0.5"][..],
+        &["--adversary", "--restarts", "1"],
+        &["--adversary", "--seed", "4"],
+        &["--order", "shuffle", "--seed", "4"],
+    ] {
+        let mut args = vec!["verify", seed004.as_str(), "--rules", "none"];
+        args.extend(extra);
+        stdout(&novikoff(&args));
+    }
+}
