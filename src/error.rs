@@ -150,9 +150,11 @@ pub enum Error {
         value: f64,
     },
 
-    /// Only one class is present where two are required.
+    /// Only one class is present where a free bias needs two: with one class the maximum margin with a
+    /// free bias is unbounded. Through the origin a single class is legitimate, and nothing refuses it.
     #[error(
-        "only one class is present (every label is {label:+}); two classes are required{context}"
+        "only one class is present{context} (every label is {label:+}); a free bias needs both classes, \
+         since with one class the margin with a free bias is unbounded; through the origin one class is fine"
     )]
     SingleClass {
         /// The one label that occurs.

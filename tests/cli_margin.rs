@@ -121,10 +121,6 @@ fn label_column_and_positive_class_are_honoured() {
 #[test]
 fn bad_input_exits_2_with_a_located_message() {
     let dir = tempfile::tempdir().unwrap();
-    let single = write(&dir, "single.csv", b"x,y\n1,1\n2,1\n");
-    let out = novikoff(&["margin", single.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("only one class"));
 
     let nan = write(&dir, "nan.csv", b"x,y\n1,1\nnan,-1\n");
     let out = novikoff(&["margin", nan.to_str().unwrap()]);
@@ -137,4 +133,38 @@ fn bad_input_exits_2_with_a_located_message() {
 
     let out = novikoff(&["margin", &data("seed004.csv"), "--tolerance", "0"]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// One class: through the origin the margin is defined and certified (the basis e₁…e₄ has γ* = 1/2);
+/// with a free bias it is unbounded, and only that is refused, naming the file and the reason.
+#[test]
+fn a_single_class_has_a_margin_through_the_origin_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let worst = dir.path().join("worst.csv");
+    let worst = worst.to_str().unwrap();
+    common::stdout(&novikoff(&[
+        "generate", "basis", "--m", "4", "--out", worst,
+    ]));
+    let out = json(&novikoff(&[
+        "margin",
+        worst,
+        "--through-origin",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(out["status"], "separable");
+    let (lower, upper) = (number(&out["gamma_lower"]), number(&out["gamma_upper"]));
+    assert!(lower <= 0.5 + 1e-12 && 0.5 <= upper + 1e-12, "{out}");
+    assert!(lower > 0.5 - 1e-6, "{out}");
+
+    let free = novikoff(&["margin", worst]);
+    assert_eq!(free.status.code(), Some(2));
+    assert!(free.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&free.stderr);
+    assert!(
+        stderr.contains("only one class is present in ")
+            && stderr.contains("worst.csv")
+            && stderr.contains("a free bias needs both classes"),
+        "{stderr}"
+    );
 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{data, json, novikoff, write};
+use common::{data, json, novikoff, stdout, write};
 
 #[test]
 fn train_reproduces_the_seed004_run_as_json() {
@@ -115,7 +115,12 @@ fn bad_input_is_refused_with_a_located_message() {
         ),
         ("empty.csv", b"", vec![], "the file is empty"),
         ("header.csv", b"a,b,y\n", vec![], "no data rows"),
-        ("single.csv", b"a,y\n1,1\n2,1\n", vec![], "only one class"),
+        (
+            "single.csv",
+            b"a,y\n1,2\n2,2\n",
+            vec![],
+            ":2: every label is 2: a single class must be +1, -1 or 0",
+        ),
         (
             "three.csv",
             b"a,y\n1,1\n2,-1\n3,2\n",
@@ -284,4 +289,151 @@ fn negative_option_values_need_no_equals_sign() {
     ]));
     assert_eq!(generated["b"], -0.3);
     assert!(out_csv.exists());
+}
+
+/// The README's worst case, `generate basis` (every label +1), reads back and trains in every format:
+/// through the origin the perceptron makes exactly m = (R/γ)² mistakes, and with a bias rule one class
+/// is just as legitimate (the rule is the plain perceptron on (x, c)).
+#[test]
+fn a_single_class_trains_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["worst.csv", "worst.svm", "worst.npy", "worst.npz"] {
+        let path = dir.path().join(name);
+        let path = path.to_str().unwrap();
+        stdout(&novikoff(&["generate", "basis", "--m", "4", "--out", path]));
+        let out = json(&novikoff(&["train", path, "--format", "json"]));
+        assert_eq!(out["mistakes"], 4, "{name}: {out}");
+        assert_eq!(out["converged"], true, "{name}");
+        assert_eq!(out["w"], serde_json::json!([1.0, 1.0, 1.0, 1.0]), "{name}");
+        assert_eq!(out["accuracy"], 1.0, "{name}");
+        for rule in ["classic", "novikoff"] {
+            let out = json(&novikoff(&[
+                "train", path, "--bias", rule, "--format", "json",
+            ]));
+            assert_eq!(out["converged"], true, "{name} {rule}: {out}");
+            assert_eq!(out["accuracy"], 1.0, "{name} {rule}");
+        }
+    }
+}
+
+/// A single label maps to its sign: 1 is +1, -1 and 0 are −1 (0/1 convention), `--positive` decides
+/// for any other value, and without it another single value is refused at its first line.
+#[test]
+fn a_single_label_value_maps_to_its_sign() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, &[u8], &[&str], f64); 5] = [
+        ("plus.csv", b"a,y\n2,1\n1,+1\n", &[], 1.0),
+        ("minus.csv", b"a,y\n-2,-1\n-1,-1\n", &[], -1.0),
+        ("zero.csv", b"a,y\n-2,0\n-1,0\n", &[], -1.0),
+        (
+            "cat.csv",
+            b"a,y\n2,cat\n1,cat\n",
+            &["--positive", "cat"],
+            1.0,
+        ),
+        (
+            "dog.csv",
+            b"a,y\n-2,dog\n-1,dog\n",
+            &["--positive", "cat"],
+            -1.0,
+        ),
+    ];
+    for (name, contents, extra, sign) in cases {
+        let path = write(&dir, name, contents);
+        let mut args = vec!["train", path.to_str().unwrap(), "--format", "json"];
+        args.extend(extra);
+        let out = json(&novikoff(&args));
+        // One update on the first row, w = y·x₁: each file puts x₁ on its class's side, so w = 2
+        // exactly when the label was mapped to `sign` (the other sign gives −2).
+        assert_eq!(out["mistakes"], 1, "{name}: {out}");
+        assert_eq!(
+            out["w"],
+            serde_json::json!([2.0]),
+            "{name} (→ {sign}): {out}"
+        );
+    }
+}
+
+/// A flag the file's format would ignore is refused, naming the flag and why; on CSV each is honoured.
+#[test]
+fn flags_a_format_would_ignore_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("d.csv");
+    std::fs::copy(data("seed004.csv"), &csv).unwrap();
+    let mut files = vec![csv.clone()];
+    for ext in ["svm", "npy", "npz"] {
+        let path = dir.path().join(format!("d.{ext}"));
+        stdout(&novikoff(&[
+            "convert",
+            csv.to_str().unwrap(),
+            path.to_str().unwrap(),
+        ]));
+        files.push(path);
+    }
+    let flags: [(&[&str], &str); 4] = [
+        (&["--label-col", "1"], "--label-col"),
+        (&["--no-header"], "--no-header"),
+        (&["--delimiter", ";"], "--delimiter"),
+        (&["--delimiter", ","], "--delimiter"),
+    ];
+    for path in &files[1..] {
+        let name = path.to_str().unwrap();
+        for (extra, flag) in flags {
+            for command in ["train", "margin", "verify"] {
+                let mut args = vec![command, name];
+                args.extend(extra);
+                let out = novikoff(&args);
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+                assert!(
+                    stderr.contains(&format!("`{flag}`"))
+                        && stderr.contains("applies only to delimited text")
+                        && stderr.contains("would be ignored"),
+                    "{args:?}: {stderr}"
+                );
+                assert!(out.stdout.is_empty(), "{args:?}");
+            }
+            let out = dir.path().join("out.csv");
+            let mut args = vec!["convert", name, out.to_str().unwrap()];
+            args.extend(extra);
+            assert_eq!(novikoff(&args).status.code(), Some(2), "{args:?}");
+        }
+    }
+    // On CSV the same flags mean something and are honoured.
+    let semi = write(&dir, "semi.csv", b"1;0;1\n-1;0;-1\n");
+    let out = json(&novikoff(&[
+        "train",
+        semi.to_str().unwrap(),
+        "--no-header",
+        "--delimiter",
+        ";",
+        "--label-col",
+        "3",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(out["n"], 2);
+}
+
+/// `--seed` seeds only the shuffled order: with the cyclic order it would be ignored, so it is refused.
+#[test]
+fn a_seed_without_the_shuffled_order_is_refused() {
+    let seed004 = data("seed004.csv");
+    for extra in [&["--seed", "3"][..], &["--seed", "3", "--order", "cyclic"]] {
+        let mut args = vec!["train", seed004.as_str()];
+        args.extend(extra);
+        let out = novikoff(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("`--seed`") && stderr.contains("--order shuffle"),
+            "{stderr}"
+        );
+    }
+    let shuffled = json(&novikoff(&[
+        "train", &seed004, "--order", "shuffle", "--seed", "3", "--format", "json",
+    ]));
+    assert_eq!(shuffled["params"]["seed"], 3);
+    let default = json(&novikoff(&["train", &seed004, "--format", "json"]));
+    assert_eq!(default["params"]["seed"], 0);
 }

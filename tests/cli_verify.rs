@@ -424,3 +424,75 @@ fn negative_values_of_verify_options_need_no_equals_sign() {
         "{block}"
     );
 }
+
+/// One class (the README's worst case): verify reports the through-origin results, with Block–Novikoff
+/// attained (m = 4 mistakes, bound (R/γ)² = 4), and names the free-bias forms as not applicable
+/// instead of refusing the file.
+#[test]
+fn a_single_class_verifies_through_the_origin() {
+    let dir = tempfile::tempdir().unwrap();
+    let worst = dir.path().join("worst.csv");
+    let worst = worst.to_str().unwrap();
+    stdout(&novikoff(&[
+        "generate", "basis", "--m", "4", "--out", worst,
+    ]));
+    let out = json(&novikoff(&["verify", worst, "--format", "json"]));
+    assert_eq!(out["passed"], true, "{out}");
+    assert_eq!(out["geometry"]["both_classes"], false);
+    assert_eq!(out["geometry"]["margins"]["free_bias"]["status"], "failed");
+    let none = rule(&out, "none");
+    assert_eq!(none["mistakes"], 4);
+    let block = bound(none, "block_novikoff");
+    assert_eq!(block["applies"], true);
+    assert!(
+        (block["value"].as_f64().unwrap() - 4.0).abs() < 1e-6,
+        "{block}"
+    );
+    for name in ["classic", "novikoff"] {
+        let free = bound(rule(&out, name), "novikoff_bias");
+        assert_eq!(free["applies"], false, "{free}");
+        assert!(free["reason"].as_str().is_some(), "{free}");
+    }
+    let table = stdout(&novikoff(&["verify", worst]));
+    assert!(table.contains("not applicable:"), "{table}");
+    assert!(table.contains("only one class"), "{table}");
+}
+
+/// Options that only refine another option are refused without it instead of being ignored.
+#[test]
+fn options_without_the_option_they_refine_are_refused() {
+    let seed004 = data("seed004.csv");
+    let cases: [(&[&str], &[&str]); 4] = [
+        (
+            &["--separator-bias", "0.5"],
+            &["--separator-bias", "--separator"],
+        ),
+        (&["--restarts", "3"], &["--restarts", "--adversary"]),
+        (&["--seed", "4"], &["`--seed`", "--order shuffle"]),
+        (
+            &["--seed", "4", "--order", "cyclic"],
+            &["`--seed`", "--adversary"],
+        ),
+    ];
+    for (extra, words) in cases {
+        let mut args = vec!["verify", seed004.as_str()];
+        args.extend(extra);
+        let out = novikoff(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        for word in words {
+            assert!(stderr.contains(word), "{args:?}: `{word}` in {stderr}");
+        }
+    }
+    // With what they refine, each is used.
+    for extra in [
+        &["--separator", "2,0.5", "--separator-bias", "0.5"][..],
+        &["--adversary", "--restarts", "1"],
+        &["--adversary", "--seed", "4"],
+        &["--order", "shuffle", "--seed", "4"],
+    ] {
+        let mut args = vec!["verify", seed004.as_str(), "--rules", "none"];
+        args.extend(extra);
+        stdout(&novikoff(&args));
+    }
+}

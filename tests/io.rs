@@ -534,13 +534,13 @@ fn labels_outside_the_mapping_npy() {
 }
 
 #[test]
-fn a_single_class_is_refused() {
+fn a_single_class_of_unknown_sign_is_refused() {
     refused(
         "single.svm",
-        b"1 1:1\n1 1:2\n",
+        b"3 1:1\n3 1:2\n",
         &defaults(),
         &[],
-        "only one class",
+        "single.svm:1: every label is 3: a single class must be +1, -1 or 0",
     );
 }
 

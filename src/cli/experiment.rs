@@ -19,8 +19,8 @@ pub struct ExperimentArgs {
     /// The output folder.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
-    /// Worker threads (default: every core).
-    #[arg(long)]
+    /// Worker threads, at least 1 (default: every core).
+    #[arg(long, value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// Run only shard I of N (0-based), e.g. --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT.
     #[arg(long, value_name = "I/N")]
@@ -28,8 +28,8 @@ pub struct ExperimentArgs {
     /// Continue an interrupted run: skip the tasks already in the results files.
     #[arg(long)]
     pub resume: bool,
-    /// Print the built-in default spec and exit.
-    #[arg(long)]
+    /// Print the built-in default spec and exit (takes no other option, which it would ignore).
+    #[arg(long, conflicts_with_all = ["spec", "out", "threads", "shard", "resume", "no_plots", "format"])]
     pub print_default_spec: bool,
     /// Do not draw the plots.
     #[arg(long)]
@@ -37,6 +37,17 @@ pub struct ExperimentArgs {
     /// Output format of the summary.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
+}
+
+/// `--threads 0` would quietly mean one thread: refuse it as a usage error.
+fn parse_threads(text: &str) -> std::result::Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => {
+            Err("0 threads cannot run anything; give at least 1 (omit it for every core)".into())
+        }
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 impl ExperimentArgs {

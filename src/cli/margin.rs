@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use clap::Args;
 use novikoff::margin::{Bias, Certificate, MarginResult, MaxMarginParams};
-use novikoff::{Dataset, Result};
+use novikoff::{Dataset, Error, Result};
 use serde_json::{Map, Value, json};
 
 use super::output::{format_vector, print_json, print_pairs};
@@ -40,12 +40,25 @@ pub fn run(args: &MarginArgs) -> Result<()> {
         .tolerance(args.tolerance)
         .check()?;
     let start = Instant::now();
-    let result = solver.solve(&data)?;
+    let result = solver
+        .solve(&data)
+        .map_err(|e| in_file(e, &args.data.data))?;
     let seconds = start.elapsed().as_secs_f64();
     let source = args.data.data.display().to_string();
     match args.format {
         OutputFormat::Json => print_json(&to_json(&source, &data, bias, &result, seconds)),
         OutputFormat::Table => print_table(&source, &data, bias, &result, seconds),
+    }
+}
+
+/// Name the file in a refusal that only the data could cause (one class with a free bias).
+fn in_file(error: Error, path: &std::path::Path) -> Error {
+    match error {
+        Error::SingleClass { label, .. } => Error::SingleClass {
+            label,
+            context: format!(" in {}", path.display()),
+        },
+        other => other,
     }
 }
 

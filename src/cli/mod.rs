@@ -107,7 +107,24 @@ impl DataArgs {
     }
 
     pub fn load(&self) -> Result<novikoff::Dataset> {
-        novikoff::io::open(&self.data, &self.read_options()?)
+        novikoff::io::open(&self.data, &self.read_options()?).map_err(name_the_flag)
+    }
+}
+
+/// Name a refused read option by the flag that set it, so that the user sees what to drop.
+fn name_the_flag(error: novikoff::Error) -> novikoff::Error {
+    match error {
+        novikoff::Error::Parameter { name, reason } => {
+            let flag = match name {
+                "label" => "--label-col",
+                "header" => "--no-header",
+                "delimiter" => "--delimiter",
+                "features" => "--features",
+                other => other,
+            };
+            novikoff::Error::parameter(flag, reason)
+        }
+        other => other,
     }
 }
 

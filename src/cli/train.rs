@@ -43,9 +43,9 @@ pub struct TrainOptions {
     /// The order of the examples within an epoch.
     #[arg(long, value_enum, default_value_t = OrderArg::Cyclic)]
     pub order: OrderArg,
-    /// The seed of the shuffled order.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    /// The seed of the shuffled order (default 0); refused with the cyclic order, which has no use for it.
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Stop after this many epochs.
     #[arg(long, default_value_t = 1000)]
     pub max_epochs: usize,
@@ -58,10 +58,27 @@ pub struct TrainOptions {
 }
 
 impl TrainOptions {
+    /// The seed used: `--seed`, or 0.
+    pub fn seed(&self) -> u64 {
+        self.seed.unwrap_or(0)
+    }
+
+    /// Refuse `--seed` where nothing reads it: it seeds the shuffled order and, when `also` names
+    /// another reader that is on (verify's `--adversary`), that one.
+    pub fn check_seed_is_used(&self, also: Option<&str>) -> Result<()> {
+        if self.seed.is_none() || self.order == OrderArg::Shuffle || also.is_some() {
+            return Ok(());
+        }
+        Err(Error::parameter(
+            "--seed",
+            "it seeds only --order shuffle (and verify's --adversary); the cyclic order would ignore it",
+        ))
+    }
+
     pub fn params(&self, bias: BiasRule) -> PerceptronParams {
         let order = match self.order {
             OrderArg::Cyclic => Order::Cyclic,
-            OrderArg::Shuffle => Order::Shuffle { seed: self.seed },
+            OrderArg::Shuffle => Order::Shuffle { seed: self.seed() },
         };
         PerceptronParams::new()
             .bias(bias)
@@ -95,6 +112,7 @@ pub fn parse_bias(text: &str) -> std::result::Result<BiasRule, String> {
 }
 
 pub fn run(args: &TrainArgs) -> Result<()> {
+    args.train.check_seed_is_used(None)?;
     let data = args.data.load()?;
     let learner = args.train.params(args.bias).check()?;
     let fit = match &args.trace {
@@ -135,7 +153,7 @@ fn report(source: &str, data: &Dataset, args: &TrainArgs, fit: &Fit) -> Result<(
                 "bias_constant": fit.bias_constant,
                 "eta": args.train.eta,
                 "order": format!("{:?}", args.train.order).to_lowercase(),
-                "seed": args.train.seed,
+                "seed": args.train.seed(),
                 "max_epochs": args.train.max_epochs,
                 "max_updates": args.train.max_updates,
                 "summation": Summation::from(args.train.summation).name(),

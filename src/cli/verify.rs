@@ -53,19 +53,22 @@ pub struct VerifyArgs {
     /// Also evaluate the bounds for this separator w (comma-separated weights, one per feature).
     #[arg(long, value_name = "W1,W2,...", value_delimiter = ',')]
     pub separator: Option<Vec<f64>>,
-    /// The bias b of the separator given with --separator.
-    #[arg(long, value_name = "B", default_value_t = 0.0)]
-    pub separator_bias: f64,
+    /// The bias b of the separator given with --separator (default 0; needs --separator).
+    #[arg(long, value_name = "B", requires = "separator")]
+    pub separator_bias: Option<f64>,
     /// Also search for presentation orders that force more mistakes than the cyclic pass.
     #[arg(long)]
     pub adversary: bool,
-    /// Random restarts of the adversarial search.
-    #[arg(long, default_value_t = 8)]
-    pub restarts: usize,
+    /// Random restarts of the adversarial search (default 8; needs --adversary).
+    #[arg(long, requires = "adversary")]
+    pub restarts: Option<usize>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
 }
+
+/// The adversarial search's random restarts without `--restarts`.
+const DEFAULT_RESTARTS: usize = 8;
 
 /// One rule's results.
 struct RuleReport {
@@ -76,6 +79,8 @@ struct RuleReport {
 
 /// Run the checks and print the report; exit 1 (with the reasons on stderr) when a check failed.
 pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
+    args.train
+        .check_seed_is_used(args.adversary.then_some("--adversary"))?;
     let data = args.data.load()?;
     if args.rules.is_empty() {
         return Err(Error::parameter("rules", "name at least one bias rule"));
@@ -95,14 +100,14 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
                 &data,
                 &params,
                 ndarray::ArrayView1::from(w.as_slice()),
-                args.separator_bias,
+                args.separator_bias.unwrap_or(0.0),
             )?),
             None => None,
         };
         let adversary = if args.adversary {
             let adversary_params = AdversaryParams::new()
-                .restarts(args.restarts)
-                .seed(args.train.seed)
+                .restarts(args.restarts.unwrap_or(DEFAULT_RESTARTS))
+                .seed(args.train.seed())
                 .max_updates(args.train.max_updates);
             Some(search(&data, &geometry, &perceptron, &adversary_params)?)
         } else {

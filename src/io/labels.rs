@@ -12,7 +12,10 @@ use crate::error::{Error, Location, Result};
 /// * without it: the distinct labels must be `{−1, +1}` or `{0, 1}` (0 becomes −1). Any other set, such as
 ///   a third class or two other values, is an error that suggests `--positive`.
 ///
-/// A file with a single class is an error in both cases.
+/// A file with a single class is legitimate (the perceptron and the theorem apply through the origin;
+/// only a free bias needs two classes, and what needs it checks). With `positive` its sign is whatever
+/// the rule above gives; without it `1` (or `+1`, `1.0`) is +1 and `-1` or `0` is −1, and any other single
+/// value is an error that asks for `--positive`, because it could be either class.
 ///
 /// Each label is recorded with a `place` (a line for text formats, a row for binary ones) so that
 /// [`LabelMapper::finish`] can point at the first occurrence of a class.
@@ -113,6 +116,20 @@ impl LabelMapper {
         Ok(())
     }
 
+    /// The sign of a file's only class, or `None` when it cannot be told. With `positive` the mapping
+    /// already gave ±1; without it `1` is +1, and `-1` or `0` (the negative class of the 0/1 convention) is
+    /// −1. Any other single value could be either class, so it is refused rather than guessed.
+    fn single_class_sign(&self, only: f64) -> Option<f64> {
+        if self.positive.is_some() {
+            return Some(only);
+        }
+        match only {
+            1.0 => Some(1.0),
+            -1.0 | 0.0 => Some(-1.0),
+            _ => None,
+        }
+    }
+
     fn record_one_vs_rest(&mut self, is_positive: bool, place: usize) {
         let label: f64 = if is_positive { 1.0 } else { -1.0 };
         if !self.seen.iter().any(|&(v, _)| v == label) {
@@ -162,28 +179,19 @@ impl LabelMapper {
                 Location::new(path),
                 "no examples: the file holds no data rows",
             )),
-            [(only, _)] => Err(Error::SingleClass {
-                label: if self.positive.is_some() {
-                    *only
-                } else if *only > 0.0 {
-                    1.0
-                } else {
-                    -1.0
-                },
-                context: format!(
-                    " in {} (every label is {})",
-                    path.display(),
-                    if self.positive.is_some() {
-                        if *only > 0.0 {
-                            "the positive class".to_string()
-                        } else {
-                            "not the positive class".to_string()
-                        }
-                    } else {
-                        only.to_string()
-                    }
-                ),
-            }),
+            [(only, place)] => {
+                let sign = self.single_class_sign(*only).ok_or_else(|| {
+                    let (at, suffix) = locate(*place);
+                    Error::parse(
+                        at,
+                        format!(
+                            "every label is {only}{suffix}: a single class must be +1, -1 or 0 to know its sign; \
+                             name the positive class with --positive VALUE"
+                        ),
+                    )
+                })?;
+                Ok(vec![sign; self.raw.len()])
+            }
             _ if self.positive.is_some() => Ok(self.raw),
             [(lo, _), (hi, _)] => {
                 if (*lo, *hi) == (-1.0, 1.0) {
@@ -245,12 +253,6 @@ mod tests {
             map(&["2.0", "3", "1"], Some("2")).unwrap(),
             vec![1.0, -1.0, -1.0]
         );
-        assert!(
-            map(&["1", "1"], None)
-                .unwrap_err()
-                .to_string()
-                .contains("only one class")
-        );
         let err = map(&["2", "4"], None).unwrap_err().to_string();
         assert_eq!(
             err,
@@ -261,5 +263,27 @@ mod tests {
             err.starts_with("t:3: a third class `5` (after 1 and -1)"),
             "{err}"
         );
+    }
+
+    /// One class maps to its sign: the reader cannot know whether a free bias will be wanted, so it
+    /// must not refuse what the origin-through perceptron accepts.
+    #[test]
+    fn a_single_class_maps_to_its_sign() {
+        assert_eq!(map(&["1", "+1", "1.0"], None).unwrap(), vec![1.0; 3]);
+        assert_eq!(map(&["-1", "-1"], None).unwrap(), vec![-1.0; 2]);
+        assert_eq!(map(&["0", "-0", "0.0"], None).unwrap(), vec![-1.0; 3]);
+        assert_eq!(map(&["cat", "cat"], Some("cat")).unwrap(), vec![1.0; 2]);
+        assert_eq!(map(&["7", "7.0"], Some("3")).unwrap(), vec![-1.0; 2]);
+    }
+
+    #[test]
+    fn a_single_class_of_unknown_sign_is_refused_at_its_first_line() {
+        let err = map(&["2", "2"], None).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "t:1: every label is 2: a single class must be +1, -1 or 0 to know its sign; name the \
+             positive class with --positive VALUE"
+        );
+        assert!(map(&["dog"], None).is_err());
     }
 }

@@ -167,6 +167,61 @@ impl ReadOptions {
     }
 }
 
+impl ReadOptions {
+    /// Refuse the options that `format` would ignore: the label column, `header = false` and the
+    /// delimiter describe delimited text only. A LIBSVM, `.npy` or `.npz` file has its labels in a fixed
+    /// place, and reading it as if the option had been honoured would give a silently different dataset
+    /// from the one asked for. The error is [`Error::Parameter`] named `label`, `header` or `delimiter`.
+    ///
+    /// ```
+    /// use novikoff::io::{Format, LabelColumn, ReadOptions};
+    /// let options = ReadOptions::default().label(LabelColumn::Index(0));
+    /// assert!(options.check_format(Format::Csv).is_ok());
+    /// let err = options.check_format(Format::Libsvm).unwrap_err();
+    /// assert!(matches!(err, novikoff::Error::Parameter { name: "label", .. }));
+    /// assert!(ReadOptions::default().check_format(Format::Npz).is_ok());
+    /// ```
+    pub fn check_format(&self, format: Format) -> Result<()> {
+        let (label, header, delimiter) = match format {
+            Format::Csv => return Ok(()),
+            Format::Libsvm => (
+                "the label is the first field of every line",
+                "there is no header line",
+                "the fields are separated by spaces and tabs",
+            ),
+            Format::Npy => (
+                "the label is the last column of the array",
+                "there is no header row (the file is binary)",
+                "there is no delimiter (the file is binary)",
+            ),
+            Format::Npz => (
+                "the labels are the array `y`",
+                "there is no header row (the file is binary)",
+                "there is no delimiter (the file is binary)",
+            ),
+        };
+        let refuse = |name: &'static str, what: &str, why: &str| {
+            Err(Error::parameter(
+                name,
+                format!(
+                    "{what} applies only to delimited text (.csv, .tsv, .txt); in a {} file {why}, so it would be ignored",
+                    format.name()
+                ),
+            ))
+        };
+        if self.label != LabelColumn::Last {
+            return refuse("label", "a label column", label);
+        }
+        if !self.header {
+            return refuse("header", "saying there is no header", header);
+        }
+        if self.delimiter.is_some() {
+            return refuse("delimiter", "a delimiter", delimiter);
+        }
+        Ok(())
+    }
+}
+
 /// The formats [`open`] and [`save`] know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -245,7 +300,9 @@ pub fn open(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Dataset> {
             "is a directory, not a data file",
         ));
     }
-    match Format::from_path(path)? {
+    let format = Format::from_path(path)?;
+    options.check_format(format)?;
+    match format {
         Format::Csv => read_csv(path, options),
         Format::Libsvm => read_libsvm(path, options),
         Format::Npy => read_npy(path, options),
