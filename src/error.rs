@@ -200,6 +200,23 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+
+    /// Tasks of an experiment failed. Their rows are stored with their errors; this reports them once the
+    /// run is over, so that a batch script notices.
+    #[error(
+        "{failed} task(s) failed; their rows hold the errors. The first: {first_task}: {first_error}"
+    )]
+    TasksFailed {
+        /// How many tasks of this run failed.
+        failed: usize,
+        /// The first failed task's dataset and rule.
+        first_task: String,
+        /// Its error.
+        first_error: String,
+        /// Whether every failure came from the input (a data file, a generator's parameters) rather than
+        /// a solver.
+        input: bool,
+    },
 }
 
 impl Error {
@@ -261,6 +278,7 @@ impl Error {
                     | std::io::ErrorKind::UnexpectedEof
             ),
             Error::Solver(_) => false,
+            Error::TasksFailed { input, .. } => *input,
             _ => true,
         }
     }

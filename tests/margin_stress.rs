@@ -285,3 +285,19 @@ fn half_integer_grids_with_ties() {
     }
     assert!(tally.not_separable > 0 && tally.separable > 0, "{tally:?}");
 }
+
+/// `(x, 1)` with `x = ±10⁻³⁰⁰`, the augmented vectors the classic bias rule sees: separable through the
+/// origin by `w = (1, 0)` with margin 10⁻³⁰⁰. A hull point of length 10⁻³⁰ is tiny against the radius 1
+/// but not against the first feature, so it is no certificate (it once was reported as one).
+#[test]
+fn a_feature_far_below_the_radius_gets_no_false_certificate() {
+    let x = Array2::from_shape_vec((2, 2), vec![1e-300, 1.0, -1e-300, 1.0]).unwrap();
+    let data = Dataset::new(x, Array1::from(vec![1.0, -1.0])).unwrap();
+    let result = max_margin(&data, Bias::ThroughOrigin).unwrap();
+    assert!(result.certificate().is_none(), "{result:?}");
+    let reference = separable_lp(&data, Bias::ThroughOrigin).unwrap();
+    assert!(
+        !matches!(reference, Separability::NotSeparable { .. }),
+        "{reference:?}"
+    );
+}

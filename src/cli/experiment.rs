@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use novikoff::experiment::{
-    DEFAULT_SPEC, MergeOptions, RunOptions, Shard, Spec, create_output_folder, merge, read_records,
+    DEFAULT_SPEC, MergeOptions, RunOptions, Shard, Spec, create_output_folder, load_results, merge,
     run, summarize, summary_table,
 };
 use novikoff::{Error, Result};
@@ -143,7 +143,8 @@ pub fn run_experiment(args: &ExperimentArgs) -> Result<()> {
             }
             Ok(())
         }
-    }
+    }?;
+    report.check_failures()
 }
 
 #[derive(Debug, Args)]
@@ -205,14 +206,7 @@ fn jsonl_path(path: &std::path::Path) -> PathBuf {
 }
 
 pub fn run_summary(args: &SummaryArgs) -> Result<()> {
-    let path = jsonl_path(&args.results);
-    if !path.exists() {
-        return Err(Error::io(
-            &path,
-            std::io::Error::from(std::io::ErrorKind::NotFound),
-        ));
-    }
-    let records = read_records(&path)?;
+    let records = load_results(&jsonl_path(&args.results))?;
     let summary = summarize(&records);
     match args.format {
         OutputFormat::Json => print_json(&serde_json::json!({ "summary": summary })),
@@ -234,13 +228,7 @@ pub struct PlotArgs {
 
 pub fn run_plot(args: &PlotArgs) -> Result<()> {
     let path = jsonl_path(&args.results);
-    if !path.exists() {
-        return Err(Error::io(
-            &path,
-            std::io::Error::from(std::io::ErrorKind::NotFound),
-        ));
-    }
-    let records = read_records(&path)?;
+    let records = load_results(&path)?;
     let dir = args.out.clone().unwrap_or_else(|| {
         path.parent()
             .unwrap_or(std::path::Path::new("."))

@@ -138,19 +138,20 @@ pub(crate) fn failed_record(
     }
 }
 
-/// Train and check one task; any failure becomes the row's `error`.
+/// Train and check one task; any failure becomes the row's `error`, and is returned beside the row.
 pub(crate) fn measure(
     task: &Task,
     instance: &DatasetInstance,
     prepared: &Prepared,
     measure: &Measure,
     spec_hash: &str,
-) -> TaskRecord {
+) -> (TaskRecord, Option<Error>) {
     let mut record = base_record(task, instance, spec_hash);
-    if let Err(error) = fill(&mut record, task, prepared, measure) {
+    let failure = fill(&mut record, task, prepared, measure).err();
+    if let Some(error) = &failure {
         record.error = Some(error.to_string());
     }
-    record
+    (record, failure)
 }
 
 fn fill(

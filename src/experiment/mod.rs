@@ -26,7 +26,7 @@ pub use spec::{
     DEFAULT_SPEC, DatasetSpec, MAX_TASKS, Measure, ParamValue, Scalar, Spec, TrainGrid,
 };
 pub use store::{
-    BoundRecord, DroppedLine, MergeOptions, MergeSummary, Store, TaskRecord, csv_header, merge,
-    read_records, result_paths,
+    BoundRecord, DroppedLine, MergeOptions, MergeSummary, Store, TaskRecord, csv_header,
+    load_results, merge, read_records, result_paths,
 };
 pub use summary::{RuleSummary, summarize, summary_table};

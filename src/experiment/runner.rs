@@ -70,6 +70,8 @@ pub struct RunReport {
     pub skipped: usize,
     /// Tasks that ended in an error row.
     pub failed: usize,
+    /// Whether a failure came from a solver rather than from the input.
+    pub solver_failed: bool,
     /// Threads used.
     pub threads: usize,
     /// Wall-clock seconds.
@@ -83,6 +85,50 @@ pub struct RunReport {
     /// Lines of a resumed results file that were torn or malformed and were dropped (their tasks ran
     /// again).
     pub dropped: Vec<DroppedLine>,
+}
+
+impl RunReport {
+    /// `Ok` when no task of this run failed; otherwise [`Error::TasksFailed`], naming the first failed
+    /// row. The rows are stored either way: this is the verdict a batch script reads as an exit code (2
+    /// when every failure came from the input, 1 when a solver failed).
+    ///
+    /// ```
+    /// use novikoff::experiment::{RunOptions, Spec, run};
+    /// let spec = Spec::parse(
+    ///     "name = \"x\"\n[[dataset]]\nfamily = \"separable\"\nparams = { n = 0, d = 2 }\n",
+    ///     "x.toml",
+    /// )?;
+    /// let out = tempfile::tempdir().unwrap();
+    /// let mut options = RunOptions::new(out.path().join("results"));
+    /// options.progress = false;
+    /// let report = run(&spec, "x", &options)?;
+    /// let failure = report.check_failures().unwrap_err();
+    /// assert_eq!(failure.exit_code(), 2);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::TasksFailed`] when `failed > 0`.
+    pub fn check_failures(&self) -> Result<()> {
+        if self.failed == 0 {
+            return Ok(());
+        }
+        let first = self.records.iter().find_map(|r| {
+            r.error.as_ref().map(|e| {
+                (
+                    format!("dataset `{}`, rule {}", r.dataset, r.rule),
+                    e.clone(),
+                )
+            })
+        });
+        let (first_task, first_error) = first.unwrap_or_default();
+        Err(Error::TasksFailed {
+            failed: self.failed,
+            first_task,
+            first_error,
+            input: !self.solver_failed,
+        })
+    }
 }
 
 /// The hash of a spec's text that every row carries.
@@ -169,6 +215,7 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
     let stop = AtomicBool::new(false);
     let unstored = AtomicUsize::new(0);
     let failed = AtomicUsize::new(0);
+    let solver_failed = AtomicBool::new(false);
     let next_group = AtomicUsize::new(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -184,12 +231,18 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
             if stop.load(Ordering::Relaxed) {
                 return;
             }
-            let record = match &prepared {
-                Ok(prepared) => measure(task, instance, prepared, &spec.measure, &hash),
-                Err(e) => failed_record(task, instance, &hash, e),
+            let (record, input_failure) = match &prepared {
+                Ok(prepared) => {
+                    let (record, failure) = measure(task, instance, prepared, &spec.measure, &hash);
+                    (record, failure.map(|e| e.is_input()))
+                }
+                Err(e) => (failed_record(task, instance, &hash, e), Some(e.is_input())),
             };
-            if record.error.is_some() {
+            if let Some(input) = input_failure {
                 failed.fetch_add(1, Ordering::Relaxed);
+                if !input {
+                    solver_failed.store(true, Ordering::Relaxed);
+                }
             }
             let appended = store
                 .lock()
@@ -231,6 +284,7 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
         ran: pending.len(),
         skipped,
         failed: failed.into_inner(),
+        solver_failed: solver_failed.into_inner(),
         threads,
         seconds: started.elapsed().as_secs_f64(),
         records,

@@ -484,6 +484,43 @@ pub fn read_records(path: &Path) -> Result<Vec<TaskRecord>> {
     Ok(records)
 }
 
+/// The rows of a finished `results.jsonl`, for a summary or plots: like [`read_records`], but a file that
+/// is missing or holds no whole row is an error naming it, because there is nothing to report.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("results.jsonl");
+/// std::fs::write(&path, "{\"task_id\":\"a\",\"rule\":\"no").unwrap();
+/// let err = novikoff::experiment::load_results(&path).unwrap_err();
+/// assert!(err.to_string().contains("no whole result row"), "{err}");
+/// ```
+///
+/// # Errors
+/// [`Error::Io`] for a missing file, [`Error::Spec`] for a file without rows, and as [`read_records`].
+pub fn load_results(path: &Path) -> Result<Vec<TaskRecord>> {
+    if !path.is_file() {
+        let kind = if path.is_dir() {
+            std::io::ErrorKind::IsADirectory
+        } else {
+            std::io::ErrorKind::NotFound
+        };
+        return Err(Error::io(path, std::io::Error::from(kind)));
+    }
+    let records = read_records(path)?;
+    if records.is_empty() {
+        let torn = std::fs::metadata(path).is_ok_and(|m| m.len() > 0);
+        return Err(Error::Spec {
+            at: Location::new(path).line(1),
+            message: if torn {
+                "no whole result row: the only line is torn (no newline); `--resume` on its folder runs its task again".into()
+            } else {
+                "no whole result row: the file is empty".into()
+            },
+        });
+    }
+    Ok(records)
+}
+
 /// Each non-empty whole line of a results file with its 1-based number, parsed.
 fn parse_lines(path: &Path) -> Result<Vec<(usize, serde_json::Result<TaskRecord>)>> {
     if !path.exists() {
@@ -744,6 +781,14 @@ pub fn merge(
             by_id.insert(record.task_id.clone(), (file.clone(), record));
         }
     }
+    if by_id.is_empty() {
+        // Nothing to merge: say why, in the words of the first input.
+        load_results(&files[0])?;
+        return Err(Error::Spec {
+            at: Location::new(&files[0]),
+            message: "the inputs hold no result rows: nothing to merge".into(),
+        });
+    }
     let mut records: Vec<TaskRecord> = by_id.into_values().map(|(_, r)| r).collect();
     records.sort_by(|a, b| {
         a.index
@@ -786,14 +831,20 @@ fn merge_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
                 .collect();
             found.sort();
             files.extend(found);
-        } else {
+        } else if input.is_file() {
             files.push(input.clone());
+        } else {
+            return Err(Error::io(
+                input,
+                std::io::Error::from(std::io::ErrorKind::NotFound),
+            ));
         }
     }
     if files.is_empty() {
+        let named: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
         return Err(Error::parameter(
             "inputs",
-            "no results*.jsonl files to merge",
+            format!("no results*.jsonl files to merge in {}", named.join(", ")),
         ));
     }
     Ok(files)

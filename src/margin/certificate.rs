@@ -172,6 +172,27 @@ impl Certificate {
 }
 
 #[inline]
+/// The largest residual that [`max_margin`](super::max_margin()) and
+/// [`separable_lp`](super::separable_lp) accept as a certificate of non-separability:
+/// `tolerance · min(R, s)`, with `s` the smallest scale `maxᵢ |xᵢⱼ|` of a feature that is not zero.
+///
+/// A hull point of length `ε` proves only `γ* ≤ ε`. Against the radius alone, data whose features live on
+/// very different scales (say `(x, 1)` with `|x| ≈ 10⁻³⁰⁰`) have separators of margin far below
+/// `tolerance·R` along their smallest feature, and a certificate at that level would be false. Measuring
+/// the residual against the smallest feature scale as well turns such cases into an honest
+/// `Inaccurate`, at no cost to well-scaled data.
+pub(crate) fn certificate_threshold(data: &Dataset, tolerance: f64) -> f64 {
+    let x = data.x();
+    let mut smallest_scale = f64::INFINITY;
+    for column in x.columns() {
+        let scale = column.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        if scale > 0.0 {
+            smallest_scale = smallest_scale.min(scale);
+        }
+    }
+    tolerance * data.radius().min(smallest_scale)
+}
+
 pub(crate) fn group(bias: Bias, label: f64) -> usize {
     match bias {
         Bias::ThroughOrigin => 0,

@@ -11,7 +11,7 @@ use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, S
 use ndarray::Array1;
 
 use super::Bias;
-use super::certificate::{Certificate, HullPoint};
+use super::certificate::{Certificate, HullPoint, certificate_threshold};
 use super::max_margin::{MarginRows, best_bias, certified_margin, initial_working_set};
 use super::polish::{PolishSettings, PolishStatus, polish};
 use super::problem::Problem;
@@ -271,7 +271,9 @@ fn certificate_from_farkas(
     }
     let radius = data.radius();
     match HullPoint::evaluate(data, bias, &raw) {
-        Some(hull) if hull.gap_upper <= 1e-9 * radius || hull.gap_upper == 0.0 => {
+        Some(hull)
+            if hull.gap_upper <= certificate_threshold(data, 1e-9) || hull.gap_upper == 0.0 =>
+        {
             Separability::NotSeparable {
                 certificate: Certificate {
                     bias,

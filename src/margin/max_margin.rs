@@ -7,7 +7,7 @@ use ndarray::{Array1, ArrayView1};
 
 use super::Bias;
 use super::accurate::{dot2, dot2_plus, norm_bounds, round_down};
-use super::certificate::{Certificate, HullPoint};
+use super::certificate::{Certificate, HullPoint, certificate_threshold};
 use super::polish::{PolishSettings, PolishStatus, Polished, polish};
 use super::problem::Problem;
 use super::scale::Scaled;
@@ -605,7 +605,9 @@ impl MaxMargin {
                 ),
             };
         }
-        if hull.gap_upper <= self.params.certificate_tolerance * radius || hull.gap_upper == 0.0 {
+        if hull.gap_upper <= certificate_threshold(data, self.params.certificate_tolerance)
+            || hull.gap_upper == 0.0
+        {
             return MarginResult::NotSeparable {
                 certificate: Certificate {
                     bias,
