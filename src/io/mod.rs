@@ -24,17 +24,21 @@ mod csv;
 mod labels;
 mod libsvm;
 mod npy;
+mod source;
 mod text;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-pub use self::csv::{read_csv, read_csv_from, write_csv, write_csv_to};
-pub use self::libsvm::{read_libsvm, read_libsvm_from, write_libsvm, write_libsvm_to};
+pub use self::csv::{read_csv, read_csv_from, read_csv_stream, write_csv, write_csv_to};
+pub use self::libsvm::{
+    read_libsvm, read_libsvm_from, read_libsvm_stream, write_libsvm, write_libsvm_to,
+};
 pub use self::npy::{
     read_npy, read_npy_from, read_npz, read_npz_from, write_npy, write_npy_to, write_npz,
 };
+pub use self::text::MAX_LINE;
 
 use crate::dataset::Dataset;
 use crate::error::{Error, Location, Result};
@@ -94,6 +98,9 @@ pub struct ReadOptions {
     /// file) and an index beyond it is an error; for the other formats it is a check that the file has
     /// exactly d feature columns.
     pub n_features: Option<usize>,
+    /// The format, whatever the file's name says; required for standard input (`-`), which has no
+    /// name. `None` picks the format by extension (see [`Format::from_path`]).
+    pub format: Option<Format>,
 }
 
 impl Default for ReadOptions {
@@ -104,6 +111,7 @@ impl Default for ReadOptions {
             header: true,
             delimiter: None,
             n_features: None,
+            format: None,
         }
     }
 }
@@ -165,6 +173,31 @@ impl ReadOptions {
         self.n_features = Some(d);
         self
     }
+
+    /// Set the input format by name, as the CLI's `--input-format` does: `csv`, `tsv` (CSV with a tab
+    /// delimiter unless one is set), `txt`, `svm`/`libsvm`, `npy` or `npz` (case-insensitive).
+    ///
+    /// ```
+    /// use novikoff::io::{Format, ReadOptions};
+    /// let o = ReadOptions::default().input_format("tsv")?;
+    /// assert_eq!((o.format, o.delimiter), (Some(Format::Csv), Some(b'\t')));
+    /// assert!(ReadOptions::default().input_format("xlsx").is_err());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn input_format(mut self, name: &str) -> Result<Self> {
+        let name = name.trim().to_ascii_lowercase();
+        let format = Format::from_extension(&name).ok_or_else(|| {
+            Error::parameter(
+                "input-format",
+                format!("`{name}` is not a format: use csv, tsv, txt, libsvm, svm, npy or npz"),
+            )
+        })?;
+        if name == "tsv" && self.delimiter.is_none() {
+            self.delimiter = Some(b'\t');
+        }
+        self.format = Some(format);
+        Ok(self)
+    }
 }
 
 /// The formats [`open`] and [`save`] know.
@@ -193,22 +226,33 @@ impl Format {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn from_path(path: &Path) -> Result<Self> {
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase)
-            .unwrap_or_default();
-        match ext.as_str() {
-            "csv" | "txt" | "tsv" => Ok(Format::Csv),
-            "svm" | "libsvm" => Ok(Format::Libsvm),
-            "npy" => Ok(Format::Npy),
-            "npz" => Ok(Format::Npz),
-            _ => Err(Error::parse(
+        if source::is_stdin(path) {
+            return Err(Error::parse(
+                Location::new(source::STDIN_NAME),
+                "standard input (`-`) has no file name to tell its format: give --input-format \
+                 csv, tsv, libsvm, npy or npz",
+            ));
+        }
+        let ext = source::format_extension(path);
+        Self::from_extension(&ext).ok_or_else(|| {
+            Error::parse(
                 Location::new(path),
                 format!(
-                    "unknown file extension `.{ext}`: expected .csv, .tsv, .txt, .svm, .libsvm, .npy or .npz"
+                    "unknown file extension `.{ext}`: expected .csv, .tsv, .txt, .svm, .libsvm, .npy or .npz, \
+                     optionally followed by .gz"
                 ),
-            )),
+            )
+        })
+    }
+
+    /// The format for a lower-case extension without its dot.
+    fn from_extension(ext: &str) -> Option<Self> {
+        match ext {
+            "csv" | "txt" | "tsv" => Some(Format::Csv),
+            "svm" | "libsvm" => Some(Format::Libsvm),
+            "npy" => Some(Format::Npy),
+            "npz" => Some(Format::Npz),
+            _ => None,
         }
     }
 
@@ -227,7 +271,9 @@ impl Format {
     }
 }
 
-/// Read a dataset, choosing the reader by extension.
+/// Read a dataset, choosing the reader by [`input_format`]. The path `-` reads standard input; named
+/// pipes, process substitution and gzip-compressed files (by their first bytes) are read as streams,
+/// each byte once.
 ///
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
@@ -245,7 +291,7 @@ pub fn open(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Dataset> {
             "is a directory, not a data file",
         ));
     }
-    match Format::from_path(path)? {
+    match input_format(path, options)? {
         Format::Csv => read_csv(path, options),
         Format::Libsvm => read_libsvm(path, options),
         Format::Npy => read_npy(path, options),
@@ -255,7 +301,8 @@ pub fn open(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Dataset> {
 
 /// Write a dataset, choosing the writer by extension. The file is replaced atomically (written beside it
 /// under a temporary name, then renamed), so a failed write never leaves a half-written file or destroys
-/// the previous one.
+/// the previous one. A name ending in `.gz` (`d.csv.gz`, `d.svm.gz`, `d.npy.gz`) is written
+/// gzip-compressed; `.npz.gz` is refused, an `.npz` being a zip archive already.
 ///
 /// ```
 /// use ndarray::array;
@@ -270,11 +317,53 @@ pub fn open(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Dataset> {
 /// ```
 pub fn save(path: impl AsRef<Path>, data: &Dataset) -> Result<()> {
     let path = path.as_ref();
-    match Format::from_path(path)? {
+    let format = Format::from_path(path)?;
+    if source::is_gzip_name(path) {
+        return save_gzip(path, format, data);
+    }
+    match format {
         Format::Csv => write_csv(path, data),
         Format::Libsvm => write_libsvm(path, data),
         Format::Npy => write_npy(path, data),
         Format::Npz => write_npz(path, data),
+    }
+}
+
+/// Write `data.csv.gz`, `data.svm.gz` or `data.npy.gz` gzip-compressed, atomically like [`save`].
+fn save_gzip(path: &Path, format: Format, data: &Dataset) -> Result<()> {
+    if format == Format::Npz {
+        return Err(Error::parse(
+            Location::new(path),
+            "a .npz archive is a zip file already: write .npz, or .npy.gz",
+        ));
+    }
+    write_atomically(path, |out| {
+        let mut gz = flate2::write::GzEncoder::new(out, flate2::Compression::default());
+        match format {
+            Format::Csv => csv::write_delimited(&mut gz, data, csv::delimiter_for(path))?,
+            Format::Libsvm => write_libsvm_to(&mut gz, data)?,
+            Format::Npy | Format::Npz => write_npy_to(&mut gz, data)?,
+        }
+        gz.finish().map_err(|e| Error::io(path, e))?;
+        Ok(())
+    })
+}
+
+/// The format [`open`] reads `path` as: [`ReadOptions::format`] if set, otherwise by extension (a
+/// trailing `.gz` is looked through). Standard input (`-`) needs [`ReadOptions::format`].
+///
+/// ```
+/// use novikoff::io::{input_format, Format, ReadOptions};
+/// assert_eq!(input_format("d.svm.gz".as_ref(), &ReadOptions::default())?, Format::Libsvm);
+/// let from_stdin = ReadOptions::default().input_format("npy")?;
+/// assert_eq!(input_format("-".as_ref(), &from_stdin)?, Format::Npy);
+/// assert!(input_format("-".as_ref(), &ReadOptions::default()).is_err());
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn input_format(path: &Path, options: &ReadOptions) -> Result<Format> {
+    match options.format {
+        Some(format) => Ok(format),
+        None => Format::from_path(path),
     }
 }
 
