@@ -506,6 +506,26 @@ fn standard_input_without_an_input_format_is_a_usage_error() {
         stderr(&output)
     );
     assert!(!out.exists());
+    // A name without an extension, as `<(zcat data.csv.gz)` gives: the message says what to add.
+    let unnamed = path(&dir, "data");
+    std::fs::write(&unnamed, saved("d.csv", &small())).unwrap();
+    let output = novikoff(&["convert", s(&unnamed), s(&out)]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("or give --input-format"),
+        "{}",
+        stderr(&output)
+    );
+    let report = json(&novikoff(&[
+        "convert",
+        s(&unnamed),
+        s(&out),
+        "--input-format",
+        "CSV",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(report["from_format"], "csv");
     let output = novikoff(&["train", "x.csv", "--input-format", "xlsx"]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(

@@ -15,10 +15,25 @@
 //! **Round trips are exact**: a dataset written in any format reads back with identical bits (text
 //! formats write the shortest decimal that parses back to the same `f64`; the parser is correctly rounded).
 //!
-//! **Loading is streamed**: the text readers read the file in 256 KiB blocks, count the records first and
-//! allocate the matrix once at its final size, so peak memory is the final dataset plus one block; the
-//! NumPy readers stream the data into the matrix after checking the header's shape against the bytes
-//! present. No reader panics or aborts on any input.
+//! **Loading is streamed**: the text readers read a regular file in 256 KiB blocks, count the records
+//! first and allocate the matrix once at its final size, so peak memory is the final dataset plus one
+//! block; the NumPy readers stream the data into the matrix after checking the header's shape against the
+//! bytes present. No reader panics or aborts on any input.
+//!
+//! **Streams are read once**: the path `-` is standard input (its format comes from
+//! [`ReadOptions::format`]), and a named pipe, process substitution or device is never opened twice. A
+//! text stream's matrix grows as rows arrive ([`read_csv_stream`], [`read_libsvm_stream`]); `.npy` and
+//! `.npz` streams are held in memory first, after their first bytes are checked.
+//!
+//! **gzip** input is recognised by its first bytes, whatever its name, and decompressed as a stream;
+//! [`save`] compresses a name ending in `.gz`. Nothing caps the decompressed size except the line cap
+//! and the readers' matrix-size checks (a LIBSVM dimension far beyond what the input could hold needs
+//! `--features`).
+//!
+//! **Lines are at most [`MAX_LINE`] bytes** (64 MiB): a longer one is an error naming the file, the line
+//! and its byte offset, so an input that never ends a line (`/dev/zero`) ends in an error, not a hang or an
+//! abort. Lines end with `\n`, `\r\n`, or a lone `\r` when the first line ends so. Values echoed in
+//! messages are cut after 60 characters and control bytes are escaped.
 
 mod csv;
 mod labels;
@@ -174,6 +189,18 @@ impl ReadOptions {
         self
     }
 
+    /// Set the input format, whatever the file's name says (required to read standard input, `-`).
+    ///
+    /// ```
+    /// use novikoff::io::{Format, ReadOptions};
+    /// assert_eq!(ReadOptions::default().format(Format::Libsvm).format, Some(Format::Libsvm));
+    /// ```
+    #[must_use]
+    pub fn format(mut self, format: Format) -> Self {
+        self.format = Some(format);
+        self
+    }
+
     /// Set the input format by name, as the CLI's `--input-format` does: `csv`, `tsv` (CSV with a tab
     /// delimiter unless one is set), `txt`, `svm`/`libsvm`, `npy` or `npz` (case-insensitive).
     ///
@@ -222,6 +249,7 @@ impl Format {
     /// assert_eq!(Format::from_path("a/b.csv".as_ref())?, Format::Csv);
     /// assert_eq!(Format::from_path("a/b.SVM".as_ref())?, Format::Libsvm);
     /// assert_eq!(Format::from_path("b.npz".as_ref())?, Format::Npz);
+    /// assert_eq!(Format::from_path("a/b.csv.gz".as_ref())?, Format::Csv);
     /// assert!(Format::from_path("a/b.xlsx".as_ref()).is_err());
     /// # Ok::<(), novikoff::Error>(())
     /// ```
@@ -363,7 +391,13 @@ fn save_gzip(path: &Path, format: Format, data: &Dataset) -> Result<()> {
 pub fn input_format(path: &Path, options: &ReadOptions) -> Result<Format> {
     match options.format {
         Some(format) => Ok(format),
-        None => Format::from_path(path),
+        // A name without a known extension, such as `/dev/fd/63` from `<(zcat data.svm.gz)`.
+        None => Format::from_path(path).map_err(|e| match e {
+            Error::Parse { at, message } if !source::is_stdin(path) => {
+                Error::parse(at, format!("{message}; or give --input-format"))
+            }
+            other => other,
+        }),
     }
 }
 

@@ -15,6 +15,14 @@ const BLOCK: usize = 256 * 1024;
 /// about 20 MB. A longer line is refused with its line number and byte offset, so that an input that
 /// never ends a line (`/dev/zero`, a binary file given a text extension) ends in an error after reading
 /// at most this much, instead of growing a buffer until memory runs out.
+///
+/// ```
+/// assert_eq!(novikoff::io::MAX_LINE, 64 * 1024 * 1024);
+/// let mut line = vec![b'1'; novikoff::io::MAX_LINE + 1];
+/// line.extend_from_slice(b",1\n");
+/// let err = novikoff::io::read_csv_from(&line, "long.csv".as_ref(), &Default::default()).unwrap_err();
+/// assert!(err.to_string().starts_with("long.csv:1: the line starting at byte offset 0 is longer"));
+/// ```
 pub const MAX_LINE: usize = 64 << 20;
 
 /// Where the text comes from.
