@@ -21,7 +21,7 @@ const BLOCK: usize = 256 * 1024;
 /// let mut line = vec![b'1'; novikoff::io::MAX_LINE + 1];
 /// line.extend_from_slice(b",1\n");
 /// let err = novikoff::io::read_csv_from(&line, "long.csv".as_ref(), &Default::default()).unwrap_err();
-/// assert!(err.to_string().starts_with("long.csv:1: the line starting at byte offset 0 is longer"));
+/// assert!(err.to_string().starts_with("long.csv:1: the line starting at byte offset 0 is longer"), "{err}");
 /// ```
 pub const MAX_LINE: usize = 64 << 20;
 
@@ -140,13 +140,13 @@ impl<'p> Lines<'p> {
                 if stop == filled {
                     break;
                 }
-                self.emit(&buffer[start..stop], &mut f)?;
+                self.emit(&buffer[..stop], start, &mut f)?;
                 start = stop + 1;
                 cursor = start;
             }
             if at_end {
                 if start < filled {
-                    self.emit(&buffer[start..filled], &mut f)?;
+                    self.emit(&buffer[..filled], start, &mut f)?;
                 }
                 return Ok(self.consumed + filled as u64);
             }
@@ -186,7 +186,18 @@ impl<'p> Lines<'p> {
         )
     }
 
-    fn emit(&mut self, line: &[u8], f: &mut impl FnMut(usize, &[u8]) -> Result<()>) -> Result<()> {
+    /// Pass on the line `filled[start..]`.
+    fn emit(
+        &mut self,
+        filled: &[u8],
+        start: usize,
+        f: &mut impl FnMut(usize, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let line = &filled[start..];
+        // A line that arrived whole within one read has not met the check on unfinished lines.
+        if line.len() > MAX_LINE {
+            return Err(self.too_long(start));
+        }
         self.number += 1;
         let line = if self.end == Some(b'\r') {
             // `\r\n` inside a file whose first line ends with a lone `\r`.
@@ -424,6 +435,15 @@ mod tests {
         assert!(
             message
                 .starts_with("z.svm:3: the line starting at byte offset 13 is longer than 64 MiB"),
+            "{message}"
+        );
+        // Also when the line end follows in the same read.
+        let mut bytes = vec![b'1'; MAX_LINE + 1];
+        bytes.extend_from_slice(b"\nnext\n");
+        let result = Text::Bytes(&bytes).for_each_line(Path::new("z.csv"), |_, _| Ok(()));
+        let message = result.unwrap_err().to_string();
+        assert!(
+            message.starts_with("z.csv:1: the line starting at byte offset 0 is longer"),
             "{message}"
         );
         // A line of exactly the limit is fine, with or without a line end.
