@@ -1039,6 +1039,27 @@ fn control_bytes_and_nul_are_escaped_in_messages() {
 }
 
 #[test]
+fn a_huge_label_with_nul_bytes_is_echoed_escaped_and_cut() {
+    let label = vec![0u8; 5 << 20];
+    let mut csv = b"a,y\n1,1\n2,-1\n3,".to_vec();
+    csv.extend_from_slice(&label);
+    let mut svm = b"1 1:1\n-1 1:2\n".to_vec();
+    svm.extend_from_slice(&label);
+    svm.extend_from_slice(b" 1:3\n");
+    for (name, bytes) in [("l.csv", csv), ("l.svm", svm)] {
+        let dir = tempfile::tempdir().unwrap();
+        let err = io::open(write(&dir, name, &bytes), &defaults()).unwrap_err();
+        let message = err.to_string();
+        assert!(message.len() < 400, "{name}: {} bytes", message.len());
+        assert!(!message.bytes().any(|b| b < 0x20), "{name}: {message:?}");
+        assert!(
+            message.contains(&format!("`{}…` (5242880 bytes)", "\\0".repeat(60))),
+            "{name}: {message}"
+        );
+    }
+}
+
+#[test]
 fn carriage_return_line_ends_are_read_as_lines() {
     let expected =
         io::read_csv_from(b"a,b,y\n1,2,1\n3,4,0\n", "d.csv".as_ref(), &defaults()).unwrap();

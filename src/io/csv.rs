@@ -12,7 +12,7 @@ use ndarray::{Array1, Array2};
 
 use super::labels::LabelMapper;
 use super::source::{self, Source};
-use super::text::{Text, find_byte, push_f64, shown, shown_bare, trim, with_capacity};
+use super::text::{Text, find_byte, push_f64, shown, shown_bare, tidy, trim, with_capacity};
 use super::{LabelColumn, ReadOptions};
 use crate::dataset::Dataset;
 use crate::error::{Error, Location, Result};
@@ -326,9 +326,9 @@ impl CsvReader<'_> {
             }
             .ok_or_else(|| self.not_utf8(number, j))?;
             if j == self.label_index {
-                self.labels
-                    .push_text(cell, number)
-                    .map_err(|message| Error::parse(self.at(number).column(j + 1), message))?;
+                self.labels.push_text(cell, number).map_err(|message| {
+                    Error::parse(self.at(number).column(j + 1), tidy(message))
+                })?;
             } else {
                 let value = self.number(cell, number, j)?;
                 self.values.push(value);

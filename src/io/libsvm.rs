@@ -14,7 +14,7 @@ use ndarray::{Array1, Array2};
 use super::ReadOptions;
 use super::labels::LabelMapper;
 use super::source::{self, Source};
-use super::text::{Text, find_byte, push_f64, shown, zeros};
+use super::text::{Text, find_byte, push_f64, shown, tidy, zeros};
 use crate::dataset::Dataset;
 use crate::error::{Error, Location, Result};
 
@@ -303,7 +303,7 @@ fn parse_line(
         .ok_or_else(|| Error::parse(at(label_start + 1), "the label is not valid UTF-8"))?;
     labels
         .push_text(label_text, number)
-        .map_err(|message| Error::parse(at(label_start + 1), message))?;
+        .map_err(|message| Error::parse(at(label_start + 1), tidy(message)))?;
     while let Some((start, token)) = tokens.next() {
         let Some(colon) = token.iter().position(|&b| b == b':') else {
             return Err(Error::parse(

@@ -324,6 +324,25 @@ pub(crate) fn shown_bare(bytes: &[u8]) -> String {
     }
 }
 
+/// A message that quotes input values in backticks (such as the label mapper's), with every quoted value
+/// as [`shown`] and control characters elsewhere escaped: bounded and printable, whatever the input.
+pub(crate) fn tidy(message: String) -> String {
+    if message.len() <= SHOWN && !message.chars().any(char::is_control) {
+        return message;
+    }
+    message
+        .split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                shown(part.as_bytes())
+            } else {
+                part.chars().map(escape).collect()
+            }
+        })
+        .collect()
+}
+
 /// The first [`SHOWN`] characters, escaped, and whether there were more.
 fn escaped(bytes: &[u8]) -> (String, bool) {
     let mut out = String::new();
@@ -475,6 +494,16 @@ mod tests {
             format!("`{}`", "é".repeat(SHOWN))
         );
         assert_eq!(shown_bare(b"x\ny"), "x\\ny");
+        let label = "\0".repeat(1000);
+        let message = tidy(format!("a third class `{label}` (after 1 and -1)"));
+        assert_eq!(
+            message,
+            format!(
+                "a third class `{}…` (1000 bytes) (after 1 and -1)",
+                "\\0".repeat(SHOWN)
+            )
+        );
+        assert_eq!(tidy("label `x` is odd".into()), "label `x` is odd");
     }
 
     #[test]
