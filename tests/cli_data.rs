@@ -555,6 +555,27 @@ fn an_endless_input_without_line_ends_ends_quickly_with_exit_2() {
         assert!(!message.contains("panicked"), "{message}");
         assert!(message.len() < 1000, "{name}: a short message");
     }
+    // A huge regular file without line ends (sparse: 1 TiB of zeros, taking no disk space) is not read
+    // to its end to count its lines first.
+    for name in ["sparse.csv", "sparse.svm"] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = path(&dir, name);
+        std::fs::File::create(&file)
+            .unwrap()
+            .set_len(1 << 40)
+            .unwrap();
+        let child = spawn(
+            &["convert", s(&file), s(&path(&dir, "o.csv"))],
+            Stdio::null(),
+        );
+        let output = finish_in_time(child, name);
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains(&format!("{name}:1: the line starting at byte offset 0")),
+            "{}",
+            stderr(&output)
+        );
+    }
     // A binary stream given as .npy is refused at its first bytes.
     let dir = tempfile::tempdir().unwrap();
     let link = path(&dir, "zero.npy");

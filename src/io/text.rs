@@ -58,7 +58,8 @@ impl Text<'_> {
     }
 
     /// The number of lines (counting a last line without `\n`, an upper bound on the number of records)
-    /// and the size in bytes, for the sources that can be read twice; `None` for a stream.
+    /// and the size in bytes, for the sources that can be read twice; `None` for a stream, and for a file
+    /// with a run of more than [`MAX_LINE`] bytes without `\n`.
     pub(crate) fn size_hint(&self, path: &Path) -> Result<Option<(usize, u64)>> {
         let count = |bytes: &[u8]| count_newlines(bytes) + usize::from(!bytes.ends_with(b"\n"));
         match self {
@@ -72,13 +73,25 @@ impl Text<'_> {
                 let mut buffer = vec![0u8; BLOCK];
                 let mut lines = 0;
                 let mut last = b'\n';
+                // Bytes since the last `\n`: a run longer than a line may be stops the count, so that a
+                // huge file without line ends (sparse, or a disk image) is not read to its end first.
+                // The lines pass then reports it, or reads it as `\r` lines.
+                let mut since_newline = 0;
                 loop {
                     let read = read_some(&mut file, &mut buffer, path)?;
                     if read == 0 {
                         return Ok(Some((lines + usize::from(last != b'\n'), bytes)));
                     }
-                    lines += count_newlines(&buffer[..read]);
-                    last = buffer[read - 1];
+                    let block = &buffer[..read];
+                    lines += count_newlines(block);
+                    last = block[read - 1];
+                    since_newline = match block.iter().rposition(|&b| b == b'\n') {
+                        Some(i) => read - 1 - i,
+                        None => since_newline + read,
+                    };
+                    if since_newline > MAX_LINE {
+                        return Ok(None);
+                    }
                 }
             }
         }
