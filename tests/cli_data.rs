@@ -360,3 +360,318 @@ fn train_reads_every_format() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Streams, endless inputs and compressed inputs (issue 18, items 8, 9 and 10).
+
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+/// A generous bound for a run that reads at most a few tens of MB; a run that needs longer hangs.
+const HANG: Duration = Duration::from_secs(60);
+
+fn spawn(args: &[&str], stdin: Stdio) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_novikoff"))
+        .args(args)
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs")
+}
+
+/// Wait for `child` at most [`HANG`]; kill it and fail the test if it needs longer.
+fn finish_in_time(mut child: Child, what: &str) -> Output {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > HANG {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("{what}: still running after {HANG:?}, killed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn small() -> novikoff::Dataset {
+    novikoff::generate::separable(50, 3, 0.1, 1.0, 3)
+        .unwrap()
+        .data
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// The bytes `save` writes for `data` under `name`.
+fn saved(name: &str, data: &novikoff::Dataset) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let file = path(&dir, name);
+    io::save(&file, data).unwrap();
+    std::fs::read(&file).unwrap()
+}
+
+#[test]
+fn a_named_pipe_is_read_once_in_every_text_format() {
+    let data = small();
+    for name in ["p.csv", "p.svm", "p.npy", "p.npz", "p.csv.gz"] {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = path(&dir, name);
+        let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        let contents = if name.ends_with(".gz") {
+            gzip(&saved("p.csv", &data))
+        } else {
+            saved(name, &data)
+        };
+        let out = path(&dir, "out.csv");
+        let child = spawn(&["convert", s(&fifo), s(&out)], Stdio::null());
+        // The writer opens the pipe once, writes everything and closes it: a reader that opens the
+        // pipe a second time waits forever for a second writer.
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                let _ = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&fifo)
+                    .and_then(|mut f| f.write_all(&contents));
+            })
+        };
+        let output = finish_in_time(child, name);
+        // Unblock the writer if the reader never opened the pipe (non-blocking: there may be no writer
+        // left either).
+        let _ = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&fifo);
+        writer.join().unwrap();
+        assert!(output.status.success(), "{name}: {}", stderr(&output));
+        assert_eq!(
+            io::open(&out, &ReadOptions::default()).unwrap(),
+            data,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn standard_input_is_read_with_an_input_format() {
+    let data = small();
+    for (format, bytes) in [
+        ("csv", saved("d.csv", &data)),
+        ("tsv", saved("d.tsv", &data)),
+        ("libsvm", saved("d.svm", &data)),
+        ("npy", saved("d.npy", &data)),
+        ("npz", saved("d.npz", &data)),
+        ("svm", gzip(&saved("d.svm", &data))),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = path(&dir, "out.svm");
+        let mut child = spawn(
+            &["convert", "-", s(&out), "--input-format", format],
+            Stdio::piped(),
+        );
+        let mut stdin = child.stdin.take().unwrap();
+        let feeder = std::thread::spawn(move || stdin.write_all(&bytes));
+        let output = finish_in_time(child, format);
+        feeder.join().unwrap().unwrap();
+        assert!(output.status.success(), "{format}: {}", stderr(&output));
+        assert_eq!(
+            io::open(&out, &ReadOptions::default()).unwrap(),
+            data,
+            "{format}"
+        );
+    }
+}
+
+#[test]
+fn standard_input_without_an_input_format_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = path(&dir, "out.csv");
+    let child = spawn(&["convert", "-", s(&out)], Stdio::piped());
+    let output = finish_in_time(child, "stdin without a format");
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("--input-format"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!out.exists());
+    // A name without an extension, as `<(zcat data.csv.gz)` gives: the message says what to add.
+    let unnamed = path(&dir, "data");
+    std::fs::write(&unnamed, saved("d.csv", &small())).unwrap();
+    let output = novikoff(&["convert", s(&unnamed), s(&out)]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("or give --input-format"),
+        "{}",
+        stderr(&output)
+    );
+    let report = json(&novikoff(&[
+        "convert",
+        s(&unnamed),
+        s(&out),
+        "--input-format",
+        "CSV",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(report["from_format"], "csv");
+    let output = novikoff(&["train", "x.csv", "--input-format", "xlsx"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("`xlsx` is not a format"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn an_endless_input_without_line_ends_ends_quickly_with_exit_2() {
+    for name in ["zero.csv", "zero.svm", "zero.libsvm", "zero.tsv"] {
+        let dir = tempfile::tempdir().unwrap();
+        let link = path(&dir, name);
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        let out = path(&dir, "out.csv");
+        let child = spawn(&["convert", s(&link), s(&out)], Stdio::null());
+        let output = finish_in_time(child, name);
+        let message = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{name}: {message}");
+        assert!(
+            message.contains(&format!(
+                "{name}:1: the line starting at byte offset 0 is longer than 64 MiB"
+            )),
+            "{name}: {message}"
+        );
+        assert!(!message.contains("panicked"), "{message}");
+        assert!(message.len() < 1000, "{name}: a short message");
+    }
+    // A huge regular file without line ends (sparse: 1 TiB of zeros, taking no disk space) is not read
+    // to its end to count its lines first.
+    for name in ["sparse.csv", "sparse.svm"] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = path(&dir, name);
+        std::fs::File::create(&file)
+            .unwrap()
+            .set_len(1 << 40)
+            .unwrap();
+        let child = spawn(
+            &["convert", s(&file), s(&path(&dir, "o.csv"))],
+            Stdio::null(),
+        );
+        let output = finish_in_time(child, name);
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains(&format!("{name}:1: the line starting at byte offset 0")),
+            "{}",
+            stderr(&output)
+        );
+    }
+    // A binary stream given as .npy is refused at its first bytes.
+    let dir = tempfile::tempdir().unwrap();
+    let link = path(&dir, "zero.npy");
+    std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+    let child = spawn(
+        &["convert", s(&link), s(&path(&dir, "o.csv"))],
+        Stdio::null(),
+    );
+    let output = finish_in_time(child, "zero.npy");
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("not a .npy array"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn gzipped_files_read_like_the_plain_ones_and_convert_writes_them() {
+    let data = small();
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["d.csv", "d.tsv", "d.svm", "d.npy", "d.npz"] {
+        let plain = path(&dir, name);
+        io::save(&plain, &data).unwrap();
+        let zipped = path(&dir, &format!("{name}.gz"));
+        std::fs::write(&zipped, gzip(&std::fs::read(&plain).unwrap())).unwrap();
+        assert_eq!(
+            io::open(&zipped, &ReadOptions::default()).unwrap(),
+            data,
+            "{name}"
+        );
+        let out = path(&dir, &format!("out-{name}"));
+        let report = json(&novikoff(&[
+            "convert",
+            s(&zipped),
+            s(&out),
+            "--format",
+            "json",
+        ]));
+        assert_eq!(report["n"], 50);
+        assert_eq!(
+            io::open(&out, &ReadOptions::default()).unwrap(),
+            data,
+            "{name}"
+        );
+    }
+    // Written compressed, by name.
+    for name in ["w.csv.gz", "w.tsv.gz", "w.svm.GZ", "w.npy.gz"] {
+        let out = path(&dir, name);
+        let plain = path(&dir, "d.csv");
+        json(&novikoff(&[
+            "convert",
+            s(&plain),
+            s(&out),
+            "--format",
+            "json",
+        ]));
+        let bytes = std::fs::read(&out).unwrap();
+        assert_eq!(&bytes[..2], b"\x1f\x8b", "{name} is gzip");
+        assert_eq!(
+            io::open(&out, &ReadOptions::default()).unwrap(),
+            data,
+            "{name}"
+        );
+    }
+    let output = novikoff(&[
+        "convert",
+        s(&path(&dir, "d.csv")),
+        s(&path(&dir, "w.npz.gz")),
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    // Gzip is recognised by its first bytes too, whatever the name.
+    let disguised = path(&dir, "disguised.svm");
+    std::fs::write(&disguised, gzip(&saved("d.svm", &data))).unwrap();
+    assert_eq!(io::open(&disguised, &ReadOptions::default()).unwrap(), data);
+}
+
+#[test]
+fn a_corrupt_or_truncated_gzip_file_exits_2() {
+    let data = small();
+    let dir = tempfile::tempdir().unwrap();
+    let whole = gzip(&saved("d.csv", &data));
+    let truncated = path(&dir, "t.csv.gz");
+    std::fs::write(&truncated, &whole[..whole.len() / 2]).unwrap();
+    let mut flipped = whole.clone();
+    let middle = flipped.len() / 2;
+    flipped[middle] ^= 0xff;
+    let corrupt = path(&dir, "c.csv.gz");
+    std::fs::write(&corrupt, &flipped).unwrap();
+    for file in [truncated, corrupt] {
+        let out = path(&dir, "out.csv");
+        let output = novikoff(&["convert", s(&file), s(&out)]);
+        let message = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{file:?}: {message}");
+        assert!(message.contains(s(&file)), "{message}");
+        assert!(!message.contains("panicked"), "{message}");
+        assert!(!out.exists());
+    }
+}

@@ -965,6 +965,173 @@ fn features_check_on_csv() {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Messages that stay readable, and line ends of every kind (issue 18, item 14).
+
+#[test]
+fn a_huge_value_is_echoed_cut_to_a_bounded_length() {
+    let mut csv = b"a,y\n".to_vec();
+    csv.extend(std::iter::repeat_n(b'7', 5 << 20));
+    csv.extend_from_slice(b"x,1\n");
+    let err = io::read_csv_from(&csv, "big.csv".as_ref(), &defaults()).unwrap_err();
+    let message = err.to_string();
+    assert!(message.len() < 300, "{} bytes", message.len());
+    assert!(
+        message.starts_with(&format!(
+            "big.csv:2:1: `{}…` (5242881 bytes) is not a number",
+            "7".repeat(60)
+        )),
+        "{message}"
+    );
+    let mut svm = b"1 1:".to_vec();
+    svm.extend(std::iter::repeat_n(b'z', 5 << 20));
+    let err = io::read_libsvm_from(&svm, "big.svm".as_ref(), &defaults()).unwrap_err();
+    assert!(
+        err.to_string().len() < 300,
+        "{} bytes",
+        err.to_string().len()
+    );
+    assert!(
+        err.to_string()
+            .contains("…` (5242880 bytes) is not a number (feature 1)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn control_bytes_and_nul_are_escaped_in_messages() {
+    let cases: [(&str, &[u8], &str); 4] = [
+        (
+            "n.csv",
+            b"a,y\n1\x002,1\n",
+            "n.csv:2:1: `1\\02` is not a number (column `a`)",
+        ),
+        (
+            "c.csv",
+            b"a,y\n\x01\x1b[31m,1\n",
+            "c.csv:2:1: `\\x01\\x1b[31m` is not a number (column `a`)",
+        ),
+        (
+            "n.svm",
+            b"1 1:2\x00\n",
+            "n.svm:1:5: `2\\0` is not a number (feature 1)",
+        ),
+        (
+            "p.svm",
+            b"1 \x00\x00\n",
+            "p.svm:1:3: `\\0\\0` is not an index:value pair",
+        ),
+    ];
+    for (name, bytes, expected) in cases {
+        let options = defaults();
+        let err =
+            io::open(write(&tempfile::tempdir().unwrap(), name, bytes), &options).unwrap_err();
+        let message = err.to_string();
+        assert!(message.ends_with(expected), "{message}");
+        assert!(!message.bytes().any(|b| b < 0x20), "{message:?}");
+    }
+    // Through the CLI as well.
+    let dir = tempfile::tempdir().unwrap();
+    cli_refuses(
+        &write(&dir, "n.csv", b"a,y\n1\x002,1\n"),
+        &[],
+        "`1\\02` is not a number",
+    );
+}
+
+#[test]
+fn a_huge_label_with_nul_bytes_is_echoed_escaped_and_cut() {
+    let label = vec![0u8; 5 << 20];
+    let mut csv = b"a,y\n1,1\n2,-1\n3,".to_vec();
+    csv.extend_from_slice(&label);
+    let mut svm = b"1 1:1\n-1 1:2\n".to_vec();
+    svm.extend_from_slice(&label);
+    svm.extend_from_slice(b" 1:3\n");
+    for (name, bytes) in [("l.csv", csv), ("l.svm", svm)] {
+        let dir = tempfile::tempdir().unwrap();
+        let err = io::open(write(&dir, name, &bytes), &defaults()).unwrap_err();
+        let message = err.to_string();
+        assert!(message.len() < 400, "{name}: {} bytes", message.len());
+        assert!(!message.bytes().any(|b| b < 0x20), "{name}: {message:?}");
+        assert!(
+            message.contains(&format!("`{}…` (5242880 bytes)", "\\0".repeat(60))),
+            "{name}: {message}"
+        );
+    }
+}
+
+#[test]
+fn carriage_return_line_ends_are_read_as_lines() {
+    let expected =
+        io::read_csv_from(b"a,b,y\n1,2,1\n3,4,0\n", "d.csv".as_ref(), &defaults()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "mac.csv", b"a,b,y\r1,2,1\r3,4,0\r");
+    assert_eq!(io::open(&path, &defaults()).unwrap(), expected);
+    let svm = write(&dir, "mac.svm", b"+1 1:1 2:2\r-1 1:3 2:4");
+    assert_eq!(io::open(&svm, &defaults()).unwrap().n_samples(), 2);
+    // Errors name the line as counted by carriage returns.
+    let bad = write(&dir, "bad.csv", b"a,b,y\r1,2,1\r3,x,0\r");
+    let err = io::open(&bad, &defaults()).unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with("bad.csv:3:2: `x` is not a number (column `b`)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn streams_read_like_files_and_memory() {
+    let data = awkward(300, 7, 9);
+    for (format, read_stream, read_from) in [
+        (
+            "csv",
+            io::read_csv_stream
+                as fn(&mut dyn std::io::Read, &Path, &ReadOptions) -> novikoff::Result<Dataset>,
+            io::read_csv_from as fn(&[u8], &Path, &ReadOptions) -> novikoff::Result<Dataset>,
+        ),
+        ("svm", io::read_libsvm_stream, io::read_libsvm_from),
+    ] {
+        let bytes = bytes_of(format, &data);
+        let mut stream: &[u8] = &bytes;
+        let streamed = read_stream(&mut stream, "s".as_ref(), &defaults()).unwrap();
+        assert_same_bits(&streamed, &data);
+        assert_same_bits(
+            &read_from(&bytes, "s".as_ref(), &defaults()).unwrap(),
+            &data,
+        );
+        // The same first error, at the same place.
+        let mut broken = bytes.clone();
+        let at = broken.len() * 2 / 3;
+        let at = at
+            + broken[at..]
+                .iter()
+                .position(|b| b.is_ascii_digit())
+                .unwrap();
+        broken[at] = b'q';
+        let mut stream: &[u8] = &broken;
+        let from_stream = read_stream(&mut stream, "s".as_ref(), &defaults()).unwrap_err();
+        let from_memory = read_from(&broken, "s".as_ref(), &defaults()).unwrap_err();
+        assert_eq!(from_stream.to_string(), from_memory.to_string());
+    }
+    // The LIBSVM dimension from a stream: the largest index, or --features, with the same checks.
+    let mut stream: &[u8] = b"1 2:1\n0 1:1 5:2\n";
+    let data = io::read_libsvm_stream(&mut stream, "s".as_ref(), &defaults()).unwrap();
+    assert_eq!(data.n_features(), 5);
+    let mut stream: &[u8] = b"1 2:1\n0 1:1 5:2\n";
+    let err =
+        io::read_libsvm_stream(&mut stream, "s".as_ref(), &defaults().n_features(4)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "s:2:7: feature index 5 exceeds --features 4"
+    );
+    let mut stream: &[u8] = b"1 1:1 900000000000:1\n";
+    let err = io::read_libsvm_stream(&mut stream, "s".as_ref(), &defaults()).unwrap_err();
+    assert!(
+        err.to_string().contains("pass --features 900000000000"),
+        "{err}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Fuzz: random bytes and random mutations of valid files never panic any reader.
 
 fn read_all(bytes: &[u8], options: &ReadOptions) {
@@ -973,6 +1140,15 @@ fn read_all(bytes: &[u8], options: &ReadOptions) {
     let _ = io::read_libsvm_from(bytes, "f.svm".as_ref(), options);
     let _ = io::read_npy_from(bytes, "f.npy".as_ref(), options);
     let _ = io::read_npz_from(bytes, "f.npz".as_ref(), options);
+    // A stream (read once) accepts exactly what memory (read twice) accepts, with the same result.
+    let mut stream = bytes;
+    let streamed = io::read_csv_stream(&mut stream, "f.csv".as_ref(), options);
+    let direct = io::read_csv_from(bytes, "f.csv".as_ref(), options);
+    assert_eq!(streamed.as_ref().ok(), direct.as_ref().ok());
+    let mut stream = bytes;
+    let streamed = io::read_libsvm_stream(&mut stream, "f.svm".as_ref(), options);
+    let direct = io::read_libsvm_from(bytes, "f.svm".as_ref(), options);
+    assert_eq!(streamed.as_ref().ok(), direct.as_ref().ok());
 }
 
 fn option_sets() -> Vec<ReadOptions> {

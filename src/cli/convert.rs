@@ -22,7 +22,7 @@ pub struct ConvertArgs {
 }
 
 pub fn run(args: &ConvertArgs) -> Result<()> {
-    let from = Format::from_path(&args.data.data)?;
+    let from = args.data.format()?;
     let to = Format::from_path(&args.out)?;
     let data = args.data.load()?;
     novikoff::io::save(&args.out, &data)?;

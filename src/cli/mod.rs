@@ -61,8 +61,13 @@ pub enum OutputFormat {
 #[derive(Debug, Clone, Args)]
 pub struct DataArgs {
     /// The data file: .csv/.tsv/.txt (header row; the label is the last column by default), .svm/.libsvm,
-    /// .npy (label in the last column) or .npz (arrays x and y).
+    /// .npy (label in the last column) or .npz (arrays x and y), optionally gzipped (.gz); `-` reads
+    /// standard input (with --input-format).
     pub data: PathBuf,
+    /// The data file's format, whatever its name: csv, tsv, txt, libsvm, svm, npy or npz. Required for
+    /// `-` (standard input).
+    #[arg(long, value_name = "FORMAT")]
+    pub input_format: Option<String>,
     /// The label column: a header name, or a 1-based column number.
     #[arg(long, value_name = "NAME")]
     pub label_col: Option<String>,
@@ -88,6 +93,9 @@ impl DataArgs {
         if let Some(name) = &self.label_col {
             options = options.label(LabelColumn::parse(name));
         }
+        if let Some(format) = &self.input_format {
+            options = options.input_format(format)?;
+        }
         if let Some(c) = self.delimiter {
             let byte = u8::try_from(c).ok().filter(u8::is_ascii).ok_or_else(|| {
                 novikoff::Error::parameter(
@@ -104,6 +112,11 @@ impl DataArgs {
             options = options.n_features(d);
         }
         Ok(options)
+    }
+
+    /// The format the data file is read as.
+    pub fn format(&self) -> Result<novikoff::io::Format> {
+        novikoff::io::input_format(&self.data, &self.read_options()?)
     }
 
     pub fn load(&self) -> Result<novikoff::Dataset> {

@@ -11,7 +11,8 @@ use std::path::Path;
 use ndarray::{Array1, Array2};
 
 use super::labels::LabelMapper;
-use super::text::{Text, find_byte, push_f64, trim, with_capacity};
+use super::source::{self, Source};
+use super::text::{Text, find_byte, push_f64, shown, shown_bare, tidy, trim, with_capacity};
 use super::{LabelColumn, ReadOptions};
 use crate::dataset::Dataset;
 use crate::error::{Error, Location, Result};
@@ -32,7 +33,32 @@ pub fn read_csv(path: &Path, options: &ReadOptions) -> Result<Dataset> {
     if options.delimiter.is_none() && is_tsv(path) {
         options.delimiter = Some(b'\t');
     }
-    parse(Text::File(path), path, &options)
+    let name = source::display_name(path);
+    match source::open(path)? {
+        Source::Regular => parse(&Text::File(path), &name, &options),
+        Source::Stream(mut reader) => read_csv_stream(&mut reader, &name, &options),
+    }
+}
+
+/// Read CSV from a stream in one pass (standard input, a pipe, decompressed data); `name` names the
+/// source in error messages. The rules are those of [`read_csv_from`]; the matrix grows as rows arrive.
+///
+/// ```
+/// let mut stream: &[u8] = b"a,y\n0.5,1\n-2,0\n";
+/// let data = novikoff::io::read_csv_stream(&mut stream, "<stdin>".as_ref(), &Default::default())?;
+/// assert_eq!(data.x().column(0).to_vec(), vec![0.5, -2.0]);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn read_csv_stream(
+    reader: &mut dyn std::io::Read,
+    name: &Path,
+    options: &ReadOptions,
+) -> Result<Dataset> {
+    parse(
+        &Text::Stream(std::cell::RefCell::new(reader)),
+        name,
+        options,
+    )
 }
 
 /// Parse CSV bytes; `path` names the source in error messages.
@@ -55,10 +81,10 @@ pub fn read_csv(path: &Path, options: &ReadOptions) -> Result<Dataset> {
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn read_csv_from(bytes: &[u8], path: &Path, options: &ReadOptions) -> Result<Dataset> {
-    parse(Text::Bytes(bytes), path, options)
+    parse(&Text::Bytes(bytes), path, options)
 }
 
-fn parse(text: Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dataset> {
+fn parse(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dataset> {
     if let Some(delimiter) = options.delimiter
         && (!delimiter.is_ascii() || matches!(delimiter, b'"' | b'\n' | b'\r'))
     {
@@ -70,14 +96,12 @@ fn parse(text: Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dataset> 
             ),
         ));
     }
-    let line_bound = text.count_lines(path)?;
-    let byte_len = text.byte_len(path)?;
+    let size = text.size_hint(path)?;
     let mut reader = CsvReader {
         path,
         options,
         delimiter: options.delimiter.unwrap_or(b','),
-        line_bound,
-        byte_len,
+        size,
         width: 0,
         label_index: 0,
         header_names: Vec::new(),
@@ -89,14 +113,17 @@ fn parse(text: Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dataset> 
     reader.finish()
 }
 
+/// The rows a stream's matrix has room for before it first grows.
+const STREAM_ROWS: usize = 1024;
+
 struct CsvReader<'a> {
     path: &'a Path,
     options: &'a ReadOptions,
     delimiter: u8,
-    /// Lines in the file: an upper bound on the rows, used to allocate once.
-    line_bound: usize,
-    /// The size of the source: a row of w fields takes at least 2w − 1 bytes, which bounds the rows too.
-    byte_len: u64,
+    /// Lines in the file (an upper bound on the rows, used to allocate once) and its size in bytes (a
+    /// row of w fields takes at least 2w − 1 bytes, which bounds the rows too); `None` for a stream,
+    /// whose matrix grows as rows arrive.
+    size: Option<(usize, u64)>,
     /// Fields per row; 0 until the first non-blank line.
     width: usize,
     label_index: usize,
@@ -257,9 +284,15 @@ impl CsvReader<'_> {
             ));
         }
         self.width = fields;
-        let rows_by_size =
-            usize::try_from(self.byte_len / (2 * fields as u64 - 1) + 1).unwrap_or(usize::MAX);
-        let rows = self.line_bound.saturating_sub(number - 1).min(rows_by_size);
+        let rows = match self.size {
+            Some((line_bound, byte_len)) => {
+                let rows_by_size =
+                    usize::try_from(byte_len / (2 * fields as u64 - 1) + 1).unwrap_or(usize::MAX);
+                line_bound.saturating_sub(number - 1).min(rows_by_size)
+            }
+            // A first guess for a stream; `row` grows it.
+            None => STREAM_ROWS,
+        };
         let len = rows.checked_mul(fields - 1).ok_or_else(|| {
             Error::parse(Location::new(self.path), "the file is too large for memory")
         })?;
@@ -273,6 +306,11 @@ impl CsvReader<'_> {
         // One UTF-8 check for the whole line; only an invalid line is checked field by field, to name
         // the column.
         let text = std::str::from_utf8(line).ok();
+        // Checked growth: a stream (or a file that grew since it was sized) ends in an error, never an
+        // abort, when memory runs out. A no-op when the matrix was sized.
+        self.values
+            .try_reserve(width - 1)
+            .map_err(|_| self.no_memory(number))?;
         let mut start = Some(0);
         let mut j = 0;
         while let Some(at) = start {
@@ -288,9 +326,9 @@ impl CsvReader<'_> {
             }
             .ok_or_else(|| self.not_utf8(number, j))?;
             if j == self.label_index {
-                self.labels
-                    .push_text(cell, number)
-                    .map_err(|message| Error::parse(self.at(number).column(j + 1), message))?;
+                self.labels.push_text(cell, number).map_err(|message| {
+                    Error::parse(self.at(number).column(j + 1), tidy(message))
+                })?;
             } else {
                 let value = self.number(cell, number, j)?;
                 self.values.push(value);
@@ -311,7 +349,11 @@ impl CsvReader<'_> {
             Ok(value) if value.is_finite() => Ok(value),
             Ok(_) => Err(Error::parse(
                 self.at(number).column(j + 1),
-                format!("value `{text}` is not finite{}", self.column_name(j)),
+                format!(
+                    "value {} is not finite{}",
+                    shown(text.as_bytes()),
+                    self.column_name(j)
+                ),
             )),
             Err(_) if text.is_empty() => Err(Error::parse(
                 self.at(number).column(j + 1),
@@ -322,9 +364,21 @@ impl CsvReader<'_> {
             )),
             Err(_) => Err(Error::parse(
                 self.at(number).column(j + 1),
-                format!("`{text}` is not a number{}", self.column_name(j)),
+                format!(
+                    "{} is not a number{}",
+                    shown(text.as_bytes()),
+                    self.column_name(j)
+                ),
             )),
         }
+    }
+
+    #[cold]
+    fn no_memory(&self, number: usize) -> Error {
+        Error::parse(
+            self.at(number),
+            format!("cannot allocate memory for more than {} rows", self.rows),
+        )
     }
 
     #[cold]
@@ -364,7 +418,7 @@ impl CsvReader<'_> {
     fn column_name(&self, j: usize) -> String {
         self.header_names
             .get(j)
-            .map(|name| format!(" (column `{name}`)"))
+            .map(|name| format!(" (column {})", shown(name.as_bytes())))
             .unwrap_or_default()
     }
 
@@ -408,9 +462,16 @@ fn resolve_label_column(
             Error::parse(
                 at.clone(),
                 if header.is_empty() {
-                    format!("no column named `{name}`: the file has no header, give a 1-based column number")
+                    format!(
+                        "no column named {}: the file has no header, give a 1-based column number",
+                        shown(name.as_bytes())
+                    )
                 } else {
-                    format!("no column named `{name}`; the header has: {}", header.join(", "))
+                    format!(
+                        "no column named {}; the header has: {}",
+                        shown(name.as_bytes()),
+                        listing(header)
+                    )
                 },
             )
         }),
@@ -424,9 +485,27 @@ fn resolve_label_column(
             }
             Err(Error::parse(
                 at.clone(),
-                format!("label column {} is out of range: the file has {fields} columns", k + 1),
+                format!(
+                    "label column {} is out of range: the file has {fields} columns",
+                    k + 1
+                ),
             ))
         }
+    }
+}
+
+/// The first header names, each as [`shown_bare`], so that a header of a million columns stays readable.
+fn listing(header: &[String]) -> String {
+    const NAMES: usize = 20;
+    let names: Vec<String> = header
+        .iter()
+        .take(NAMES)
+        .map(|h| shown_bare(h.as_bytes()))
+        .collect();
+    if header.len() > NAMES {
+        format!("{}, … ({} columns)", names.join(", "), header.len())
+    } else {
+        names.join(", ")
     }
 }
 
@@ -445,14 +524,18 @@ fn resolve_label_column(
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn write_csv(path: &Path, data: &Dataset) -> Result<()> {
-    let delimiter = if is_tsv(path) { b'\t' } else { b',' };
+    let delimiter = delimiter_for(path);
     super::write_atomically(path, |out| write_delimited(out, data, delimiter))
 }
 
+/// True for `.tsv` and `.tsv.gz`.
 fn is_tsv(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("tsv"))
+    source::format_extension(path) == "tsv"
+}
+
+/// The delimiter [`write_csv`] uses for `path`.
+pub(crate) fn delimiter_for(path: &Path) -> u8 {
+    if is_tsv(path) { b'\t' } else { b',' }
 }
 
 /// Write a dataset as CSV to any writer (see [`write_csv`]).
@@ -469,7 +552,7 @@ pub fn write_csv_to<W: Write>(out: &mut W, data: &Dataset) -> Result<()> {
     write_delimited(out, data, b',')
 }
 
-fn write_delimited<W: Write>(out: &mut W, data: &Dataset, delimiter: u8) -> Result<()> {
+pub(crate) fn write_delimited<W: Write>(out: &mut W, data: &Dataset, delimiter: u8) -> Result<()> {
     let d = data.n_features();
     let mut line = Vec::with_capacity(32 * (d + 1));
     for j in 1..=d {

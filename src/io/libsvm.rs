@@ -1,8 +1,10 @@
 //! LIBSVM / SVMlight text: `label index:value index:value … # comment`, sparse, 1-based indices.
 //!
-//! The reader makes two streamed passes: the first counts the records and finds the largest index (the
-//! last one of each line, since indices increase), the second parses straight into the dense matrix,
-//! allocated once at its final size. Peak memory is that matrix plus one block of text.
+//! On a regular file the reader makes two streamed passes: the first counts the records and finds the
+//! largest index (the last one of each line, since indices increase), the second parses straight into
+//! the dense matrix, allocated once at its final size. Peak memory is that matrix plus one block of
+//! text. A stream (standard input, a pipe, gzip) is read once: its pairs are kept sparse until the
+//! dimension is known.
 
 use std::io::Write;
 use std::path::Path;
@@ -11,7 +13,8 @@ use ndarray::{Array1, Array2};
 
 use super::ReadOptions;
 use super::labels::LabelMapper;
-use super::text::{Text, find_byte, push_f64, zeros};
+use super::source::{self, Source};
+use super::text::{Text, find_byte, push_f64, shown, tidy, zeros};
 use crate::dataset::Dataset;
 use crate::error::{Error, Location, Result};
 
@@ -26,7 +29,32 @@ use crate::error::{Error, Location, Result};
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn read_libsvm(path: &Path, options: &ReadOptions) -> Result<Dataset> {
-    parse(Text::File(path), path, options)
+    let name = source::display_name(path);
+    match source::open(path)? {
+        Source::Regular => parse_twice(&Text::File(path), &name, options),
+        Source::Stream(mut reader) => read_libsvm_stream(&mut reader, &name, options),
+    }
+}
+
+/// Read LIBSVM from a stream in one pass (standard input, a pipe, decompressed data); `name` names the
+/// source in error messages. The rules are those of [`read_libsvm_from`].
+///
+/// ```
+/// let mut stream: &[u8] = b"+1 2:0.5\n-1 1:3\n";
+/// let data = novikoff::io::read_libsvm_stream(&mut stream, "<stdin>".as_ref(), &Default::default())?;
+/// assert_eq!(data.x(), ndarray::array![[0.0, 0.5], [3.0, 0.0]]);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn read_libsvm_stream(
+    reader: &mut dyn std::io::Read,
+    name: &Path,
+    options: &ReadOptions,
+) -> Result<Dataset> {
+    parse_once(
+        &Text::Stream(std::cell::RefCell::new(reader)),
+        name,
+        options,
+    )
 }
 
 /// Parse LIBSVM bytes; `path` names the source in error messages.
@@ -49,7 +77,7 @@ pub fn read_libsvm(path: &Path, options: &ReadOptions) -> Result<Dataset> {
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn read_libsvm_from(bytes: &[u8], path: &Path, options: &ReadOptions) -> Result<Dataset> {
-    parse(Text::Bytes(bytes), path, options)
+    parse_twice(&Text::Bytes(bytes), path, options)
 }
 
 /// The part of a line before any `#`, without trailing whitespace.
@@ -87,41 +115,24 @@ fn parse_index(bytes: &[u8]) -> Option<usize> {
     })
 }
 
-fn parse(text: Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dataset> {
+/// Two streamed passes over a source that can be read twice: the number of records and the largest
+/// index, then the values straight into the matrix, allocated once at its final size.
+fn parse_twice(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dataset> {
     let file = Location::new(path);
-    // Pass 1: the number of records and the largest index. Indices increase, so a line's largest index
-    // is its last well-formed pair: scan tokens from the end.
     let mut records = 0usize;
     let mut largest = 0usize;
-    text.for_each_line(path, |_, line| {
-        let mut line = content(line);
-        if line.iter().all(|&b| b.is_ascii_whitespace()) {
-            return Ok(());
-        }
-        records += 1;
-        while !line.is_empty() {
-            let start = line.iter().rposition(|&b| is_blank(b)).map_or(0, |i| i + 1);
-            let last = &line[start..];
-            if let Some(colon) = last.iter().position(|&b| b == b':')
-                && let Some(index) = parse_index(&last[..colon]).filter(|&i| i > 0)
-            {
-                largest = largest.max(index);
-                break;
-            }
-            line = &line[..start.saturating_sub(1)];
+    let bytes = text.for_each_line(path, |_, line| {
+        let line = content(line);
+        if !is_empty(line) {
+            records += 1;
+            largest = largest.max(last_index(line));
         }
         Ok(())
     })?;
     if records == 0 {
-        return Err(Error::parse(
-            file,
-            "the file is empty: no data lines (only blank lines or comments, if any)",
-        ));
+        return Err(no_records(&file));
     }
-    let d = options.n_features.unwrap_or(largest);
-    if options.n_features.is_none() {
-        check_expansion(records, d, text.byte_len(path)?, &file)?;
-    }
+    let d = dimension(options, records, largest, bytes, &file)?;
     let len = records
         .checked_mul(d)
         .ok_or_else(|| Error::parse(file.clone(), "the matrix is too large for memory"))?;
@@ -129,115 +140,252 @@ fn parse(text: Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dataset> 
     let mut labels = LabelMapper::new(options.positive.as_deref());
     labels.reserve(records, path)?;
 
-    // Pass 2: parse into the matrix.
     let mut row = 0usize;
     text.for_each_line(path, |number, line| {
         let line = content(line);
-        if line.iter().all(|&b| b.is_ascii_whitespace()) {
+        if is_empty(line) {
             return Ok(());
         }
         if row == records {
-            return Err(Error::parse(
-                file.clone(),
-                "the file changed while it was being read",
-            ));
+            return Err(changed(&file));
         }
-        let at = |column: usize| Location::new(path).line(number).column(column);
-        // One UTF-8 check per line; tokens split at ASCII bytes, so their ranges are char boundaries.
-        let text = std::str::from_utf8(line).ok();
-        let as_str = |range: std::ops::Range<usize>| match text {
-            Some(text) => text.get(range),
-            None => std::str::from_utf8(&line[range]).ok(),
-        };
         let dense = &mut values[row * d..(row + 1) * d];
-        let mut previous = 0usize;
-        let mut tokens = Tokens { line, position: 0 };
-        let Some((label_start, label)) = tokens.next() else {
-            return Ok(());
-        };
-        let label_text = as_str(label_start..label_start + label.len())
-            .ok_or_else(|| Error::parse(at(label_start + 1), "the label is not valid UTF-8"))?;
-        labels
-            .push_text(label_text, number)
-            .map_err(|message| Error::parse(at(label_start + 1), message))?;
-        while let Some((start, token)) = tokens.next() {
-            let Some(colon) = token.iter().position(|&b| b == b':') else {
-                return Err(Error::parse(
-                    at(start + 1),
-                    format!(
-                        "`{}` is not an index:value pair",
-                        String::from_utf8_lossy(token)
-                    ),
-                ));
-            };
-            let (index_text, value_text) = (&token[..colon], &token[colon + 1..]);
-            if index_text == b"qid" {
-                continue;
-            }
-            let index = parse_index(index_text).ok_or_else(|| {
-                Error::parse(
-                    at(start + 1),
-                    format!(
-                        "feature index `{}` is not a positive integer",
-                        String::from_utf8_lossy(index_text)
-                    ),
-                )
-            })?;
-            if index == 0 {
-                return Err(Error::parse(
-                    at(start + 1),
-                    "feature index 0: LIBSVM indices start at 1",
-                ));
-            }
-            if index <= previous {
-                return Err(Error::parse(
-                    at(start + 1),
-                    format!("feature index {index} after {previous}: indices must increase"),
-                ));
-            }
-            if index > d {
-                return Err(match options.n_features {
-                    Some(_) => Error::parse(
-                        at(start + 1),
-                        format!("feature index {index} exceeds --features {d}"),
-                    ),
-                    None => later_disorder(&mut tokens, index, &at).unwrap_or_else(|| {
-                        Error::parse(file.clone(), "the file changed while it was being read")
-                    }),
-                });
-            }
-            previous = index;
-            let value_at = || at(start + colon + 2);
-            let value_start = start + colon + 1;
-            let value_str = as_str(value_start..value_start + value_text.len())
-                .ok_or_else(|| Error::parse(value_at(), "the value is not valid UTF-8"))?;
-            let value: f64 = value_str.parse().map_err(|_| {
-                Error::parse(
-                    value_at(),
-                    if value_str.is_empty() {
-                        format!("feature {index} has no value")
-                    } else {
-                        format!("`{value_str}` is not a number (feature {index})")
-                    },
-                )
-            })?;
-            if !value.is_finite() {
-                return Err(Error::parse(
-                    value_at(),
-                    format!("value `{value_str}` is not finite (feature {index})"),
-                ));
-            }
-            dense[index - 1] = value;
-        }
+        parse_line(
+            line,
+            number,
+            path,
+            options,
+            &mut labels,
+            Some(d),
+            |index, value| {
+                dense[index - 1] = value;
+                Ok(())
+            },
+        )?;
         row += 1;
         Ok(())
     })?;
     if row != records {
-        return Err(Error::parse(
-            file,
-            "the file changed while it was being read",
-        ));
+        return Err(changed(&file));
     }
+    finish(values, labels, (records, d), path)
+}
+
+/// One pass over a stream: the pairs are kept sparse until the dimension is known, then scattered into
+/// the dense matrix. Peak memory is the pairs (16 bytes each) plus that matrix.
+fn parse_once(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dataset> {
+    let file = Location::new(path);
+    let mut pairs: Vec<(usize, f64)> = Vec::new();
+    let mut row_ends: Vec<usize> = Vec::new();
+    let mut largest = 0usize;
+    let mut labels = LabelMapper::new(options.positive.as_deref());
+    let no_memory = |number: usize| {
+        Error::parse(
+            Location::new(path).line(number),
+            "cannot allocate memory for more of the stream",
+        )
+    };
+    let bytes = text.for_each_line(path, |number, line| {
+        let line = content(line);
+        if is_empty(line) {
+            return Ok(());
+        }
+        row_ends.try_reserve(1).map_err(|_| no_memory(number))?;
+        parse_line(
+            line,
+            number,
+            path,
+            options,
+            &mut labels,
+            options.n_features,
+            |index, value| {
+                pairs.try_reserve(1).map_err(|_| no_memory(number))?;
+                pairs.push((index, value));
+                largest = largest.max(index);
+                Ok(())
+            },
+        )?;
+        row_ends.push(pairs.len());
+        Ok(())
+    })?;
+    let records = row_ends.len();
+    if records == 0 {
+        return Err(no_records(&file));
+    }
+    let d = dimension(options, records, largest, bytes, &file)?;
+    let len = records
+        .checked_mul(d)
+        .ok_or_else(|| Error::parse(file.clone(), "the matrix is too large for memory"))?;
+    let mut values = zeros(len, path)?;
+    let mut start = 0;
+    for (row, &end) in row_ends.iter().enumerate() {
+        for &(index, value) in &pairs[start..end] {
+            values[row * d + index - 1] = value;
+        }
+        start = end;
+    }
+    drop(pairs);
+    finish(values, labels, (records, d), path)
+}
+
+fn is_empty(line: &[u8]) -> bool {
+    line.iter().all(|&b| b.is_ascii_whitespace())
+}
+
+/// A line's largest index: indices increase, so it is the last well-formed pair. Malformed lines are
+/// reported by the parse proper.
+fn last_index(mut line: &[u8]) -> usize {
+    while !line.is_empty() {
+        let start = line.iter().rposition(|&b| is_blank(b)).map_or(0, |i| i + 1);
+        let last = &line[start..];
+        if let Some(colon) = last.iter().position(|&b| b == b':')
+            && let Some(index) = parse_index(&last[..colon]).filter(|&i| i > 0)
+        {
+            return index;
+        }
+        line = &line[..start.saturating_sub(1)];
+    }
+    0
+}
+
+fn no_records(file: &Location) -> Error {
+    Error::parse(
+        file.clone(),
+        "the file is empty: no data lines (only blank lines or comments, if any)",
+    )
+}
+
+fn changed(file: &Location) -> Error {
+    Error::parse(file.clone(), "the file changed while it was being read")
+}
+
+/// The dimension: `--features`, or the largest index if it is plausible for the size of the input.
+fn dimension(
+    options: &ReadOptions,
+    records: usize,
+    largest: usize,
+    bytes: u64,
+    file: &Location,
+) -> Result<usize> {
+    match options.n_features {
+        Some(d) => Ok(d),
+        None => {
+            check_expansion(records, largest, bytes, file)?;
+            Ok(largest)
+        }
+    }
+}
+
+/// Parse one data line (comments stripped, not blank): push its label and call `put(index, value)` for
+/// each pair. An index above `limit` is an error.
+fn parse_line(
+    line: &[u8],
+    number: usize,
+    path: &Path,
+    options: &ReadOptions,
+    labels: &mut LabelMapper,
+    limit: Option<usize>,
+    mut put: impl FnMut(usize, f64) -> Result<()>,
+) -> Result<()> {
+    let at = |column: usize| Location::new(path).line(number).column(column);
+    // One UTF-8 check per line; tokens split at ASCII bytes, so their ranges are char boundaries.
+    let text = std::str::from_utf8(line).ok();
+    let as_str = |range: std::ops::Range<usize>| match text {
+        Some(text) => text.get(range),
+        None => std::str::from_utf8(&line[range]).ok(),
+    };
+    let mut previous = 0usize;
+    let mut tokens = Tokens { line, position: 0 };
+    let Some((label_start, label)) = tokens.next() else {
+        return Ok(());
+    };
+    let label_text = as_str(label_start..label_start + label.len())
+        .ok_or_else(|| Error::parse(at(label_start + 1), "the label is not valid UTF-8"))?;
+    labels
+        .push_text(label_text, number)
+        .map_err(|message| Error::parse(at(label_start + 1), tidy(message)))?;
+    while let Some((start, token)) = tokens.next() {
+        let Some(colon) = token.iter().position(|&b| b == b':') else {
+            return Err(Error::parse(
+                at(start + 1),
+                format!("{} is not an index:value pair", shown(token)),
+            ));
+        };
+        let (index_text, value_text) = (&token[..colon], &token[colon + 1..]);
+        if index_text == b"qid" {
+            continue;
+        }
+        let index = parse_index(index_text).ok_or_else(|| {
+            Error::parse(
+                at(start + 1),
+                format!(
+                    "feature index {} is not a positive integer",
+                    shown(index_text)
+                ),
+            )
+        })?;
+        if index == 0 {
+            return Err(Error::parse(
+                at(start + 1),
+                "feature index 0: LIBSVM indices start at 1",
+            ));
+        }
+        if index <= previous {
+            return Err(Error::parse(
+                at(start + 1),
+                format!("feature index {index} after {previous}: indices must increase"),
+            ));
+        }
+        if let Some(d) = limit
+            && index > d
+        {
+            return Err(match options.n_features {
+                Some(_) => Error::parse(
+                    at(start + 1),
+                    format!("feature index {index} exceeds --features {d}"),
+                ),
+                // The first pass's maximum is exceeded only when a later token on the line is
+                // malformed or smaller (or the file changed).
+                None => later_disorder(&mut tokens, index, &at)
+                    .unwrap_or_else(|| changed(&Location::new(path))),
+            });
+        }
+        previous = index;
+        let value_at = || at(start + colon + 2);
+        let value_start = start + colon + 1;
+        let value_str = as_str(value_start..value_start + value_text.len())
+            .ok_or_else(|| Error::parse(value_at(), "the value is not valid UTF-8"))?;
+        let value: f64 = value_str.parse().map_err(|_| {
+            Error::parse(
+                value_at(),
+                if value_str.is_empty() {
+                    format!("feature {index} has no value")
+                } else {
+                    format!("{} is not a number (feature {index})", shown(value_text))
+                },
+            )
+        })?;
+        if !value.is_finite() {
+            return Err(Error::parse(
+                value_at(),
+                format!(
+                    "value {} is not finite (feature {index})",
+                    shown(value_text)
+                ),
+            ));
+        }
+        put(index, value)?;
+    }
+    Ok(())
+}
+
+fn finish(
+    values: Vec<f64>,
+    labels: LabelMapper,
+    (records, d): (usize, usize),
+    path: &Path,
+) -> Result<Dataset> {
+    let file = Location::new(path);
     if d == 0 {
         return Err(Error::parse(
             file,
@@ -279,10 +427,7 @@ fn later_disorder(
         let Some(colon) = token.iter().position(|&b| b == b':') else {
             return Some(Error::parse(
                 at(start + 1),
-                format!(
-                    "`{}` is not an index:value pair",
-                    String::from_utf8_lossy(token)
-                ),
+                format!("{} is not an index:value pair", shown(token)),
             ));
         };
         if &token[..colon] == b"qid" {
@@ -292,8 +437,8 @@ fn later_disorder(
             return Some(Error::parse(
                 at(start + 1),
                 format!(
-                    "feature index `{}` is not a positive integer",
-                    String::from_utf8_lossy(&token[..colon])
+                    "feature index {} is not a positive integer",
+                    shown(&token[..colon])
                 ),
             ));
         };

@@ -15,26 +15,45 @@
 //! **Round trips are exact**: a dataset written in any format reads back with identical bits (text
 //! formats write the shortest decimal that parses back to the same `f64`; the parser is correctly rounded).
 //!
-//! **Loading is streamed**: the text readers read the file in 256 KiB blocks, count the records first and
-//! allocate the matrix once at its final size, so peak memory is the final dataset plus one block; the
-//! NumPy readers stream the data into the matrix after checking the header's shape against the bytes
-//! present. No reader panics or aborts on any input.
+//! **Loading is streamed**: the text readers read a regular file in 256 KiB blocks, count the records
+//! first and allocate the matrix once at its final size, so peak memory is the final dataset plus one
+//! block; the NumPy readers stream the data into the matrix after checking the header's shape against the
+//! bytes present. No reader panics or aborts on any input.
+//!
+//! **Streams are read once**: the path `-` is standard input (its format comes from
+//! [`ReadOptions::format`]), and a named pipe, process substitution or device is never opened twice. A
+//! text stream's matrix grows as rows arrive ([`read_csv_stream`], [`read_libsvm_stream`]); `.npy` and
+//! `.npz` streams are held in memory first, after their first bytes are checked.
+//!
+//! **gzip** input is recognised by its first bytes, whatever its name, and decompressed as a stream;
+//! [`save`] compresses a name ending in `.gz`. Nothing caps the decompressed size except the line cap
+//! and the readers' matrix-size checks (a LIBSVM dimension far beyond what the input could hold needs
+//! `--features`).
+//!
+//! **Lines are at most [`MAX_LINE`] bytes** (64 MiB): a longer one is an error naming the file, the line
+//! and its byte offset, so an input that never ends a line (`/dev/zero`) ends in an error, not a hang or an
+//! abort. Lines end with `\n`, `\r\n`, or a lone `\r` when the first line ends so. Values echoed in
+//! messages are cut after 60 characters and control bytes are escaped.
 
 mod csv;
 mod labels;
 mod libsvm;
 mod npy;
+mod source;
 mod text;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-pub use self::csv::{read_csv, read_csv_from, write_csv, write_csv_to};
-pub use self::libsvm::{read_libsvm, read_libsvm_from, write_libsvm, write_libsvm_to};
+pub use self::csv::{read_csv, read_csv_from, read_csv_stream, write_csv, write_csv_to};
+pub use self::libsvm::{
+    read_libsvm, read_libsvm_from, read_libsvm_stream, write_libsvm, write_libsvm_to,
+};
 pub use self::npy::{
     read_npy, read_npy_from, read_npz, read_npz_from, write_npy, write_npy_to, write_npz,
 };
+pub use self::text::MAX_LINE;
 
 use crate::dataset::Dataset;
 use crate::error::{Error, Location, Result};
@@ -94,6 +113,9 @@ pub struct ReadOptions {
     /// file) and an index beyond it is an error; for the other formats it is a check that the file has
     /// exactly d feature columns.
     pub n_features: Option<usize>,
+    /// The format, whatever the file's name says; required for standard input (`-`), which has no
+    /// name. `None` picks the format by extension (see [`Format::from_path`]).
+    pub format: Option<Format>,
 }
 
 impl Default for ReadOptions {
@@ -104,6 +126,7 @@ impl Default for ReadOptions {
             header: true,
             delimiter: None,
             n_features: None,
+            format: None,
         }
     }
 }
@@ -164,6 +187,43 @@ impl ReadOptions {
     pub fn n_features(mut self, d: usize) -> Self {
         self.n_features = Some(d);
         self
+    }
+
+    /// Set the input format, whatever the file's name says (required to read standard input, `-`).
+    ///
+    /// ```
+    /// use novikoff::io::{Format, ReadOptions};
+    /// assert_eq!(ReadOptions::default().format(Format::Libsvm).format, Some(Format::Libsvm));
+    /// ```
+    #[must_use]
+    pub fn format(mut self, format: Format) -> Self {
+        self.format = Some(format);
+        self
+    }
+
+    /// Set the input format by name, as the CLI's `--input-format` does: `csv`, `tsv` (CSV with a tab
+    /// delimiter unless one is set), `txt`, `svm`/`libsvm`, `npy` or `npz` (case-insensitive).
+    ///
+    /// ```
+    /// use novikoff::io::{Format, ReadOptions};
+    /// let o = ReadOptions::default().input_format("tsv")?;
+    /// assert_eq!((o.format, o.delimiter), (Some(Format::Csv), Some(b'\t')));
+    /// assert!(ReadOptions::default().input_format("xlsx").is_err());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn input_format(mut self, name: &str) -> Result<Self> {
+        let name = name.trim().to_ascii_lowercase();
+        let format = Format::from_extension(&name).ok_or_else(|| {
+            Error::parameter(
+                "input-format",
+                format!("`{name}` is not a format: use csv, tsv, txt, libsvm, svm, npy or npz"),
+            )
+        })?;
+        if name == "tsv" && self.delimiter.is_none() {
+            self.delimiter = Some(b'\t');
+        }
+        self.format = Some(format);
+        Ok(self)
     }
 }
 
@@ -244,26 +304,38 @@ impl Format {
     /// assert_eq!(Format::from_path("a/b.csv".as_ref())?, Format::Csv);
     /// assert_eq!(Format::from_path("a/b.SVM".as_ref())?, Format::Libsvm);
     /// assert_eq!(Format::from_path("b.npz".as_ref())?, Format::Npz);
+    /// assert_eq!(Format::from_path("a/b.csv.gz".as_ref())?, Format::Csv);
     /// assert!(Format::from_path("a/b.xlsx".as_ref()).is_err());
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn from_path(path: &Path) -> Result<Self> {
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase)
-            .unwrap_or_default();
-        match ext.as_str() {
-            "csv" | "txt" | "tsv" => Ok(Format::Csv),
-            "svm" | "libsvm" => Ok(Format::Libsvm),
-            "npy" => Ok(Format::Npy),
-            "npz" => Ok(Format::Npz),
-            _ => Err(Error::parse(
+        if source::is_stdin(path) {
+            return Err(Error::parse(
+                Location::new(source::STDIN_NAME),
+                "standard input (`-`) has no file name to tell its format: give --input-format \
+                 csv, tsv, libsvm, npy or npz",
+            ));
+        }
+        let ext = source::format_extension(path);
+        Self::from_extension(&ext).ok_or_else(|| {
+            Error::parse(
                 Location::new(path),
                 format!(
-                    "unknown file extension `.{ext}`: expected .csv, .tsv, .txt, .svm, .libsvm, .npy or .npz"
+                    "unknown file extension `.{ext}`: expected .csv, .tsv, .txt, .svm, .libsvm, .npy or .npz, \
+                     optionally followed by .gz"
                 ),
-            )),
+            )
+        })
+    }
+
+    /// The format for a lower-case extension without its dot.
+    fn from_extension(ext: &str) -> Option<Self> {
+        match ext {
+            "csv" | "txt" | "tsv" => Some(Format::Csv),
+            "svm" | "libsvm" => Some(Format::Libsvm),
+            "npy" => Some(Format::Npy),
+            "npz" => Some(Format::Npz),
+            _ => None,
         }
     }
 
@@ -282,7 +354,9 @@ impl Format {
     }
 }
 
-/// Read a dataset, choosing the reader by extension.
+/// Read a dataset, choosing the reader by [`input_format`]. The path `-` reads standard input; named
+/// pipes, process substitution and gzip-compressed files (by their first bytes) are read as streams,
+/// each byte once.
 ///
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
@@ -300,7 +374,7 @@ pub fn open(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Dataset> {
             "is a directory, not a data file",
         ));
     }
-    let format = Format::from_path(path)?;
+    let format = input_format(path, options)?;
     options.check_format(format)?;
     match format {
         Format::Csv => read_csv(path, options),
@@ -312,7 +386,8 @@ pub fn open(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Dataset> {
 
 /// Write a dataset, choosing the writer by extension. The file is replaced atomically (written beside it
 /// under a temporary name, then renamed), so a failed write never leaves a half-written file or destroys
-/// the previous one.
+/// the previous one. A name ending in `.gz` (`d.csv.gz`, `d.svm.gz`, `d.npy.gz`) is written
+/// gzip-compressed; `.npz.gz` is refused, an `.npz` being a zip archive already.
 ///
 /// ```
 /// use ndarray::array;
@@ -327,11 +402,59 @@ pub fn open(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Dataset> {
 /// ```
 pub fn save(path: impl AsRef<Path>, data: &Dataset) -> Result<()> {
     let path = path.as_ref();
-    match Format::from_path(path)? {
+    let format = Format::from_path(path)?;
+    if source::is_gzip_name(path) {
+        return save_gzip(path, format, data);
+    }
+    match format {
         Format::Csv => write_csv(path, data),
         Format::Libsvm => write_libsvm(path, data),
         Format::Npy => write_npy(path, data),
         Format::Npz => write_npz(path, data),
+    }
+}
+
+/// Write `data.csv.gz`, `data.svm.gz` or `data.npy.gz` gzip-compressed, atomically like [`save`].
+fn save_gzip(path: &Path, format: Format, data: &Dataset) -> Result<()> {
+    if format == Format::Npz {
+        return Err(Error::parse(
+            Location::new(path),
+            "a .npz archive is a zip file already: write .npz, or .npy.gz",
+        ));
+    }
+    write_atomically(path, |out| {
+        let mut gz = flate2::write::GzEncoder::new(out, flate2::Compression::default());
+        match format {
+            Format::Csv => csv::write_delimited(&mut gz, data, csv::delimiter_for(path))?,
+            Format::Libsvm => write_libsvm_to(&mut gz, data)?,
+            Format::Npy | Format::Npz => write_npy_to(&mut gz, data)?,
+        }
+        gz.finish().map_err(|e| Error::io(path, e))?;
+        Ok(())
+    })
+}
+
+/// The format [`open`] reads `path` as: [`ReadOptions::format`] if set, otherwise by extension (a
+/// trailing `.gz` is looked through). Standard input (`-`) needs [`ReadOptions::format`].
+///
+/// ```
+/// use novikoff::io::{input_format, Format, ReadOptions};
+/// assert_eq!(input_format("d.svm.gz".as_ref(), &ReadOptions::default())?, Format::Libsvm);
+/// let from_stdin = ReadOptions::default().input_format("npy")?;
+/// assert_eq!(input_format("-".as_ref(), &from_stdin)?, Format::Npy);
+/// assert!(input_format("-".as_ref(), &ReadOptions::default()).is_err());
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn input_format(path: &Path, options: &ReadOptions) -> Result<Format> {
+    match options.format {
+        Some(format) => Ok(format),
+        // A name without a known extension, such as `/dev/fd/63` from `<(zcat data.svm.gz)`.
+        None => Format::from_path(path).map_err(|e| match e {
+            Error::Parse { at, message } if !source::is_stdin(path) => {
+                Error::parse(at, format!("{message}; or give --input-format"))
+            }
+            other => other,
+        }),
     }
 }
 

@@ -20,6 +20,7 @@ use ndarray_npy::npy::header::{Header, ReadHeaderError};
 
 use super::ReadOptions;
 use super::labels::LabelMapper;
+use super::source::{self, Source};
 use super::text::{with_capacity, zeros};
 use crate::dataset::Dataset;
 use crate::error::{Error, Location, Result};
@@ -41,11 +42,21 @@ const MAX_HEADER: u64 = 1 << 20;
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn read_npy(path: &Path, options: &ReadOptions) -> Result<Dataset> {
-    let file = super::text::open(path)?;
-    let size = file.metadata().map_err(|e| Error::io(path, e))?.len();
-    // Unbuffered: the header takes two small reads, the data is read in blocks of 64–256 KiB, and a
-    // buffer in between would only add a copy.
-    read_matrix(file, size, path, options)
+    let name = source::display_name(path);
+    match source::open(path)? {
+        Source::Regular => {
+            let file = super::text::open(path)?;
+            let size = file.metadata().map_err(|e| Error::io(path, e))?.len();
+            // Unbuffered: the header takes two small reads, the data is read in blocks of 64–256 KiB,
+            // and a buffer in between would only add a copy.
+            read_matrix(file, size, path, options)
+        }
+        // The header's shape is checked against the bytes present, so a stream is first held whole.
+        Source::Stream(mut reader) => {
+            let bytes = source::read_stream(&mut reader, &name, b"\x93NUMPY", ".npy array")?;
+            read_npy_from(&bytes, &name, options)
+        }
+    }
 }
 
 /// Read `.npy` bytes from memory; `path` names the source in error messages.
@@ -73,9 +84,19 @@ pub fn read_npy_from(bytes: &[u8], path: &Path, options: &ReadOptions) -> Result
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn read_npz(path: &Path, options: &ReadOptions) -> Result<Dataset> {
-    let file = super::text::open(path)?;
-    let size = file.metadata().map_err(|e| Error::io(path, e))?.len();
-    read_archive(std::io::BufReader::new(file), size, path, options)
+    let name = source::display_name(path);
+    match source::open(path)? {
+        Source::Regular => {
+            let file = super::text::open(path)?;
+            let size = file.metadata().map_err(|e| Error::io(path, e))?.len();
+            read_archive(std::io::BufReader::new(file), size, path, options)
+        }
+        // A zip archive is read from its end (the central directory), so a stream is first held whole.
+        Source::Stream(mut reader) => {
+            let bytes = source::read_stream(&mut reader, &name, b"PK", ".npz (zip) archive")?;
+            read_npz_from(&bytes, &name, options)
+        }
+    }
 }
 
 /// Read `.npz` bytes from memory; `path` names the source in error messages.
