@@ -92,11 +92,13 @@ impl RunReport {
     /// row. The rows are stored either way: this is the verdict a batch script reads as an exit code (2
     /// when every failure came from the input, 1 when a solver failed).
     ///
-    /// ```
+    /// (Run for real by `tests/hostile.rs`: a spec naming a file with a NaN exits 2.)
+    ///
+    /// ```no_run
     /// use novikoff::experiment::{RunOptions, Spec, run};
     /// let spec = Spec::parse(
-    ///     "name = \"x\"\n[[dataset]]\nfamily = \"separable\"\nparams = { n = 0, d = 2 }\n",
-    ///     "x.toml",
+    ///     "name = \"x\"\n[[dataset]]\nfile = \"nan.csv\"\n",
+    ///     std::path::Path::new("x.toml"),
     /// )?;
     /// let out = tempfile::tempdir().unwrap();
     /// let mut options = RunOptions::new(out.path().join("results"));
