@@ -437,3 +437,19 @@ fn a_seed_without_the_shuffled_order_is_refused() {
     let default = json(&novikoff(&["train", &seed004, "--format", "json"]));
     assert_eq!(default["params"]["seed"], 0);
 }
+
+/// A reader that goes away (`novikoff … | head -1`) ends the process quietly, never with a panic.
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_novikoff"))
+        .args(["experiment", "--print-default-spec"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

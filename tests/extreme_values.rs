@@ -54,6 +54,22 @@ fn training_on_huge_data_does_not_claim_convergence() {
 }
 
 #[test]
+fn online_learning_refuses_an_overflowing_activation() {
+    let mut learner = PerceptronParams::new()
+        .check()
+        .unwrap()
+        .online(2, None)
+        .unwrap();
+    // The first example is a mistake from w = 0, so w = (1e200, 1e200); the next activation overflows.
+    learner.observe(&[1e200, 1e200], 1.0).unwrap();
+    let err = learner.observe(&[1e200, -1e300], 1.0).unwrap_err();
+    assert!(matches!(err, Error::Range { .. }), "{err}");
+    assert!(err.to_string().contains("example 1"), "{err}");
+    // Nothing was counted for the refused example.
+    assert_eq!(learner.mistakes(), 1);
+}
+
+#[test]
 fn huge_learning_rate_does_not_claim_convergence() {
     let g = generate::separable(200, 4, 1e4, 1e6, 5).unwrap();
     let fit = PerceptronParams::new().eta(1e300).fit(&g.data).unwrap();

@@ -136,8 +136,17 @@ impl OnlinePerceptron {
         if y != 1.0 && y != -1.0 {
             return Err(Error::Label { row, value: y });
         }
-        self.seen += 1;
         let activation = self.weights.activation(x);
+        if !activation.is_finite() {
+            // An overflowed activation has no sign: counting it as correct (NaN fails `y·a ≤ 0`) or as a
+            // mistake would both be guesses. The example is left unseen.
+            return Err(Error::Range {
+                reason: format!(
+                    "the activation w·x + b at example {row} is {activation}: it overflows, so its sign is unknown"
+                ),
+            });
+        }
+        self.seen += 1;
         let prediction = if activation >= 0.0 { 1.0 } else { -1.0 };
         let mistake = is_mistake(y, activation);
         if mistake {
