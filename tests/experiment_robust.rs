@@ -424,3 +424,86 @@ fn an_implausible_grid_is_refused_with_its_count() {
     assert!(message.contains("1000000000000 tasks"), "{message}");
     assert!(message.contains("huge.toml:6"), "{message}");
 }
+
+/// A shard that stopped part-way leaves a results file but no completion marker: `merge` refuses it
+/// (it used to merge whatever rows were there), names the file, and accepts it again once the shard
+/// is resumed to its end.
+#[test]
+fn merge_refuses_a_shard_that_did_not_finish() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), 1);
+    let shards = tmp.path().join("shards");
+    for shard in ["0/2", "1/2"] {
+        run_ok(&[
+            "experiment",
+            spec.to_str().unwrap(),
+            "--out",
+            shards.to_str().unwrap(),
+            "--shard",
+            shard,
+            "--no-plots",
+        ]);
+    }
+    // Shard 1 as a kill -9 part-way would leave it: its last row gone, no marker.
+    let jsonl = shards.join("results.shard-1-of-2.jsonl");
+    let text = std::fs::read_to_string(&jsonl).unwrap();
+    let kept: Vec<&str> = text.lines().collect();
+    assert!(kept.len() >= 2, "the spec gives shard 1 at least two tasks");
+    std::fs::write(&jsonl, kept[..kept.len() - 1].join("\n") + "\n").unwrap();
+    std::fs::remove_file(shards.join("results.shard-1-of-2.complete")).unwrap();
+
+    let merged = tmp.path().join("merged");
+    let refused = run(&[
+        "merge",
+        shards.to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("results.shard-1-of-2.jsonl")
+            && stderr(&refused).contains("did not finish"),
+        "{}",
+        stderr(&refused)
+    );
+    let partial = run_ok(&[
+        "merge",
+        shards.to_str().unwrap(),
+        "--out",
+        tmp.path().join("partial").to_str().unwrap(),
+        "--allow-partial",
+    ]);
+    assert!(
+        stderr(&partial).contains("did not finish"),
+        "{}",
+        stderr(&partial)
+    );
+
+    // A marker whose count no longer matches (rows lost after the run finished) is refused too.
+    run_ok(&[
+        "experiment",
+        spec.to_str().unwrap(),
+        "--out",
+        shards.to_str().unwrap(),
+        "--shard",
+        "1/2",
+        "--resume",
+        "--no-plots",
+    ]);
+    run_ok(&[
+        "merge",
+        shards.to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&jsonl).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    std::fs::write(&jsonl, lines[1..].join("\n") + "\n").unwrap();
+    let stale = run(&[
+        "merge",
+        shards.to_str().unwrap(),
+        "--out",
+        tmp.path().join("stale").to_str().unwrap(),
+    ]);
+    assert_eq!(stale.status.code(), Some(2), "{}", stderr(&stale));
+}

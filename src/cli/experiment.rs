@@ -179,6 +179,12 @@ pub fn run_merge(args: &MergeArgs) -> Result<()> {
             missing.join(", ")
         );
     }
+    for file in &summary.unfinished {
+        eprintln!(
+            "novikoff: warning: partial merge, the run that wrote {} did not finish",
+            file.display()
+        );
+    }
     println!(
         "merged {} rows from {} file(s) into {}",
         summary.rows,

@@ -235,6 +235,13 @@ pub fn result_paths(dir: &Path, shard: Option<Shard>) -> (PathBuf, PathBuf) {
     )
 }
 
+/// The completion marker beside a results file (`results.complete`, `results.shard-I-of-N.complete`):
+/// written by [`Store::finish`] once every task of the run is stored, removed when a run opens the
+/// store. [`merge`] reads it to tell a finished shard from one that stopped part-way.
+fn completion_path(jsonl_path: &Path) -> PathBuf {
+    jsonl_path.with_extension("complete")
+}
+
 /// A line of `results.jsonl` that a resumed run dropped, and why.
 ///
 /// ```
@@ -326,6 +333,14 @@ impl Store {
                 });
             }
             (records, dropped) = recover_records(&jsonl_path)?;
+        }
+        // The run is under way until `finish`: a marker from an earlier run no longer holds.
+        let marker = completion_path(&jsonl_path);
+        match std::fs::remove_file(&marker) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(Error::io(&marker, e));
+            }
+            _ => {}
         }
         // Rewrite both files from the whole JSON lines: drops torn lines in either file.
         let jsonl_bytes = jsonl_bytes(&records)?;
@@ -428,8 +443,20 @@ impl Store {
                 .then_with(|| a.task_id.cmp(&b.task_id))
         });
         write_atomically(&self.jsonl_path, &jsonl_bytes(&records)?)?;
-        write_atomically(&self.csv_path, &csv_bytes(&records, &self.bound_names)?)
+        write_atomically(&self.csv_path, &csv_bytes(&records, &self.bound_names)?)?;
+        let marker = serde_json::json!({ "rows": records.len() }).to_string() + "\n";
+        write_atomically(&completion_path(&self.jsonl_path), marker.as_bytes())
     }
+}
+
+/// Whether the run that wrote `file` finished with exactly `rows` rows: its completion marker exists and
+/// counts them. A shard killed part-way has no marker (or, resumed and killed again, a stale count).
+fn finished_with(file: &Path, rows: usize) -> bool {
+    std::fs::read(completion_path(file))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        .and_then(|marker| marker.get("rows")?.as_u64())
+        .is_some_and(|counted| counted == rows as u64)
 }
 
 /// Where rows are appended: a file, or in tests a buffer that fails like a full disk.
@@ -677,6 +704,8 @@ pub struct MergeSummary {
     pub inputs: usize,
     /// Shards absent from the inputs (only with [`MergeOptions::allow_partial`]).
     pub missing: Vec<Shard>,
+    /// Input files whose run did not finish (only with [`MergeOptions::allow_partial`]).
+    pub unfinished: Vec<PathBuf>,
 }
 
 /// How [`merge`] treats its inputs.
@@ -741,9 +770,14 @@ pub fn merge(
     }
     let mut by_id: BTreeMap<String, (PathBuf, TaskRecord)> = BTreeMap::new();
     let mut spec_hash: Option<(String, PathBuf)> = None;
+    let mut unfinished = Vec::new();
     for file in &files {
         let shard = shard_of_file(file);
-        for record in read_records(file)? {
+        let file_records = read_records(file)?;
+        if !finished_with(file, file_records.len()) {
+            unfinished.push(file.clone());
+        }
+        for record in file_records {
             match &spec_hash {
                 None => spec_hash = Some((record.spec_hash.clone(), file.clone())),
                 Some((hash, first)) if *hash != record.spec_hash => {
@@ -789,6 +823,21 @@ pub fn merge(
             message: "the inputs hold no result rows: nothing to merge".into(),
         });
     }
+    if let Some(file) = unfinished.first().filter(|_| !options.allow_partial) {
+        return Err(Error::Spec {
+            at: Location::new(file),
+            message: format!(
+                "the run that wrote it did not finish ({} of {} input(s) have no completion marker `{}` \
+                 matching their rows); resume it with --resume (or pass --allow-partial to merge what is there)",
+                unfinished.len(),
+                files.len(),
+                completion_path(file)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            ),
+        });
+    }
     let mut records: Vec<TaskRecord> = by_id.into_values().map(|(_, r)| r).collect();
     records.sort_by(|a, b| {
         a.index
@@ -811,6 +860,7 @@ pub fn merge(
         rows: records.len(),
         inputs: files.len(),
         missing,
+        unfinished,
     })
 }
 
