@@ -675,3 +675,39 @@ fn a_corrupt_or_truncated_gzip_file_exits_2() {
         assert!(!out.exists());
     }
 }
+
+/// zstd-compressed files read like the plain ones, by their magic bytes; a broken frame exits 2 naming
+/// the file; `.zst` is not written (a plain file under that name would be a lie).
+#[test]
+fn zstd_files_read_like_the_plain_ones() {
+    use ruzstd::encoding::{CompressionLevel, compress_to_vec};
+    let data = small();
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["d.csv", "d.tsv", "d.svm", "d.npy"] {
+        let plain = path(&dir, name);
+        io::save(&plain, &data).unwrap();
+        let packed = compress_to_vec(
+            &std::fs::read(&plain).unwrap()[..],
+            CompressionLevel::Fastest,
+        );
+        assert_eq!(&packed[..4], b"\x28\xb5\x2f\xfd");
+        let zst = path(&dir, &format!("{name}.zst"));
+        std::fs::write(&zst, &packed).unwrap();
+        assert_eq!(
+            io::open(&zst, &ReadOptions::default()).unwrap(),
+            data,
+            "{name}"
+        );
+    }
+    let broken = path(&dir, "broken.csv.zst");
+    std::fs::write(&broken, b"\x28\xb5\x2f\xfd\xff\xff\xff\xff garbage").unwrap();
+    let out = novikoff(&["train", s(&broken)]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("broken.csv.zst") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+    let refused = io::save(path(&dir, "w.csv.zst"), &data).unwrap_err();
+    assert!(refused.to_string().contains("not written"), "{refused}");
+}

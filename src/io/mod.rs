@@ -25,8 +25,8 @@
 //! text stream's matrix grows as rows arrive ([`read_csv_stream`], [`read_libsvm_stream`]); `.npy` and
 //! `.npz` streams are held in memory first, after their first bytes are checked.
 //!
-//! **gzip** input is recognised by its first bytes, whatever its name, and decompressed as a stream;
-//! [`save`] compresses a name ending in `.gz`. Nothing caps the decompressed size except the line cap
+//! **gzip** and **zstd** input is recognised by its first bytes, whatever its name, and decompressed as a
+//! stream; [`save`] compresses a name ending in `.gz` (and refuses `.zst`, which it cannot write). Nothing caps the decompressed size except the line cap
 //! and the readers' matrix-size checks (a LIBSVM dimension far beyond what the input could hold needs
 //! `--features`).
 //!
@@ -405,6 +405,12 @@ pub fn save(path: impl AsRef<Path>, data: &Dataset) -> Result<()> {
     let format = Format::from_path(path)?;
     if source::is_gzip_name(path) {
         return save_gzip(path, format, data);
+    }
+    if source::is_zstd_name(path) {
+        return Err(Error::parse(
+            Location::new(path),
+            "zstd files are read but not written: name the output `….gz` for a compressed file",
+        ));
     }
     match format {
         Format::Csv => write_csv(path, data),

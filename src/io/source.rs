@@ -1,6 +1,6 @@
 //! Where a data file's bytes come from: a regular file (which a reader may read twice, to size its
 //! matrix first), or a stream read exactly once (standard input as `-`, a named pipe, process
-//! substitution, a device, or any gzip-compressed input, decompressed on the fly).
+//! substitution, a device, or any gzip- or zstd-compressed input, decompressed on the fly).
 
 use std::io::{Cursor, Read};
 use std::path::{Path, PathBuf};
@@ -15,6 +15,12 @@ pub(crate) const STDIN_NAME: &str = "<stdin>";
 
 /// The first bytes of a gzip member (RFC 1952).
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// The first bytes of a zstd frame (RFC 8878).
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// How many bytes the format detection looks at.
+const MAGIC_LEN: usize = 4;
 
 /// The bytes of one input.
 pub(crate) enum Source {
@@ -57,6 +63,14 @@ pub(crate) fn open(path: &Path) -> Result<Source> {
         Ok(Source::Stream(Box::new(flate2::read::MultiGzDecoder::new(
             rest,
         ))))
+    } else if magic.starts_with(&ZSTD_MAGIC) {
+        let decoder = ruzstd::decoding::StreamingDecoder::new(rest).map_err(|e| {
+            Error::parse(
+                Location::new(&name),
+                format!("not a readable zstd stream: {e}"),
+            )
+        })?;
+        Ok(Source::Stream(Box::new(decoder)))
     } else if regular {
         Ok(Source::Regular)
     } else {
@@ -64,11 +78,11 @@ pub(crate) fn open(path: &Path) -> Result<Source> {
     }
 }
 
-/// Up to the first two bytes (fewer only at the end of the input), read without losing them.
+/// Up to the first four bytes (fewer only at the end of the input), read without losing them.
 fn peek(reader: &mut dyn Read, name: &Path) -> Result<Vec<u8>> {
-    let mut magic = Vec::with_capacity(GZIP_MAGIC.len());
+    let mut magic = Vec::with_capacity(MAGIC_LEN);
     reader
-        .take(GZIP_MAGIC.len() as u64)
+        .take(MAGIC_LEN as u64)
         .read_to_end(&mut magic)
         .map_err(|e| Error::io(name, e))?;
     Ok(magic)
@@ -81,9 +95,16 @@ pub(crate) fn is_gzip_name(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
 }
 
-/// The extension that names the format, lower-case: the last one, or the one before `.gz`.
+/// True when the name ends in `.zst` (case-insensitive).
+pub(crate) fn is_zstd_name(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("zst"))
+}
+
+/// The extension that names the format, lower-case: the last one, or the one before `.gz` or `.zst`.
 pub(crate) fn format_extension(path: &Path) -> String {
-    let inner = if is_gzip_name(path) {
+    let inner = if is_gzip_name(path) || is_zstd_name(path) {
         Path::new(path.file_stem().unwrap_or_default())
     } else {
         path
