@@ -54,6 +54,29 @@ fn training_on_huge_data_does_not_claim_convergence() {
 }
 
 #[test]
+fn training_stops_on_an_underflowed_activation() {
+    // w·x of two values near 1e-300 underflows to 0: no sign, so no mistake can be judged.
+    let data = Dataset::new(array![[1e-300], [-1e-300]], array![1.0, -1.0]).unwrap();
+    let fit = PerceptronParams::new().fit(&data).unwrap();
+    assert!(!fit.converged, "{fit:?}");
+    assert_eq!(fit.stop_reason, StopReason::Underflow);
+    assert_eq!(fit.epochs, 1);
+    // Scaled up by 2^600 (which changes no decision of the rule `none`), it converges after one mistake,
+    // as (R/γ)² = 1 promises.
+    let fit = PerceptronParams::new()
+        .fit(&scaled(&data, pow2(600)))
+        .unwrap();
+    assert!(fit.converged && fit.mistakes == 1, "{fit:?}");
+    // A zero row is an exact zero activation, not an underflow.
+    let zero = Dataset::new(array![[0.0], [-2.0]], array![1.0, -1.0]).unwrap();
+    let fit = PerceptronParams::new()
+        .bias(BiasRule::Classic)
+        .fit(&zero)
+        .unwrap();
+    assert_ne!(fit.stop_reason, StopReason::Underflow, "{fit:?}");
+}
+
+#[test]
 fn online_learning_refuses_an_overflowing_activation() {
     let mut learner = PerceptronParams::new()
         .check()

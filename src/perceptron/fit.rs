@@ -15,7 +15,7 @@ use ndarray::Array1;
 
 use super::params::{BiasRule, Order, check_permutation};
 use super::trace::{TraceSink, UpdateEvent};
-use super::weights::{Weights, is_finite};
+use super::weights::{Weights, activation_underflowed, is_finite};
 use super::{Fit, Perceptron, StopReason};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
@@ -106,6 +106,18 @@ impl Perceptron {
                 if !(update.activation.is_finite() && is_finite(update)) {
                     stop_reason = StopReason::NonFinite;
                     return ControlFlow::Break(());
+                }
+                // Likewise an activation that underflowed to zero: the run cannot tell it from a tie.
+                if update.activation == 0.0 {
+                    let row = if visit.is_empty() {
+                        update.offset
+                    } else {
+                        visit[update.offset]
+                    };
+                    if activation_underflowed(update, data.row(row), labels[row], c, p.eta) {
+                        stop_reason = StopReason::Underflow;
+                        return ControlFlow::Break(());
+                    }
                 }
                 if p.max_updates.is_some_and(|cap| mistakes >= cap) {
                     stop_reason = StopReason::UpdateCap;

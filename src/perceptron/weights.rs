@@ -76,6 +76,33 @@ pub(crate) fn is_finite(update: &Update<'_>) -> bool {
         .fold(update.b.is_finite(), |ok, w| ok & w.is_finite())
 }
 
+/// Whether the zero activation of an update is an underflow rather than a point on the plane: some
+/// product `wⱼ·xⱼ` of non-zero factors (weights before the update) lay below the smallest normal number,
+/// none above it, and the bias was as small (data near 10⁻³⁰⁰), so the sum 0 says nothing of the sign.
+/// Called only for a zero activation, which is rare, so the O(d) cost stays off the hot path.
+pub(crate) fn activation_underflowed(
+    update: &Update<'_>,
+    x: &[f64],
+    y: f64,
+    c: f64,
+    eta: f64,
+) -> bool {
+    // The largest product of non-zero factors, as a base-2 logarithm: the product itself may underflow.
+    // The weights before the update are w − η·y·x, to within rounding (only their size matters).
+    let largest = update
+        .w
+        .iter()
+        .zip(x)
+        .map(|(&w, &xj)| ((w - eta * y * xj).abs(), xj.abs()))
+        .filter(|&(w, xj)| w > 0.0 && xj > 0.0)
+        .map(|(w, xj)| w.log2() + xj.log2())
+        .fold(f64::NEG_INFINITY, f64::max);
+    let b_before = (update.b - eta * y * c * c).abs();
+    largest > f64::NEG_INFINITY
+        && largest < f64::MIN_POSITIVE.log2()
+        && b_before < f64::MIN_POSITIVE
+}
+
 /// The mistake test `y·(w·x + b) ≤ 0`: a zero activation is a mistake.
 #[inline(always)]
 pub(crate) fn is_mistake(y: f64, activation: f64) -> bool {
