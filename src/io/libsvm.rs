@@ -305,37 +305,10 @@ fn parse_line(
         .push_text(label_text, number)
         .map_err(|message| Error::parse(at(label_start + 1), tidy(message)))?;
     while let Some((start, token)) = tokens.next() {
-        let Some(colon) = token.iter().position(|&b| b == b':') else {
-            return Err(Error::parse(
-                at(start + 1),
-                format!("{} is not an index:value pair", shown(token)),
-            ));
-        };
-        let (index_text, value_text) = (&token[..colon], &token[colon + 1..]);
-        if index_text == b"qid" {
+        let Some((index, colon)) = token_index(token, start, previous, &at)? else {
             continue;
-        }
-        let index = parse_index(index_text).ok_or_else(|| {
-            Error::parse(
-                at(start + 1),
-                format!(
-                    "feature index {} is not a positive integer",
-                    shown(index_text)
-                ),
-            )
-        })?;
-        if index == 0 {
-            return Err(Error::parse(
-                at(start + 1),
-                "feature index 0: LIBSVM indices start at 1",
-            ));
-        }
-        if index <= previous {
-            return Err(Error::parse(
-                at(start + 1),
-                format!("feature index {index} after {previous}: indices must increase"),
-            ));
-        }
+        };
+        let value_text = &token[colon + 1..];
         if let Some(d) = limit
             && index > d
         {
@@ -424,39 +397,56 @@ fn later_disorder(
     at: &dyn Fn(usize) -> Location,
 ) -> Option<Error> {
     for (start, token) in tokens.by_ref() {
-        let Some(colon) = token.iter().position(|&b| b == b':') else {
-            return Some(Error::parse(
-                at(start + 1),
-                format!("{} is not an index:value pair", shown(token)),
-            ));
-        };
-        if &token[..colon] == b"qid" {
-            continue;
+        match token_index(token, start, previous, at) {
+            Err(error) => return Some(error),
+            Ok(Some((index, _))) => previous = index,
+            Ok(None) => {}
         }
-        let Some(index) = parse_index(&token[..colon]) else {
-            return Some(Error::parse(
-                at(start + 1),
-                format!(
-                    "feature index {} is not a positive integer",
-                    shown(&token[..colon])
-                ),
-            ));
-        };
-        if index == 0 {
-            return Some(Error::parse(
-                at(start + 1),
-                "feature index 0: LIBSVM indices start at 1",
-            ));
-        }
-        if index <= previous {
-            return Some(Error::parse(
-                at(start + 1),
-                format!("feature index {index} after {previous}: indices must increase"),
-            ));
-        }
-        previous = index;
     }
     None
+}
+
+/// The feature index of an `index:value` token and the position of its colon, or `None` for a `qid:`
+/// token; an error at the token's place when it is not a pair, its index is not a positive integer, is
+/// 0, or does not increase past `previous`.
+fn token_index(
+    token: &[u8],
+    start: usize,
+    previous: usize,
+    at: &dyn Fn(usize) -> Location,
+) -> Result<Option<(usize, usize)>> {
+    let Some(colon) = token.iter().position(|&b| b == b':') else {
+        return Err(Error::parse(
+            at(start + 1),
+            format!("{} is not an index:value pair", shown(token)),
+        ));
+    };
+    let index_text = &token[..colon];
+    if index_text == b"qid" {
+        return Ok(None);
+    }
+    let Some(index) = parse_index(index_text) else {
+        return Err(Error::parse(
+            at(start + 1),
+            format!(
+                "feature index {} is not a positive integer",
+                shown(index_text)
+            ),
+        ));
+    };
+    if index == 0 {
+        return Err(Error::parse(
+            at(start + 1),
+            "feature index 0: LIBSVM indices start at 1",
+        ));
+    }
+    if index <= previous {
+        return Err(Error::parse(
+            at(start + 1),
+            format!("feature index {index} after {previous}: indices must increase"),
+        ));
+    }
+    Ok(Some((index, colon)))
 }
 
 /// Whitespace-separated tokens with their byte offsets.
