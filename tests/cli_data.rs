@@ -711,3 +711,40 @@ fn zstd_files_read_like_the_plain_ones() {
     let refused = io::save(path(&dir, "w.csv.zst"), &data).unwrap_err();
     assert!(refused.to_string().contains("not written"), "{refused}");
 }
+
+/// An endless stream of valid rows (`yes 1,1 | novikoff train -`) ends in exit 2 once it outgrows the
+/// stream budget (half the machine's memory; a small one here), never in an out-of-memory kill.
+#[test]
+fn an_endless_stream_of_valid_rows_ends_at_the_budget() {
+    use std::io::Write as _;
+    for (format, row) in [
+        ("csv", &b"1,1\n-1,-1\n"[..]),
+        ("libsvm", &b"1 1:1\n-1 1:-1\n"[..]),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_novikoff"))
+            .args(["train", "-", "--input-format", format])
+            .env("NOVIKOFF_STREAM_BUDGET", "1000000")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let started = std::time::Instant::now();
+        // Feed until the reader gives up (a broken pipe) or a bound that only a hang would reach.
+        let block = row.repeat(4096);
+        while started.elapsed() < std::time::Duration::from_secs(60) {
+            if stdin.write_all(&block).is_err() {
+                break;
+            }
+        }
+        drop(stdin);
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{format}: {stderr}");
+        assert!(
+            stderr.contains("<stdin>") && stderr.contains("NOVIKOFF_STREAM_BUDGET"),
+            "{format}: {stderr}"
+        );
+    }
+}

@@ -308,6 +308,12 @@ impl CsvReader<'_> {
         let text = std::str::from_utf8(line).ok();
         // Checked growth: a stream (or a file that grew since it was sized) ends in an error, never an
         // abort, when memory runs out. A no-op when the matrix was sized.
+        // Only growth is checked: a sized matrix (a regular file) already holds its room.
+        if self.values.capacity() < self.values.len() + width
+            && (self.values.len() + width) * std::mem::size_of::<f64>() > source::stream_budget()
+        {
+            return Err(source::over_budget(self.at(number)));
+        }
         self.values
             .try_reserve(width - 1)
             .map_err(|_| self.no_memory(number))?;

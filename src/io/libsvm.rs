@@ -190,6 +190,11 @@ fn parse_once(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dat
         if is_empty(line) {
             return Ok(());
         }
+        let held = row_ends.len() * std::mem::size_of::<usize>()
+            + pairs.len() * std::mem::size_of::<(usize, f64)>();
+        if held > source::stream_budget() {
+            return Err(source::over_budget(Location::new(path).line(number)));
+        }
         row_ends.try_reserve(1).map_err(|_| no_memory(number))?;
         parse_line(
             line,

@@ -31,6 +31,55 @@ pub(crate) enum Source {
     Stream(Box<dyn Read>),
 }
 
+/// The most memory a stream may fill, in bytes: half the machine's physical memory (Linux), or 16 GiB
+/// where that is unknown. A file can be sized before it is read; a stream (`yes 1,1 | novikoff train -`)
+/// can grow without end, and on a machine that overcommits memory an allocation can succeed and the
+/// process still be killed when it touches the pages. Refusing at half the memory ends such a stream in
+/// an error. `NOVIKOFF_STREAM_BUDGET` (bytes) sets another budget, for tests and for machines shared with
+/// other jobs.
+pub(crate) fn stream_budget() -> usize {
+    static BUDGET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BUDGET.get_or_init(|| {
+        if let Some(bytes) = std::env::var("NOVIKOFF_STREAM_BUDGET")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            return bytes;
+        }
+        physical_memory().map_or(16 << 30, |bytes| bytes / 2)
+    })
+}
+
+#[cfg(target_os = "linux")]
+fn physical_memory() -> Option<usize> {
+    // SAFETY: sysconf reads a system constant and has no preconditions.
+    let (pages, page) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    let (pages, page) = (usize::try_from(pages).ok()?, usize::try_from(page).ok()?);
+    pages.checked_mul(page)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn physical_memory() -> Option<usize> {
+    None
+}
+
+/// The error for a stream that outgrew [`stream_budget`].
+pub(crate) fn over_budget(at: Location) -> Error {
+    Error::parse(
+        at,
+        format!(
+            "the stream holds more than {} MiB, the budget for data read from a stream (half this \
+             machine's memory; set NOVIKOFF_STREAM_BUDGET to change it)",
+            stream_budget() >> 20
+        ),
+    )
+}
+
 /// True when `path` is `-`, standard input.
 pub(crate) fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == STDIN
@@ -136,6 +185,9 @@ pub(crate) fn read_stream(
             Err(e) => return Err(Error::io(name, e)),
         };
         let before = bytes.len();
+        if before + read > stream_budget() {
+            return Err(over_budget(Location::new(name)));
+        }
         bytes.try_reserve(read).map_err(|_| {
             Error::parse(
                 Location::new(name),
