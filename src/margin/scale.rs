@@ -10,7 +10,8 @@
 //!
 //! This lives here, in one place, because every rigorous statement of the crate (the bracket, the
 //! certificate, the margin of a given separator) is made by this module's callers; the training loop
-//! needs no scaling (it reports an overflow as a `non_finite` stop instead).
+//! needs no scaling (it reports an overflow as a `non_finite` stop, and an activation that underflows to
+//! zero as an `underflow` stop).
 //!
 //! Data whose largest value lies in `[2⁻³⁰⁰, 2³⁰⁰]` are used as they are (no copy); other data are scaled
 //! so that the largest value lies in `[1, 2)`. When that scaling would round a non-zero value into the
