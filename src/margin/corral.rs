@@ -79,6 +79,8 @@ impl<'a> Corral<'a> {
 
     /// The column of a non-base member.
     fn column_of(&self, row: usize) -> Vec<f64> {
+        // Invariant: a group's base is set before any other member joins it (`refactor`, `add`) and is
+        // replaced when it leaves (`rebase`), so a non-base member always finds one.
         let base = self.base[self.problem.group(row)].expect("every group with members has a base");
         self.z(row).zip(self.z(base)).map(|(a, b)| a - b).collect()
     }
@@ -150,6 +152,8 @@ impl<'a> Corral<'a> {
                             if gone == i {
                                 break;
                             }
+                            // Invariant: every member other than the bases was appended as a column
+                            // (`gone` is neither a base, checked above, nor `i`, which failed to append).
                             let position = self
                                 .columns
                                 .iter()
@@ -423,9 +427,9 @@ impl<'a> Corral<'a> {
     /// members. Refined from the current weights with residuals computed in twice working precision.
     pub(crate) fn affine_minimiser(&self) -> Vec<(usize, f64)> {
         let groups = self.problem.groups();
-        let mut position = vec![usize::MAX; self.problem.n()];
+        let mut position: Vec<Option<usize>> = vec![None; self.problem.n()];
         for (k, &c) in self.columns.iter().enumerate() {
-            position[c] = k;
+            position[c] = Some(k);
         }
         // The weight of a row for coefficients t: its coefficient, or for a base the rest of its group.
         let base_weights = |t: &[f64]| -> Vec<f64> {
@@ -437,8 +441,8 @@ impl<'a> Corral<'a> {
         };
         let value = |t: &[f64], rest: &[f64], row: usize| -> f64 {
             match position[row] {
-                usize::MAX => rest[self.problem.group(row)],
-                k => t[k],
+                Some(k) => t[k],
+                None => rest[self.problem.group(row)],
             }
         };
         let mut t: Vec<f64> = self.columns.iter().map(|&c| self.weight[c]).collect();

@@ -470,15 +470,16 @@ impl MaxMargin {
             // find the support on its own, starting from the best row of each class under the
             // least-squares direction.
             let w = warm_start(problem);
-            let mut best = vec![(f64::INFINITY, usize::MAX); problem.groups()];
+            let mut best: Vec<Option<(f64, usize)>> = vec![None; problem.groups()];
             for i in 0..n {
                 let score = problem.labels[i] * dot(&w, problem.row(i), Summation::Fast);
                 let g = problem.group(i);
-                if score < best[g].0 {
-                    best[g] = (score, i);
+                if best[g].is_none_or(|(lowest, _)| score < lowest) {
+                    best[g] = Some((score, i));
                 }
             }
-            let start: Vec<(usize, f64)> = best.iter().map(|&(_, i)| (i, 1.0)).collect();
+            // A group left without a start (no finite score) gets its first row from the polish itself.
+            let start: Vec<(usize, f64)> = best.iter().flatten().map(|&(_, i)| (i, 1.0)).collect();
             let polished = polish(problem, &all, &start, settings);
             return polished;
         }

@@ -75,6 +75,7 @@ impl Problem {
     #[inline]
     pub(crate) fn row(&self, i: usize) -> &[f64] {
         let r = self.dim();
+        // Invariant: `new` stores the points with `as_standard_layout().into_owned()`.
         &self.points.as_slice().expect("standard layout")[i * r..(i + 1) * r]
     }
 
