@@ -39,12 +39,21 @@ use crate::kernel::{LabelSigns, Rows};
 /// assert_eq!(data.radius(), 5.0);
 /// # Ok::<(), novikoff::Error>(())
 /// ```
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub struct Dataset {
     x: Array2<f64>,
     y: Array1<f64>,
     /// `y` as one bit per label, for the training loop (see [`LabelSigns`]).
     signs: LabelSigns,
+    /// `maxᵢⱼ |xᵢⱼ|`, computed on first use: the data never change, so once is enough.
+    largest_value: std::sync::OnceLock<f64>,
+}
+
+/// Equal data and labels (whether a cached value was computed yet does not matter).
+impl PartialEq for Dataset {
+    fn eq(&self, other: &Self) -> bool {
+        self.x == other.x && self.y == other.y
+    }
 }
 
 /// A clone's matrix is written into a buffer advised for huge pages, like every matrix the crate
@@ -55,6 +64,7 @@ impl Clone for Dataset {
             x: advised_copy(&self.x),
             y: self.y.clone(),
             signs: self.signs.clone(),
+            largest_value: self.largest_value.clone(),
         }
     }
 }
@@ -130,7 +140,12 @@ impl Dataset {
             y.as_slice()
                 .expect("a one-dimensional owned array is contiguous"),
         );
-        Self { x, y, signs }
+        Self {
+            x,
+            y,
+            signs,
+            largest_value: std::sync::OnceLock::new(),
+        }
     }
 
     /// Like [`Dataset::new`], and also require both classes to be present.
@@ -305,6 +320,14 @@ impl Dataset {
             .fold(0.0, f64::max)
     }
 
+    /// The largest magnitude of a feature value, `maxᵢⱼ |xᵢⱼ|`, computed once per dataset (a pass over the
+    /// data on the first call). Training uses it to bound every activation of a pass without mistakes.
+    pub(crate) fn largest_value(&self) -> f64 {
+        *self
+            .largest_value
+            .get_or_init(|| self.x.iter().fold(0.0_f64, |m, v| m.max(v.abs())))
+    }
+
     /// Append a constant coordinate `c` to every row: `x ↦ (x, c)`.
     ///
     /// With `c = 1` this is Helmbold's "add-a-dimension" trick (Simplification 1, seed 000), which turns
@@ -331,6 +354,7 @@ impl Dataset {
             x,
             y: self.y.clone(),
             signs: self.signs.clone(),
+            largest_value: std::sync::OnceLock::new(),
         }
     }
 
@@ -388,6 +412,7 @@ impl Dataset {
             x,
             y: self.y.clone(),
             signs: self.signs.clone(),
+            largest_value: std::sync::OnceLock::new(),
         })
     }
 

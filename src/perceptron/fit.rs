@@ -167,10 +167,7 @@ impl Perceptron {
 /// it. Only when that bound comes near `f64::MAX` are the activations recomputed (with the same bits as
 /// the pass) and checked one by one.
 fn final_pass_is_finite(data: &Dataset, weights: &Weights) -> bool {
-    let largest_x = data
-        .as_flat_slice()
-        .iter()
-        .fold(0.0_f64, |m, v| m.max(v.abs()));
+    let largest_x = data.largest_value();
     let w_sum = weights.w.iter().fold(0.0_f64, |s, v| s + v.abs());
     // A generous rounding allowance for the bound itself and for the pass's own rounding.
     let bound = (w_sum * largest_x + weights.bias().abs()) * 2.0;
