@@ -62,7 +62,7 @@ pub enum StopReason {
     UpdateCap,
     /// The weights overflowed to infinity or NaN.
     NonFinite,
-    /// An activation underflowed to zero (every product `wⱼ·xⱼ` below the smallest normal `f64`, data
+    /// An activation underflowed to zero (every product `wⱼ·xⱼ` too small for an `f64`, data
     /// near 10⁻³⁰⁰): its sign is unknown, so the run stops rather than count mistakes it cannot judge.
     /// Scaling the data up by a power of two avoids it; for the rules `none` and `novikoff` that changes no
     /// decision of the run.

@@ -76,9 +76,9 @@ pub(crate) fn is_finite(update: &Update<'_>) -> bool {
         .fold(update.b.is_finite(), |ok, w| ok & w.is_finite())
 }
 
-/// Whether the zero activation of an update is an underflow rather than a point on the plane: some
-/// product `wⱼ·xⱼ` of non-zero factors (weights before the update) lay below the smallest normal number,
-/// none above it, and the bias was as small (data near 10⁻³⁰⁰), so the sum 0 says nothing of the sign.
+/// Whether the zero activation of an update is an underflow rather than a point on the plane: every
+/// product `wⱼ·xⱼ` of non-zero factors (weights before the update) was too small to be represented at
+/// all, and the bias was tiny too (data near 10⁻³⁰⁰), so the sum 0 says nothing of the sign.
 /// Called only for a zero activation, which is rare, so the O(d) cost stays off the hot path.
 pub(crate) fn activation_underflowed(
     update: &Update<'_>,
@@ -98,9 +98,10 @@ pub(crate) fn activation_underflowed(
         .map(|(w, xj)| w.log2() + xj.log2())
         .fold(f64::NEG_INFINITY, f64::max);
     let b_before = (update.b - eta * y * c * c).abs();
-    largest > f64::NEG_INFINITY
-        && largest < f64::MIN_POSITIVE.log2()
-        && b_before < f64::MIN_POSITIVE
+    // Below half the smallest subnormal, 2⁻¹⁰⁷⁵, a product rounds to zero. Subnormal products above it
+    // keep their sign (and small ones are exact: η = 2⁻¹⁰⁶⁰ still gives the η = 1 run's ties).
+    const ROUNDS_TO_ZERO: f64 = -1075.0;
+    largest > f64::NEG_INFINITY && largest < ROUNDS_TO_ZERO && b_before < f64::MIN_POSITIVE
 }
 
 /// The mistake test `y·(w·x + b) ≤ 0`: a zero activation is a mistake.
