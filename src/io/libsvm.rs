@@ -129,14 +129,7 @@ fn parse_twice(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Da
         }
         Ok(())
     })?;
-    if records == 0 {
-        return Err(no_records(&file));
-    }
-    let d = dimension(options, records, largest, bytes, &file)?;
-    let len = records
-        .checked_mul(d)
-        .ok_or_else(|| Error::parse(file.clone(), "the matrix is too large for memory"))?;
-    let mut values = zeros(len, path)?;
+    let (d, mut values) = zero_matrix(options, records, largest, bytes, &file, path)?;
     let mut labels = LabelMapper::new(options.positive.as_deref());
     labels.reserve(records, path)?;
 
@@ -214,14 +207,7 @@ fn parse_once(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dat
         Ok(())
     })?;
     let records = row_ends.len();
-    if records == 0 {
-        return Err(no_records(&file));
-    }
-    let d = dimension(options, records, largest, bytes, &file)?;
-    let len = records
-        .checked_mul(d)
-        .ok_or_else(|| Error::parse(file.clone(), "the matrix is too large for memory"))?;
-    let mut values = zeros(len, path)?;
+    let (d, mut values) = zero_matrix(options, records, largest, bytes, &file, path)?;
     let mut start = 0;
     for (row, &end) in row_ends.iter().enumerate() {
         for &(index, value) in &pairs[start..end] {
@@ -262,6 +248,26 @@ fn no_records(file: &Location) -> Error {
 
 fn changed(file: &Location) -> Error {
     Error::parse(file.clone(), "the file changed while it was being read")
+}
+
+/// The zeros that `records` rows fill, `records × d` with `d` from [`dimension`]; refused when there is no
+/// record or the matrix cannot be held.
+fn zero_matrix(
+    options: &ReadOptions,
+    records: usize,
+    largest: usize,
+    bytes: u64,
+    file: &Location,
+    path: &Path,
+) -> Result<(usize, Vec<f64>)> {
+    if records == 0 {
+        return Err(no_records(file));
+    }
+    let d = dimension(options, records, largest, bytes, file)?;
+    let len = records
+        .checked_mul(d)
+        .ok_or_else(|| Error::parse(file.clone(), "the matrix is too large for memory"))?;
+    Ok((d, zeros(len, path)?))
 }
 
 /// The dimension: `--features`, or the largest index if it is plausible for the size of the input.
