@@ -13,8 +13,8 @@ mod common;
 use common::Clock;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ndarray::Array1;
-use novikoff::kernel::{self, Summation};
 use novikoff::rng;
+use novikoff::simd::{self, Summation};
 
 const LENGTHS: [usize; 8] = [2, 8, 10, 16, 64, 100, 1000, 10_000];
 
@@ -44,13 +44,13 @@ fn dot(c: &mut Criterion<Clock>) {
             bench.iter(|| black_box(&a_nd).dot(black_box(&b_nd)))
         });
         group.bench_with_input(BenchmarkId::new("sequential", d), &d, |bench, _| {
-            bench.iter(|| kernel::dot_sequential(black_box(&a), black_box(&b)))
+            bench.iter(|| simd::dot_sequential(black_box(&a), black_box(&b)))
         });
         group.bench_with_input(BenchmarkId::new("fast", d), &d, |bench, _| {
-            bench.iter(|| kernel::dot_fast(black_box(&a), black_box(&b)))
+            bench.iter(|| simd::dot_fast(black_box(&a), black_box(&b)))
         });
-        for path in kernel::paths() {
-            if path.name() == kernel::active().name() {
+        for path in simd::paths() {
+            if path.name() == simd::active().name() {
                 continue;
             }
             group.bench_with_input(

@@ -33,10 +33,10 @@ use common::Clock;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use epoch_data::{one_epoch, problem, read_sum, rowloop, shapes};
 use ndarray::Array1;
-use novikoff::kernel::{self, Summation};
+use novikoff::simd::{self, Summation};
 
 fn epoch(c: &mut Criterion<Clock>) {
-    eprintln!("kernel path: {}", kernel::active().name());
+    eprintln!("simd path: {}", simd::active().name());
     for (k, &(n, d)) in shapes().iter().enumerate() {
         let problem = problem(n, d, 100 + k as u64);
         let shape = format!("{n}x{d}");
@@ -80,7 +80,7 @@ fn epoch(c: &mut Criterion<Clock>) {
             if group_name == "epoch_clean" {
                 // The clean epoch is one scan that finds no mistake; here on every code path.
                 let rows = data.rows();
-                for path in kernel::paths() {
+                for path in simd::paths() {
                     group.bench_function(
                         BenchmarkId::new(format!("scan_{}", path.name()), &shape),
                         |b| b.iter(|| path.scan(&start, 0.0, black_box(&rows), Summation::Fast)),
@@ -91,7 +91,7 @@ fn epoch(c: &mut Criterion<Clock>) {
                 b.iter(|| read_sum(black_box(x)))
             });
             group.bench_function(BenchmarkId::new("read_dot", &shape), |b| {
-                b.iter(|| kernel::dot_fast(black_box(x), black_box(x)))
+                b.iter(|| simd::dot_fast(black_box(x), black_box(x)))
             });
             group.bench_function(BenchmarkId::new("read_with_labels", &shape), |b| {
                 b.iter(|| read_sum(black_box(x)) + read_sum(black_box(labels)))

@@ -15,7 +15,7 @@
 //!
 //! A last table compares, for each matrix beyond the caches, the clean epoch and `read_sum` on the
 //! matrix as the crate builds it (advised for transparent huge pages, see
-//! `novikoff::kernel::advise_huge_pages`) and on a copy in the OS's default 4 KiB pages.
+//! `novikoff::simd::advise_huge_pages`) and on a copy in the OS's default 4 KiB pages.
 //!
 //! `cargo bench --bench interleaved` (all shapes of `epoch.rs`, 41 rounds; `NOVIKOFF_ROUNDS=N` and
 //! `NOVIKOFF_EPOCH_SHAPES=10000x1000,...` change them). Times are the thread's CPU time, or wall time
@@ -32,7 +32,7 @@ mod epoch_data;
 use common::Clock;
 use epoch_data::{Problem, one_epoch, problem, read_sum, rowloop, shapes};
 use ndarray::{Array1, Array2};
-use novikoff::kernel::{self, Summation};
+use novikoff::simd::{self, Summation};
 use novikoff::{Dataset, rng};
 
 const DEFAULT_ROUNDS: usize = 41;
@@ -86,8 +86,8 @@ fn main() {
     assert!(rounds > 0, "NOVIKOFF_ROUNDS: at least one round");
     let clock = Clock::from_env();
     println!(
-        "kernel path {}, clock {:?}, {rounds} rounds per shape",
-        kernel::active().name(),
+        "simd path {}, clock {:?}, {rounds} rounds per shape",
+        simd::active().name(),
         clock.source()
     );
     let mut order_stream = rng::from_seed(41);
@@ -136,7 +136,7 @@ fn main() {
                             black_box(read_sum(black_box(x)));
                         }),
                         Entry::ReadDot => Box::new(move || {
-                            black_box(kernel::dot_fast(black_box(x), black_box(x)));
+                            black_box(simd::dot_fast(black_box(x), black_box(x)));
                         }),
                         Entry::ReadWithLabels => Box::new(move || {
                             black_box(read_sum(black_box(x)) + read_sum(black_box(labels)));

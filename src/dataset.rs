@@ -12,7 +12,7 @@
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
 
 use crate::error::{Error, Result};
-use crate::kernel::{LabelSigns, Rows};
+use crate::simd::{LabelSigns, Rows};
 
 /// A labelled dataset: `x` is `n × d`, one example per row, in standard (row-major) layout; `y` holds
 /// `n` labels, each exactly `+1.0` or `-1.0`.
@@ -27,7 +27,7 @@ use crate::kernel::{LabelSigns, Rows};
 ///
 /// Every matrix the crate builds (the loaders of [`io`](crate::io), the generators, the transforms
 /// below, a clone) is written into memory advised for transparent huge pages, which an epoch reads
-/// about a third faster on Linux ([`kernel::advise_huge_pages`](crate::kernel::advise_huge_pages)). A
+/// about a third faster on Linux ([`simd::advise_huge_pages`](crate::simd::advise_huge_pages)). A
 /// large matrix built by the caller gets the same by being built in a buffer advised first, as that
 /// function's example shows; `Dataset::new` takes the matrix as it is.
 ///
@@ -246,13 +246,13 @@ impl Dataset {
         self.y.as_slice().expect("labels are contiguous")
     }
 
-    /// The rows and labels as a block for the [`kernel`](crate::kernel) loops, in order, with the labels'
+    /// The rows and labels as a block for the [`simd`](crate::simd) loops, in order, with the labels'
     /// sign bits, which the SIMD scans read instead of the 8-byte labels where they can (nothing is
-    /// copied; see [`kernel::scan`](crate::kernel::scan)).
+    /// copied; see [`simd::scan`](crate::simd::scan)).
     ///
     /// ```
     /// # use ndarray::array;
-    /// use novikoff::kernel::{scan, Summation};
+    /// use novikoff::simd::{scan, Summation};
     /// let data = novikoff::Dataset::new(array![[1.0], [-2.0], [3.0]], array![1.0, -1.0, -1.0])?;
     /// let first = scan(&[1.0], 0.0, &data.rows(), Summation::Fast)?.unwrap();
     /// assert_eq!((first.offset, first.activation), (2, 3.0));
@@ -343,7 +343,7 @@ impl Dataset {
     /// ```
     pub fn augment(&self, c: f64) -> Dataset {
         let (n, d) = self.x.dim();
-        let mut values = crate::kernel::advised_buffer(n * (d + 1));
+        let mut values = crate::simd::advised_buffer(n * (d + 1));
         for row in self.x.rows() {
             values.extend(row.iter().copied());
             values.push(c);
@@ -459,9 +459,9 @@ impl Dataset {
 }
 
 /// A copy of a standard-layout matrix in a buffer advised for huge pages before it is written (see
-/// [`crate::kernel::advise_huge_pages`]): the matrices made from a dataset are read like the dataset.
+/// [`crate::simd::advise_huge_pages`]): the matrices made from a dataset are read like the dataset.
 fn advised_copy(x: &Array2<f64>) -> Array2<f64> {
-    let mut values = crate::kernel::advised_buffer(x.len());
+    let mut values = crate::simd::advised_buffer(x.len());
     values.extend(x.iter().copied());
     Array2::from_shape_vec(x.dim(), values).expect("as many values as the matrix it copies")
 }

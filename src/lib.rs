@@ -16,7 +16,7 @@
 //!   two inequalities verified after every update, and the tight and adversarial cases;
 //! * [`dataset`]: the validated [`Dataset`] and the proof's simplifications (add a dimension, negate the
 //!   negatives, normalise to unit length), and the radius `R`;
-//! * [`kernel`]: the hot loop: the dot product with a documented summation order, identical bits on
+//! * [`simd`]: the hot loop: the dot product with a documented summation order, identical bits on
 //!   every CPU, and the training pass, with SIMD code (AVX-512F, AVX2, SSE2) chosen at run time;
 //! * [`margin`]: the radius `R`, the margin of a separator, and the exact maximum margin `γ*` with a
 //!   certified bracket, or a certificate that no separator exists;
@@ -61,12 +61,12 @@ pub mod error;
 pub mod experiment;
 pub mod generate;
 pub mod io;
-pub mod kernel;
 pub mod margin;
 pub mod perceptron;
 pub mod plot;
 pub mod preprocess;
 pub mod rng;
+pub mod simd;
 pub mod textbook;
 
 pub use dataset::Dataset;

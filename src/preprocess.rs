@@ -61,7 +61,7 @@ fn check_width(expected: usize, data: &Dataset) -> Result<()> {
 /// Apply `f(j, value)` to every entry, keeping the labels.
 fn map_entries(data: &Dataset, f: impl Fn(usize, f64) -> f64) -> Result<Dataset> {
     let (n, d) = data.x().dim();
-    let mut values = crate::kernel::advised_buffer(n * d);
+    let mut values = crate::simd::advised_buffer(n * d);
     for row in data.x().rows() {
         values.extend(row.iter().enumerate().map(|(j, &v)| f(j, v)));
     }

@@ -7,8 +7,8 @@ use novikoff::generate::{
     self, AnisotropicParams, BasisParams, BlobsParams, ConcentricParams, FAMILIES, Family,
     Generated, GeneratorSpec, NoisyParams, SeparableParams, XorParams,
 };
-use novikoff::kernel::{Summation, dot};
 use novikoff::perceptron::PerceptronParams;
+use novikoff::simd::{Summation, dot};
 
 /// `min yᵢ(u·xᵢ + b)` with the given summation order.
 fn min_activation(data: &Dataset, u: &Array1<f64>, b: f64, summation: Summation) -> f64 {

@@ -5,8 +5,8 @@ mod common;
 use common::seed004;
 
 use ndarray::{Array1, Array2, array};
-use novikoff::kernel::Summation;
 use novikoff::perceptron::{BiasRule, NoTrace, Order, PerceptronParams, StopReason, Trace};
+use novikoff::simd::Summation;
 use novikoff::{Dataset, rng};
 
 fn xor() -> Dataset {
@@ -286,8 +286,8 @@ fn fast_summation_is_deterministic_and_differs_only_by_rounding() {
     let v: Vec<f64> = (0..1000)
         .map(|i| (-1.0f64).powi(i) * (i as f64).sqrt())
         .collect();
-    let fast = novikoff::kernel::dot_fast(&u, &v);
-    let seq = novikoff::kernel::dot_sequential(&u, &v);
+    let fast = novikoff::simd::dot_fast(&u, &v);
+    let seq = novikoff::simd::dot_sequential(&u, &v);
     assert!((fast - seq).abs() <= 1e-12 * (1.0 + seq.abs()));
 }
 

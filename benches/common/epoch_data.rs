@@ -1,11 +1,11 @@
 //! What the epoch benches share: the shapes, the seeded problems, the textbook loop and the bandwidth
 //! references (`epoch.rs` under criterion, `interleaved.rs` with paired ratios). The matrices are built
-//! like the crate's own ([`kernel::advise_huge_pages`]), so the benches time what a loaded or generated
+//! like the crate's own ([`simd::advise_huge_pages`]), so the benches time what a loaded or generated
 //! dataset gives.
 
 use ndarray::Array1;
-use novikoff::kernel::{self, Summation};
 use novikoff::perceptron::{Perceptron, PerceptronParams};
+use novikoff::simd::{self, Summation};
 use novikoff::{Dataset, rng};
 
 /// (n, d): three 80 MB matrices (beyond every cache) and one of 800 KB (in L2).
@@ -22,14 +22,14 @@ pub const MARGIN: f64 = 0.1;
 pub const FLIPPED: f64 = 0.1;
 
 /// A matrix's buffer, filled by `fill`, as the crate's loaders and generators make it: advised for huge
-/// pages before it is written ([`kernel::advise_huge_pages`]). `NOVIKOFF_PAGES=4k` leaves the advice
+/// pages before it is written ([`simd::advise_huge_pages`]). `NOVIKOFF_PAGES=4k` leaves the advice
 /// out, for measuring what the OS's default 4 KiB pages give.
 fn matrix(len: usize, fill: impl FnOnce(&mut Vec<f64>)) -> Array1<f64> {
     let mut values = Vec::with_capacity(len);
     if std::env::var("NOVIKOFF_PAGES").is_ok_and(|pages| pages == "4k") {
         eprintln!("NOVIKOFF_PAGES=4k: the matrices are not advised for huge pages");
     } else {
-        kernel::advise_huge_pages(&mut values);
+        simd::advise_huge_pages(&mut values);
     }
     fill(&mut values);
     assert_eq!(values.len(), len);

@@ -14,9 +14,9 @@ use super::kinds::BoundKind;
 use super::verify::{invariant_check, run_separation, verify_with};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
-use crate::kernel;
 use crate::perceptron::{Order, Perceptron};
 use crate::rng;
+use crate::simd;
 
 /// How the adversary picks the next example among those the current weights misclassify
 /// (`y·(w·x + b) ≤ 0`). Ties go to the lowest row index.
@@ -332,7 +332,7 @@ fn adversarial_run(
             let u = s.u.as_slice().expect("u is contiguous");
             (0..n)
                 .map(|i| {
-                    let mut p = kernel::dot(&u[..d], data.row(i), summation);
+                    let mut p = simd::dot(&u[..d], data.row(i), summation);
                     if c != 0.0 {
                         p += u[d] * c;
                     }
@@ -354,7 +354,7 @@ fn adversarial_run(
         // The activation exactly as the learner computes it, so that the pick is a mistake there too.
         candidates.clear();
         candidates.extend((0..n).filter_map(|i| {
-            let margin = labels[i] * (kernel::dot(w, data.row(i), summation) + b);
+            let margin = labels[i] * (simd::dot(w, data.row(i), summation) + b);
             (margin <= 0.0).then_some((margin, i))
         }));
         if candidates.is_empty() {

@@ -6,9 +6,9 @@ use ndarray::{Array1, ArrayView1};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::kernel::{self, Summation};
 use crate::margin::{binary_exponent, times_power_of_two};
 use crate::perceptron::{TraceSink, UpdateEvent};
+use crate::simd::{self, Summation};
 
 /// The unit roundoff of `f64`.
 const UNIT_ROUNDOFF: f64 = f64::EPSILON / 2.0;
@@ -451,8 +451,8 @@ impl TraceSink for InvariantCheck {
         } else {
             0.0
         };
-        let mut dot = kernel::dot(&u[..d], &self.scaled, Summation::Fast);
-        let mut norm_sq = kernel::dot(&self.scaled, &self.scaled, Summation::Fast);
+        let mut dot = simd::dot(&u[..d], &self.scaled, Summation::Fast);
+        let mut norm_sq = simd::dot(&self.scaled, &self.scaled, Summation::Fast);
         if augmented {
             dot += u[d] * v;
             norm_sq += v * v;

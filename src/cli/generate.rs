@@ -273,11 +273,8 @@ fn measured_margin(generated: &Generated) -> Option<f64> {
         (0..data.n_samples())
             .map(|i| {
                 data.labels()[i]
-                    * (novikoff::kernel::dot(
-                        data.row(i),
-                        u,
-                        novikoff::kernel::Summation::Sequential,
-                    ) + b)
+                    * (novikoff::simd::dot(data.row(i), u, novikoff::simd::Summation::Sequential)
+                        + b)
             })
             .fold(f64::INFINITY, f64::min),
     )

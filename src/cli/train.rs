@@ -5,8 +5,8 @@ use std::io::BufWriter;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use novikoff::kernel::Summation;
 use novikoff::perceptron::{BiasRule, CsvTrace, Fit, NoTrace, Order, PerceptronParams};
+use novikoff::simd::Summation;
 use novikoff::{Dataset, Error, Result};
 use serde_json::json;
 

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use super::spec::{DatasetSpec, Scalar, Spec, instance_count, resolve};
 use crate::error::{Error, Result};
 use crate::io::{LabelColumn, ReadOptions};
-use crate::kernel::Summation;
 use crate::perceptron::{BiasRule, Order};
 use crate::rng::derive_seed;
+use crate::simd::Summation;
 
 /// Where a dataset instance comes from.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Location, Result};
-use crate::kernel::Summation;
 use crate::perceptron::BiasRule;
+use crate::simd::Summation;
 
 /// A whole experiment, as written in its TOML file.
 ///

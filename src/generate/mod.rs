@@ -351,7 +351,7 @@ fn check_positive(name: &'static str, value: f64) -> Result<()> {
 /// when memory is short.
 fn zeros(n: usize, d: usize) -> Result<Vec<f64>> {
     let len = n * d;
-    let mut values = crate::kernel::reserve_advised(len).map_err(|_| {
+    let mut values = crate::simd::reserve_advised(len).map_err(|_| {
         Error::parameter(
             "n",
             format!("cannot allocate {n}×{d} values ({} bytes)", len * 8),

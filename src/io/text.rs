@@ -396,9 +396,9 @@ pub(crate) fn zeros(len: usize, path: &Path) -> Result<Vec<f64>> {
 }
 
 /// An empty buffer with room for exactly `len` values (no doubling growth later), advised for huge pages
-/// before anything is written to it (see [`crate::kernel::advise_huge_pages`]).
+/// before anything is written to it (see [`crate::simd::advise_huge_pages`]).
 pub(crate) fn with_capacity(len: usize, path: &Path) -> Result<Vec<f64>> {
-    crate::kernel::reserve_advised(len).map_err(|_| {
+    crate::simd::reserve_advised(len).map_err(|_| {
         Error::parse(
             crate::Location::new(path),
             format!("cannot allocate memory for {len} values"),

@@ -11,7 +11,7 @@
 
 use super::accurate::CompensatedVector;
 use super::problem::Problem;
-use crate::kernel::{Summation, axpy, dot};
+use crate::simd::{Summation, axpy, dot};
 
 /// The active set and its factorisation.
 pub(crate) struct Corral<'a> {

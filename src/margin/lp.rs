@@ -18,7 +18,7 @@ use super::problem::Problem;
 use super::scale::Scaled;
 use crate::dataset::Dataset;
 use crate::error::Result;
-use crate::kernel::{Summation, dot};
+use crate::simd::{Summation, dot};
 
 /// The answer of [`separable_lp`].
 ///

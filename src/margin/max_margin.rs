@@ -13,7 +13,7 @@ use super::problem::Problem;
 use super::scale::Scaled;
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
-use crate::kernel::{Summation, dot};
+use crate::simd::{Summation, dot};
 
 /// The outcome of [`max_margin`], shaped like clarabel's solver status: a certified answer, a proof of
 /// the opposite, or an honest "not accurate enough".

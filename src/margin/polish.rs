@@ -21,7 +21,7 @@
 use super::accurate::{UNIT_ROUNDOFF, dot2};
 use super::corral::Corral;
 use super::problem::Problem;
-use crate::kernel::{Summation, dot};
+use crate::simd::{Summation, dot};
 
 /// How a polish ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! The batch training loop: epochs over a fixed dataset.
 //!
-//! An epoch is one call of the kernel's [`train`](crate::kernel::KernelPath::train): it scans the rows
+//! An epoch is one call of the kernel's [`train`](crate::simd::SimdPath::train): it scans the rows
 //! with `w` fixed (in registers where `w` is short) to the next row the weights get wrong, updates there,
 //! reports the update to this loop (which records it and applies the stopping rules), and scans on from
 //! the next row. Every activation has the bits of a one-row-at-a-time loop, so the updates, the trace and
@@ -19,8 +19,8 @@ use super::weights::{Weights, activation_underflowed, is_finite};
 use super::{Fit, Perceptron, StopReason};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
-use crate::kernel::Rows;
 use crate::rng;
+use crate::simd::Rows;
 
 impl Perceptron {
     pub(super) fn run<S: TraceSink>(&self, data: &Dataset, sink: &mut S) -> Result<Fit> {

@@ -42,7 +42,7 @@ pub use trace::{CsvTrace, NoTrace, Trace, TraceRecord, TraceSink, UpdateEvent};
 
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
-use crate::kernel::{self, Summation};
+use crate::simd::{self, Summation};
 
 /// Why a run stopped (the argmin `TerminationReason` idea).
 ///
@@ -216,8 +216,8 @@ impl Fit {
         let w = self.w.as_slice().expect("fitted weights are contiguous");
         Ok(x.outer_iter()
             .map(|row| match row.as_slice() {
-                Some(r) => kernel::dot(w, r, self.summation) + self.b,
-                None => kernel::dot(w, &row.to_vec(), self.summation) + self.b,
+                Some(r) => simd::dot(w, r, self.summation) + self.b,
+                None => simd::dot(w, &row.to_vec(), self.summation) + self.b,
             })
             .collect())
     }

@@ -8,7 +8,7 @@ use super::trace::{NoTrace, TraceSink, UpdateEvent};
 use super::weights::{Weights, is_finite, is_mistake};
 use super::{BiasRule, Perceptron};
 use crate::error::{Error, Result};
-use crate::kernel::Rows;
+use crate::simd::Rows;
 
 /// What happened to one example of the stream.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -4,7 +4,7 @@ use ndarray::Array1;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::kernel::Summation;
+use crate::simd::Summation;
 
 /// How the bias `b` is learned. Every rule is the plain perceptron run on the augmented vectors
 /// `(x, c)`, with `b = c·w_{d+1}`, so that an update adds `η·y·c²` to `b`:
@@ -263,7 +263,7 @@ impl PerceptronParams {
     /// Choose the dot product's summation order.
     ///
     /// ```
-    /// use novikoff::{kernel::Summation, perceptron::PerceptronParams};
+    /// use novikoff::{simd::Summation, perceptron::PerceptronParams};
     /// let p = PerceptronParams::new().summation(Summation::Sequential);
     /// assert_eq!(p.summation_value(), Summation::Sequential);
     /// ```
@@ -321,7 +321,7 @@ impl PerceptronParams {
     /// The summation order.
     ///
     /// ```
-    /// use novikoff::kernel::Summation;
+    /// use novikoff::simd::Summation;
     /// assert_eq!(novikoff::perceptron::PerceptronParams::new().summation_value(), Summation::Fast);
     /// ```
     pub fn summation_value(&self) -> Summation {

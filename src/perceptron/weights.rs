@@ -2,7 +2,7 @@
 //! that updates it.
 
 use crate::error::Result;
-use crate::kernel::{self, KernelPath, Learner, OnUpdate, Rows, Summation, Update};
+use crate::simd::{self, Learner, OnUpdate, Rows, SimdPath, Summation, Update};
 
 /// The weights of the perceptron on augmented vectors `(x, c)`: `w` for the features and `v` for the
 /// constant coordinate, so that the bias is `b = c·v`.
@@ -18,7 +18,7 @@ pub(crate) struct Weights {
     pub(crate) eta: f64,
     pub(crate) summation: Summation,
     /// The kernels, resolved once rather than on every call.
-    pub(crate) path: &'static KernelPath,
+    pub(crate) path: &'static SimdPath,
 }
 
 impl Weights {
@@ -30,7 +30,7 @@ impl Weights {
             c,
             eta,
             summation,
-            path: kernel::active(),
+            path: simd::active(),
         }
     }
 
@@ -45,7 +45,7 @@ impl Weights {
         self.path.dot(&self.w, x, self.summation) + self.bias()
     }
 
-    /// One training pass of the kernel ([`kernel::train`]) over `rows` with these weights, the only code
+    /// One training pass of the kernel ([`simd::train`]) over `rows` with these weights, the only code
     /// that updates them: `w` in place, and the constant coordinate's weight `v` kept when the pass ends.
     pub(crate) fn train(
         &mut self,

@@ -6,8 +6,8 @@
 
 use std::arch::aarch64::*;
 
-use crate::kernel::simd::{RowSource, run_rows, run_sequential_for};
-use crate::kernel::{LANES, Mistake, Pass, Summation};
+use crate::simd::shared::{RowSource, run_rows, run_sequential_for};
+use crate::simd::{LANES, Mistake, Pass, Summation};
 
 /// Values per register.
 const V: usize = 2;

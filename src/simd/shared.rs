@@ -1,18 +1,18 @@
 //! What the SIMD paths share: raw access to the rows of a block ([`RowSource`]), the Sequential order's
-//! loop of several rows at a time, and the [`kernel_path!`] that turns an instruction-set module into a
-//! [`KernelPath`](super::KernelPath).
+//! loop of several rows at a time, and the [`simd_path!`] that turns an instruction-set module into a
+//! [`SimdPath`](super::SimdPath).
 
 use super::{LabelSigns, Mistake, Pass, Rows};
 
-/// `kernel_path!(NAME, "name", isa)`: the [`KernelPath`](super::KernelPath) of the instruction-set module `isa`, whose `dot_fast`,
+/// `simd_path!(NAME, "name", isa)`: the [`SimdPath`](super::SimdPath) of the instruction-set module `isa`, whose `dot_fast`,
 /// `axpy` and `run` need the CPU feature the path is named after.
 ///
 /// SAFETY: the caller must make sure that the constant is only handed out on a CPU with that feature;
-/// the fields of `KernelPath` are private, so no other code can reach the wrappers. The row sources are
+/// the fields of `SimdPath` are private, so no other code can reach the wrappers. The row sources are
 /// built from validated `Rows`, and `Pass` keeps its own invariant (see there).
-macro_rules! kernel_path {
+macro_rules! simd_path {
     ($constant:ident, $name:literal, $isa:ident) => {
-        const $constant: $crate::kernel::KernelPath = $crate::kernel::KernelPath {
+        const $constant: $crate::simd::SimdPath = $crate::simd::SimdPath {
             name: $name,
             dot_fast: |a, b| unsafe { $isa::dot_fast(a, b) },
             axpy: |alpha, x, y| unsafe { $isa::axpy(alpha, x, y) },
@@ -20,22 +20,22 @@ macro_rules! kernel_path {
                 match (rows.index, train) {
                     (None, false) => $isa::run::<_, false>(
                         pass,
-                        $crate::kernel::simd::Contiguous::new(rows),
+                        $crate::simd::shared::Contiguous::new(rows),
                         summation,
                     ),
                     (None, true) => $isa::run::<_, true>(
                         pass,
-                        $crate::kernel::simd::Contiguous::new(rows),
+                        $crate::simd::shared::Contiguous::new(rows),
                         summation,
                     ),
                     (Some(index), false) => $isa::run::<_, false>(
                         pass,
-                        $crate::kernel::simd::Indexed::new(rows, index),
+                        $crate::simd::shared::Indexed::new(rows, index),
                         summation,
                     ),
                     (Some(index), true) => $isa::run::<_, true>(
                         pass,
-                        $crate::kernel::simd::Indexed::new(rows, index),
+                        $crate::simd::shared::Indexed::new(rows, index),
                         summation,
                     ),
                 }
@@ -43,7 +43,7 @@ macro_rules! kernel_path {
         };
     };
 }
-pub(super) use kernel_path;
+pub(super) use simd_path;
 
 /// Raw access to the rows of a validated [`Rows`] block, for the SIMD loops (no bounds checks there).
 ///

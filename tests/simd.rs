@@ -4,8 +4,8 @@
 use std::ops::ControlFlow;
 
 use ndarray::{Array1, Array2, array};
-use novikoff::kernel::{self, Learner, Mistake, Rows, Summation, Update, paths};
 use novikoff::perceptron::{BiasRule, Fit, Order, PerceptronParams, Trace};
+use novikoff::simd::{self, Learner, Mistake, Rows, Summation, Update, paths};
 use novikoff::{Dataset, rng};
 use rand_chacha::ChaCha8Rng;
 
@@ -78,7 +78,7 @@ fn the_paths_include_what_this_cpu_offers() {
     }
     #[cfg(target_arch = "aarch64")]
     assert_eq!(names, ["portable", "neon"]);
-    assert_eq!(kernel::active().name(), *names.last().unwrap());
+    assert_eq!(simd::active().name(), *names.last().unwrap());
 }
 
 #[test]
@@ -108,7 +108,7 @@ fn every_path_computes_the_documented_fast_dot_bit_for_bit() {
                 b = a.iter().map(|v| -0.0 * v.signum()).collect();
             }
             let expected = documented_fast(&a, &b);
-            let public = kernel::dot(&a, &b, Summation::Fast);
+            let public = simd::dot(&a, &b, Summation::Fast);
             assert_eq!(
                 public.to_bits(),
                 expected.to_bits(),
@@ -312,7 +312,7 @@ struct PassStep {
     b: u64,
 }
 
-/// A training pass as `kernel::train` documents it, on the rows `order` of a row-major matrix.
+/// A training pass as `simd::train` documents it, on the rows `order` of a row-major matrix.
 #[allow(clippy::too_many_arguments)]
 fn textbook_pass(
     x: &[f64],
@@ -442,7 +442,7 @@ fn rows_reject_inconsistent_shapes() {
     assert!(Rows::contiguous(&[], &[], 0).is_err());
     assert!(Rows::indexed(&[1.0, 2.0], &[1.0, 1.0], 1, &[0, 2]).is_err());
     let rows = Rows::contiguous(&[1.0, 2.0], &[1.0, 1.0], 1).unwrap();
-    assert!(kernel::scan(&[1.0, 1.0], 0.0, &rows, Summation::Fast).is_err());
+    assert!(simd::scan(&[1.0, 1.0], 0.0, &rows, Summation::Fast).is_err());
 }
 
 // ---------------------------------------------------------------------------------------------------

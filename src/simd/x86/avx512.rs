@@ -5,11 +5,11 @@
 
 use std::arch::x86_64::*;
 
-use crate::kernel::Pass;
-use crate::kernel::simd::{
+use crate::simd::Pass;
+use crate::simd::shared::{
     RowSource, bias_for_raw, negatives_of_four, on_mistake, run_sequential_for,
 };
-use crate::kernel::{LANES, Mistake, Summation};
+use crate::simd::{LANES, Mistake, Summation};
 
 /// Values per register.
 const V: usize = 8;

@@ -31,7 +31,7 @@ pub const HUGE_PAGE_BYTES: usize = 2 << 20;
 /// use ndarray::Array2;
 /// let (n, d) = (100_000, 100);
 /// let mut values: Vec<f64> = Vec::with_capacity(n * d);
-/// let advised = novikoff::kernel::advise_huge_pages(&mut values);
+/// let advised = novikoff::simd::advise_huge_pages(&mut values);
 /// values.extend((0..n * d).map(|i| (i % 7) as f64 - 3.0));
 /// let x = Array2::from_shape_vec((n, d), values)?;
 /// assert_eq!(x[[1, 0]], (100 % 7) as f64 - 3.0);

@@ -5,9 +5,9 @@
 
 use std::arch::x86_64::*;
 
-use crate::kernel::Pass;
-use crate::kernel::simd::{RowSource, run_rows, run_sequential_for};
-use crate::kernel::{LANES, Mistake, Summation};
+use crate::simd::Pass;
+use crate::simd::shared::{RowSource, run_rows, run_sequential_for};
+use crate::simd::{LANES, Mistake, Summation};
 
 /// Values per register.
 const V: usize = 2;

@@ -1,8 +1,8 @@
 //! The portable path: plain safe Rust, the reference every SIMD path must reproduce bit for bit.
 
-use super::{KernelPath, LANES, Mistake, Pass, Rows, Summation};
+use super::{LANES, Mistake, Pass, Rows, SimdPath, Summation};
 
-pub(super) const PATH: KernelPath = KernelPath {
+pub(super) const PATH: SimdPath = SimdPath {
     name: "portable",
     dot_fast,
     axpy,

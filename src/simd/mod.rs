@@ -31,7 +31,7 @@
 //! specified: CPUs differ there.)
 //!
 //! ```
-//! use novikoff::kernel::{dot, Summation, LANES};
+//! use novikoff::simd::{dot, Summation, LANES};
 //! // A reference written from the description above.
 //! let a: Vec<f64> = (0..45).map(|i| 1.0 / (1.0 + i as f64)).collect();
 //! let b: Vec<f64> = (0..45).map(|i| (i as f64).sqrt() - 3.0).collect();
@@ -55,7 +55,7 @@
 //! first use: AVX-512F, else AVX2, else SSE2 on x86-64; NEON on AArch64; and the portable Rust code
 //! anywhere else (which the compiler may vectorise across its 32 independent lanes but never reorders).
 //! No path uses fused multiply-add, even where the CPU has it (AVX2 machines with FMA, every AArch64).
-//! Every path computes the orders above exactly; `tests/kernel.rs` checks each one against the portable
+//! Every path computes the orders above exactly; `tests/simd.rs` checks each one against the portable
 //! path bit for bit. The NEON path is tested on x86-64 under QEMU's user-mode emulation
 //! (`qemu-aarch64`; see `.ci/run`), which runs the instructions exactly but says nothing of their speed:
 //! it is a plain port of the SSE2 path, one row at a time, not tuned on real AArch64 hardware.
@@ -87,7 +87,7 @@
 //!   not follow the interleaved reads.
 //!
 //! Every row's activation has the same bits whichever block it was computed in, so these choices change
-//! the speed only (`tests/kernel.rs` checks the decisions of 4-row blocks against the documented sums to
+//! the speed only (`tests/simd.rs` checks the decisions of 4-row blocks against the documented sums to
 //! the last bit). Computing 8 rows at once with one row per vector lane (a gather per column) was tried
 //! and dropped: on the AMD Zen 4 of `benches/README.md` it was 3–5 times slower than the loops above.
 //!
@@ -102,7 +102,7 @@ mod aarch64;
 mod pages;
 mod portable;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-mod simd;
+mod shared;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
@@ -117,7 +117,7 @@ pub(crate) use pages::{buffer as advised_buffer, reserve as reserve_advised};
 /// Number of independent accumulators of [`Summation::Fast`] (see the [module documentation](self)).
 ///
 /// ```
-/// use novikoff::kernel::{dot_fast, LANES};
+/// use novikoff::simd::{dot_fast, LANES};
 /// // One value in each lane, folded by the tree: 1 + 2 + … + 32, exact in any order.
 /// let a: Vec<f64> = (1..=LANES).map(|i| i as f64).collect();
 /// assert_eq!(dot_fast(&a, &vec![1.0; LANES]), 528.0);
@@ -127,7 +127,7 @@ pub const LANES: usize = 32;
 /// Which summation order a dot product uses. See the [module documentation](self) for the exact orders.
 ///
 /// ```
-/// use novikoff::kernel::{dot, Summation};
+/// use novikoff::simd::{dot, Summation};
 /// let a = [1.0, 2.0, 3.0];
 /// let b = [4.0, 5.0, 6.0];
 /// assert_eq!(dot(&a, &b, Summation::Sequential), 32.0);
@@ -149,7 +149,7 @@ impl Summation {
     /// The lower-case name used by the CLI and in result files.
     ///
     /// ```
-    /// assert_eq!(novikoff::kernel::Summation::Fast.name(), "fast");
+    /// assert_eq!(novikoff::simd::Summation::Fast.name(), "fast");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -163,7 +163,7 @@ impl Summation {
 /// length; only the common prefix is used.
 ///
 /// ```
-/// use novikoff::kernel::{dot, Summation};
+/// use novikoff::simd::{dot, Summation};
 /// assert_eq!(dot(&[1.0, -1.0], &[2.0, 3.0], Summation::Fast), -1.0);
 /// ```
 #[inline]
@@ -179,7 +179,7 @@ pub fn dot(a: &[f64], b: &[f64], summation: Summation) -> f64 {
 /// [`scan`] speeds this order up by running several rows side by side instead.
 ///
 /// ```
-/// assert_eq!(novikoff::kernel::dot_sequential(&[0.1, 0.2], &[1.0, 1.0]), 0.1 + 0.2);
+/// assert_eq!(novikoff::simd::dot_sequential(&[0.1, 0.2], &[1.0, 1.0]), 0.1 + 0.2);
 /// ```
 #[inline]
 pub fn dot_sequential(a: &[f64], b: &[f64]) -> f64 {
@@ -191,7 +191,7 @@ pub fn dot_sequential(a: &[f64], b: &[f64]) -> f64 {
 ///
 /// ```
 /// let a: Vec<f64> = (0..19).map(f64::from).collect();
-/// assert_eq!(novikoff::kernel::dot_fast(&a, &a), (0..19).map(|i| (i * i) as f64).sum::<f64>());
+/// assert_eq!(novikoff::simd::dot_fast(&a, &a), (0..19).map(|i| (i * i) as f64).sum::<f64>());
 /// ```
 #[inline]
 pub fn dot_fast(a: &[f64], b: &[f64]) -> f64 {
@@ -208,7 +208,7 @@ pub fn dot_fast(a: &[f64], b: &[f64]) -> f64 {
 ///
 /// ```
 /// let mut y = [1.0, 1.0];
-/// novikoff::kernel::axpy(-2.0, &[1.0, 0.5], &mut y);
+/// novikoff::simd::axpy(-2.0, &[1.0, 0.5], &mut y);
 /// assert_eq!(y, [-1.0, 0.0]);
 /// ```
 #[inline]
@@ -221,7 +221,7 @@ pub fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
 /// a matrix listed by an index (a shuffled or permuted visiting order). Nothing is copied.
 ///
 /// ```
-/// use novikoff::kernel::Rows;
+/// use novikoff::simd::Rows;
 /// let x = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]; // three rows of two features
 /// let labels = [1.0, -1.0, 1.0];
 /// let first_two = Rows::contiguous(&x[..4], &labels[..2], 2)?;
@@ -295,7 +295,7 @@ impl<'a> Rows<'a> {
     /// The rows of the row-major matrix `x` (`labels.len()` rows of `n_features` values), in order.
     ///
     /// ```
-    /// use novikoff::kernel::Rows;
+    /// use novikoff::simd::Rows;
     /// assert!(Rows::contiguous(&[1.0, 2.0], &[1.0], 2).is_ok());
     /// assert!(Rows::contiguous(&[1.0, 2.0], &[1.0, 1.0], 2).is_err());
     /// ```
@@ -314,7 +314,7 @@ impl<'a> Rows<'a> {
     /// `n_features` values). Every index must be a row of `x`; repeats are allowed.
     ///
     /// ```
-    /// use novikoff::kernel::Rows;
+    /// use novikoff::simd::Rows;
     /// let rows = Rows::indexed(&[1.0, 2.0], &[1.0, -1.0], 1, &[1, 1, 0])?;
     /// assert_eq!(rows.len(), 3);
     /// # Ok::<(), novikoff::Error>(())
@@ -374,7 +374,7 @@ impl<'a> Rows<'a> {
     /// The number of rows in the block (the length of the index for an indexed block).
     ///
     /// ```
-    /// let rows = novikoff::kernel::Rows::contiguous(&[1.0, 2.0, 3.0], &[1.0, 1.0, -1.0], 1)?;
+    /// let rows = novikoff::simd::Rows::contiguous(&[1.0, 2.0, 3.0], &[1.0, 1.0, -1.0], 1)?;
     /// assert_eq!(rows.len(), 3);
     /// # Ok::<(), novikoff::Error>(())
     /// ```
@@ -388,7 +388,7 @@ impl<'a> Rows<'a> {
     /// True when the block has no row.
     ///
     /// ```
-    /// let rows = novikoff::kernel::Rows::contiguous(&[], &[], 4)?;
+    /// let rows = novikoff::simd::Rows::contiguous(&[], &[], 4)?;
     /// assert!(rows.is_empty());
     /// # Ok::<(), novikoff::Error>(())
     /// ```
@@ -399,7 +399,7 @@ impl<'a> Rows<'a> {
     /// The number of features per row.
     ///
     /// ```
-    /// let rows = novikoff::kernel::Rows::contiguous(&[1.0, 2.0], &[1.0], 2)?;
+    /// let rows = novikoff::simd::Rows::contiguous(&[1.0, 2.0], &[1.0], 2)?;
     /// assert_eq!(rows.n_features(), 2);
     /// # Ok::<(), novikoff::Error>(())
     /// ```
@@ -435,7 +435,7 @@ fn check_matrix(x: &[f64], labels: &[f64], n_features: usize) -> Result<()> {
 /// The first row of a block where `y·(w·x + b) ≤ 0`, found by [`scan`].
 ///
 /// ```
-/// use novikoff::kernel::{scan, Mistake, Rows, Summation};
+/// use novikoff::simd::{scan, Mistake, Rows, Summation};
 /// let rows = Rows::contiguous(&[1.0, -2.0, 3.0], &[1.0, 1.0, 1.0], 1)?;
 /// let first = scan(&[1.0], 0.0, &rows, Summation::Fast)?;
 /// assert_eq!(first, Some(Mistake { offset: 1, activation: -2.0 }));
@@ -455,7 +455,7 @@ pub struct Mistake {
 /// [`active`] code path; `w` must have one weight per feature.
 ///
 /// ```
-/// use novikoff::kernel::{scan, Rows, Summation};
+/// use novikoff::simd::{scan, Rows, Summation};
 /// let x = [1.0, 0.0, 0.0, 1.0, -1.0, -1.0];
 /// let labels = [1.0, 1.0, -1.0];
 /// let rows = Rows::contiguous(&x, &labels, 2)?;
@@ -475,7 +475,7 @@ pub fn scan(w: &[f64], b: f64, rows: &Rows<'_>, summation: Summation) -> Result<
 ///
 /// ```
 /// let mut w = [0.0, 0.0];
-/// let learner = novikoff::kernel::Learner { w: &mut w, v: 2.0, c: 0.5, eta: 1.0 };
+/// let learner = novikoff::simd::Learner { w: &mut w, v: 2.0, c: 0.5, eta: 1.0 };
 /// assert_eq!(learner.bias(), 1.0);
 /// ```
 #[derive(Debug)]
@@ -494,7 +494,7 @@ impl Learner<'_> {
     /// The bias `b = c·v`.
     ///
     /// ```
-    /// let learner = novikoff::kernel::Learner { w: &mut [], v: 3.0, c: 0.0, eta: 1.0 };
+    /// let learner = novikoff::simd::Learner { w: &mut [], v: 3.0, c: 0.0, eta: 1.0 };
     /// assert_eq!(learner.bias(), 0.0);
     /// ```
     pub fn bias(&self) -> f64 {
@@ -506,7 +506,7 @@ impl Learner<'_> {
 ///
 /// ```
 /// use std::ops::ControlFlow;
-/// use novikoff::kernel::{train, Learner, Rows, Summation, Update};
+/// use novikoff::simd::{train, Learner, Rows, Summation, Update};
 /// let rows = Rows::contiguous(&[1.0, -1.0], &[1.0, -1.0], 1)?;
 /// let mut w = [0.0];
 /// let mut learner = Learner { w: &mut w, v: 0.0, c: 0.0, eta: 1.0 };
@@ -534,7 +534,7 @@ pub struct Update<'a> {
 ///
 /// ```
 /// use std::ops::ControlFlow;
-/// use novikoff::kernel::OnUpdate;
+/// use novikoff::simd::OnUpdate;
 /// let mut updates = 0;
 /// let observer: &mut OnUpdate<'_> = &mut |_| {
 ///     updates += 1;
@@ -555,7 +555,7 @@ pub type OnUpdate<'o> = dyn FnMut(&Update<'_>) -> ControlFlow<()> + 'o;
 ///
 /// ```
 /// use std::ops::ControlFlow;
-/// use novikoff::kernel::{train, Learner, Rows, Summation};
+/// use novikoff::simd::{train, Learner, Rows, Summation};
 /// // The seed 004 worked example: three updates in the first pass.
 /// let x = [-1.0, 2.0, 1.0, 0.0, 1.0, 1.0, -1.0, 0.0, -1.0, -2.0, 1.0, -1.0];
 /// let y = [-1.0, 1.0, 1.0, -1.0, -1.0, 1.0];
@@ -637,7 +637,7 @@ impl Pass<'_, '_> {
 /// can run; all of them give identical bits.
 ///
 /// ```
-/// use novikoff::kernel::{paths, Summation};
+/// use novikoff::simd::{paths, Summation};
 /// let a: Vec<f64> = (0..100).map(|i| (i as f64).cos()).collect();
 /// let reference = paths()[0].dot(&a, &a, Summation::Fast);
 /// for path in paths() {
@@ -645,7 +645,7 @@ impl Pass<'_, '_> {
 /// }
 /// ```
 #[derive(Clone, Copy)]
-pub struct KernelPath {
+pub struct SimdPath {
     name: &'static str,
     dot_fast: fn(&[f64], &[f64]) -> f64,
     axpy: fn(f64, &[f64], &mut [f64]),
@@ -654,19 +654,19 @@ pub struct KernelPath {
     run: fn(&mut Pass<'_, '_>, &Rows<'_>, Summation, bool) -> Option<Mistake>,
 }
 
-impl std::fmt::Debug for KernelPath {
+impl std::fmt::Debug for SimdPath {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("KernelPath")
+        f.debug_struct("SimdPath")
             .field("name", &self.name)
             .finish()
     }
 }
 
-impl KernelPath {
+impl SimdPath {
     /// `portable`, `sse2`, `avx2` or `avx512f`.
     ///
     /// ```
-    /// assert_eq!(novikoff::kernel::paths()[0].name(), "portable");
+    /// assert_eq!(novikoff::simd::paths()[0].name(), "portable");
     /// ```
     pub fn name(&self) -> &'static str {
         self.name
@@ -675,7 +675,7 @@ impl KernelPath {
     /// [`dot`] on this path.
     ///
     /// ```
-    /// use novikoff::kernel::{active, Summation};
+    /// use novikoff::simd::{active, Summation};
     /// assert_eq!(active().dot(&[2.0], &[3.0], Summation::Fast), 6.0);
     /// ```
     #[inline]
@@ -690,7 +690,7 @@ impl KernelPath {
     ///
     /// ```
     /// let mut y = [1.0];
-    /// novikoff::kernel::active().axpy(2.0, &[3.0], &mut y);
+    /// novikoff::simd::active().axpy(2.0, &[3.0], &mut y);
     /// assert_eq!(y, [7.0]);
     /// ```
     #[inline]
@@ -701,7 +701,7 @@ impl KernelPath {
     /// [`scan`] on this path.
     ///
     /// ```
-    /// use novikoff::kernel::{active, Rows, Summation};
+    /// use novikoff::simd::{active, Rows, Summation};
     /// let rows = Rows::contiguous(&[1.0, 2.0], &[1.0, -1.0], 1)?;
     /// let hit = active().scan(&[1.0], 0.0, &rows, Summation::Fast)?.unwrap();
     /// assert_eq!(hit.offset, 1);
@@ -734,7 +734,7 @@ impl KernelPath {
     ///
     /// ```
     /// use std::ops::ControlFlow;
-    /// use novikoff::kernel::{paths, Learner, Rows, Summation};
+    /// use novikoff::simd::{paths, Learner, Rows, Summation};
     /// let rows = Rows::contiguous(&[2.0, -1.0, 3.0], &[-1.0, 1.0, 1.0], 1)?;
     /// for path in paths() {
     ///     let mut w = [0.0];
@@ -784,12 +784,12 @@ fn check_weights(n_weights: usize, rows: &Rows<'_>) -> Result<()> {
 /// Every code path this CPU can run, the portable one first and the preferred one last.
 ///
 /// ```
-/// let paths = novikoff::kernel::paths();
+/// let paths = novikoff::simd::paths();
 /// assert_eq!(paths[0].name(), "portable");
-/// assert_eq!(paths.last().unwrap().name(), novikoff::kernel::active().name());
+/// assert_eq!(paths.last().unwrap().name(), novikoff::simd::active().name());
 /// ```
-pub fn paths() -> &'static [KernelPath] {
-    static PATHS: OnceLock<Vec<KernelPath>> = OnceLock::new();
+pub fn paths() -> &'static [SimdPath] {
+    static PATHS: OnceLock<Vec<SimdPath>> = OnceLock::new();
     PATHS.get_or_init(|| {
         #[allow(unused_mut)]
         let mut paths = vec![portable::PATH];
@@ -805,11 +805,11 @@ pub fn paths() -> &'static [KernelPath] {
 /// detected once.
 ///
 /// ```
-/// println!("novikoff kernels: {}", novikoff::kernel::active().name());
+/// println!("novikoff kernels: {}", novikoff::simd::active().name());
 /// ```
 #[inline]
-pub fn active() -> &'static KernelPath {
-    static ACTIVE: OnceLock<&'static KernelPath> = OnceLock::new();
+pub fn active() -> &'static SimdPath {
+    static ACTIVE: OnceLock<&'static SimdPath> = OnceLock::new();
     ACTIVE.get_or_init(|| paths().last().expect("the portable path is always present"))
 }
 
