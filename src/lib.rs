@@ -57,6 +57,8 @@
 
 pub mod bounds;
 pub mod dataset;
+#[doc(hidden)]
+pub mod display;
 pub mod error;
 pub mod experiment;
 pub mod generate;

@@ -81,6 +81,7 @@ mod bound;
 mod geometry;
 mod invariants;
 mod kinds;
+mod report;
 mod verify;
 
 pub use adversary::{
@@ -95,4 +96,5 @@ pub use invariants::{
     Inequality, InvariantCheck, InvariantReport, InvariantStatus, InvariantStep, Violation,
 };
 pub use kinds::{BoundKind, RuleFamily};
+pub use report::{ExceededBy, Failure, Report, ReportOptions, RuleReport, report};
 pub use verify::{CheckedBound, Verdict, VerifyOptions, verify, verify_with, verify_with_options};

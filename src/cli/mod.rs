@@ -8,6 +8,7 @@ mod margin;
 mod output;
 mod train;
 mod verify;
+mod verify_table;
 
 use std::any::TypeId;
 use std::path::PathBuf;

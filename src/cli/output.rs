@@ -27,3 +27,48 @@ pub fn format_vector(values: &[f64]) -> String {
     let parts: Vec<String> = values.iter().map(|v| v.to_string()).collect();
     format!("[{}]", parts.join(", "))
 }
+
+/// A number in at most 6 significant digits, trailing zeros trimmed (the library's own formatting).
+pub use novikoff::display::short_number as num;
+
+/// A number, or `—` when there is none.
+pub fn opt(v: Option<f64>) -> String {
+    v.map(num).unwrap_or_else(|| "—".into())
+}
+
+/// `yes`, `NO`, or `n/a` when the question does not apply.
+pub fn yes_no(v: Option<bool>) -> &'static str {
+    match v {
+        Some(true) => "yes",
+        Some(false) => "NO",
+        None => "n/a",
+    }
+}
+
+/// Left-aligned columns separated by two spaces.
+pub fn render(rows: &[Vec<String>]) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|j| {
+            rows.iter()
+                .filter_map(|r| r.get(j))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (j, cell) in row.iter().enumerate() {
+            line.push_str(cell);
+            if j + 1 < row.len() {
+                let pad = widths[j] - cell.chars().count() + 2;
+                line.extend(std::iter::repeat_n(' ', pad));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}

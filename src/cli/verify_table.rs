@@ -1,0 +1,356 @@
+//! How `novikoff verify` shows a [`Report`]: the JSON object and the aligned tables. No check is decided
+//! here; the failures come from [`Report::failures`].
+
+use novikoff::bounds::{
+    Bound, Failure, InvariantReport, InvariantStatus, MarginSummary, Report, RuleReport, Verdict,
+};
+use novikoff::{Dataset, Error, Result};
+use serde_json::{Value, json};
+
+use super::output::{num, opt, render, yes_no};
+
+/// The JSON object of `novikoff verify --format json`.
+pub fn to_json(
+    source: &str,
+    data: &Dataset,
+    report: &Report,
+    failures: &[Failure],
+) -> Result<Value> {
+    let geometry = &report.geometry;
+    // Each rule's verdict, with its supplied-separator bounds and adversarial search when asked.
+    let rules = to_value(&report.rules)?;
+    let bracket = |m: &MarginSummary| m.bracket.map(|b| json!(b)).unwrap_or(Value::Null);
+    let certificate = geometry.margins.free_bias.certificate.as_ref().or(geometry
+        .margins
+        .augmented_one
+        .certificate
+        .as_ref());
+    Ok(json!({
+        "data": source,
+        "n": data.n_samples(),
+        "d": data.n_features(),
+        "radius": geometry.radius,
+        "separable": geometry.separable,
+        "separable_through_origin": geometry.separable_through_origin,
+        "gamma": {
+            "through_origin": bracket(&geometry.margins.through_origin),
+            "free_bias": bracket(&geometry.margins.free_bias),
+            "augmented_one": bracket(&geometry.margins.augmented_one),
+            "augmented_radius": bracket(&geometry.margins.augmented_radius),
+        },
+        "certificate": to_value(&certificate)?,
+        "geometry": to_value(geometry)?,
+        "rules": rules,
+        "passed": failures.is_empty(),
+        "failures": failures.iter().map(ToString::to_string).collect::<Vec<_>>(),
+    }))
+}
+
+fn to_value<T: serde::Serialize>(value: &T) -> Result<Value> {
+    serde_json::to_value(value).map_err(|e| Error::io("<json>", std::io::Error::other(e)))
+}
+
+fn margin_line(m: &MarginSummary) -> String {
+    match (m.status, m.bracket) {
+        (_, Some([lo, hi])) => format!("γ ∈ [{}, {}]", num(lo), num(hi)),
+        ("not_separable", _) => "not separable".into(),
+        (status, _) => format!(
+            "{status}{}",
+            m.reason
+                .as_ref()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default()
+        ),
+    }
+}
+
+/// The aligned tables of `novikoff verify`.
+pub fn print_table(source: &str, report: &Report, steps: bool) -> Result<()> {
+    let (geometry, reports): (_, &[RuleReport]) = (&report.geometry, &report.rules);
+    let mut out = String::new();
+    let m = &geometry.margins;
+    let pairs = [
+        ("data", source.to_string()),
+        ("n × d", format!("{} × {}", geometry.n, geometry.d)),
+        ("radius R", num(geometry.radius)),
+        (
+            "unit norm",
+            format!(
+                "{} (‖x‖ ∈ [{}, {}])",
+                if geometry.unit_norm { "yes" } else { "no" },
+                num(geometry.min_norm),
+                num(geometry.radius)
+            ),
+        ),
+        ("margin, through origin", margin_line(&m.through_origin)),
+        ("margin, free bias", margin_line(&m.free_bias)),
+        ("margin of (x, 1)", margin_line(&m.augmented_one)),
+        ("margin of (x, R)", margin_line(&m.augmented_radius)),
+        (
+            "separable",
+            match (geometry.separable, geometry.separable_through_origin) {
+                (true, true) => "yes, also through the origin".into(),
+                (true, false) => "with a bias only, not through the origin".into(),
+                (false, _) => "NO: no bound applies".into(),
+            },
+        ),
+    ];
+    let width = pairs
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (key, value) in &pairs {
+        out.push_str(&format!("{key:<width$}  {value}\n"));
+    }
+    for (what, margin) in [
+        ("free bias", &m.free_bias),
+        ("through the origin", &m.through_origin),
+    ] {
+        if let Some(c) = &margin.certificate {
+            out.push_str(&format!(
+                "certificate ({what}): weights {}, residual {:.3e}, verified {}\n",
+                super::output::format_vector(&c.weights),
+                c.residual,
+                yes_no(c.verified)
+            ));
+        }
+    }
+    out.push('\n');
+
+    let mut rows = vec![
+        [
+            "rule", "bound", "formula", "γ", "R", "bound", "mistakes", "epochs", "ratio", "holds",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    let mut reasons = Vec::new();
+    for report in reports {
+        let v = &report.verdict;
+        let listed = |bound: &Bound| bound.hypotheses.first().is_some_and(|h| h.holds);
+        let mut any = false;
+        for checked in v.bounds.iter().filter(|b| listed(&b.bound)) {
+            any = true;
+            rows.push(bound_row(
+                v,
+                &checked.bound,
+                "",
+                checked.ratio,
+                checked.holds,
+            ));
+            if let Some(reason) = &checked.bound.reason {
+                reasons.push(format!("{} / {}: {reason}", v.rule, checked.bound.name));
+            }
+        }
+        for bound in report.supplied.iter().flatten().filter(|b| listed(b)) {
+            rows.push(bound_row(
+                v,
+                bound,
+                " (your separator)",
+                bound.ratio(v.mistakes),
+                bound.holds_for(v.mistakes),
+            ));
+            if let Some(reason) = &bound.reason {
+                reasons.push(format!(
+                    "{} / {} (your separator): {reason}",
+                    v.rule, bound.name
+                ));
+            }
+        }
+        if !any {
+            rows.push(vec![
+                v.rule.clone(),
+                "no form of the theorem speaks of this rule".into(),
+                String::new(),
+                opt(v.gamma),
+                num(v.radius_eff),
+                "—".into(),
+                v.mistakes.to_string(),
+                v.epochs.to_string(),
+                "—".into(),
+                "n/a".into(),
+            ]);
+        }
+    }
+    out.push_str(&render(&rows));
+    if !reasons.is_empty() {
+        out.push_str("\nnot applicable:\n");
+        for reason in &reasons {
+            out.push_str(&format!("  {reason}\n"));
+        }
+    }
+
+    out.push_str(
+        "\nthe proof's inequalities after every update k, minimum slack over the run\n\
+         (dot: u·ŵ_k/(kηγ) − 1, norm: 1 − ‖ŵ_k‖²/(kη²R̂²), cos: cos(u, ŵ_k) − √k·γ/R̂; all ≥ 0):\n",
+    );
+    let mut rows = vec![
+        [
+            "rule",
+            "converged",
+            "updates",
+            "γ",
+            "R̂",
+            "dot",
+            "norm",
+            "cos",
+            "violations",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    let mut notes = Vec::new();
+    for report in reports {
+        let v = &report.verdict;
+        let i = &v.invariants;
+        rows.push(invariant_row(v, i));
+        if i.status != InvariantStatus::Checked {
+            notes.push(format!(
+                "  {}: not checked: {}",
+                v.rule,
+                i.reason.as_deref().unwrap_or("")
+            ));
+        }
+        if let Some(first) = &i.first_violation {
+            notes.push(format!(
+                "  {}: FIRST VIOLATION at update {}: {} with {} vs {} (tolerance {:.3e})",
+                v.rule,
+                first.update,
+                first.inequality.statement(),
+                first.lhs,
+                first.rhs,
+                first.tolerance
+            ));
+        }
+        if !v.converged {
+            notes.push(format!(
+                "  {}: the run stopped at its cap ({}) without converging",
+                v.rule,
+                v.stop_reason.name()
+            ));
+        }
+    }
+    out.push_str(&render(&rows));
+    for note in &notes {
+        out.push_str(note);
+        out.push('\n');
+    }
+
+    if steps {
+        for report in reports {
+            let v = &report.verdict;
+            if v.invariants.steps.is_empty() {
+                continue;
+            }
+            out.push_str(&format!("\nrule {}, update by update:\n", v.rule));
+            let mut rows = vec![
+                [
+                    "k",
+                    "u·ŵ_k",
+                    "≥ kηγ",
+                    "‖ŵ_k‖²",
+                    "≤ kη²R̂²",
+                    "cos(u, ŵ_k)",
+                    "≥ √kγ/R̂",
+                ]
+                .map(String::from)
+                .to_vec(),
+            ];
+            for s in &v.invariants.steps {
+                rows.push(vec![
+                    s.update.to_string(),
+                    num(s.dot),
+                    num(s.dot_bound),
+                    num(s.norm_sq),
+                    num(s.norm_sq_bound),
+                    num(s.cos),
+                    num(s.cos_bound),
+                ]);
+            }
+            out.push_str(&render(&rows));
+        }
+    }
+
+    for report in reports {
+        if let Some(adversary) = &report.adversary {
+            out.push_str(&format!(
+                "\nadversarial orders, rule {} (bound {}):\n",
+                adversary.rule,
+                opt(adversary.bound)
+            ));
+            let mut rows = vec![
+                ["order", "mistakes", "converged", "ratio", "invariants"]
+                    .map(String::from)
+                    .to_vec(),
+            ];
+            for run in &adversary.runs {
+                rows.push(vec![
+                    match run.strategy {
+                        novikoff::bounds::Strategy::Random { seed } => {
+                            format!("random (seed {seed})")
+                        }
+                        other => other.name().to_string(),
+                    },
+                    run.mistakes.to_string(),
+                    run.converged.to_string(),
+                    opt(run.ratio),
+                    match run.invariants.holds() {
+                        Some(true) => "hold".into(),
+                        Some(false) => format!("VIOLATED ({})", run.invariants.violations),
+                        None => "n/a".into(),
+                    },
+                ]);
+            }
+            out.push_str(&render(&rows));
+            out.push_str(&format!(
+                "highest mistakes/bound: {} ({})\n",
+                opt(adversary.best_ratio),
+                adversary.runs[adversary.best].strategy.name()
+            ));
+        }
+    }
+    use std::io::Write;
+    std::io::stdout()
+        .lock()
+        .write_all(out.as_bytes())
+        .map_err(|e| Error::io("<stdout>", e))
+}
+
+fn bound_row(
+    v: &Verdict,
+    bound: &Bound,
+    suffix: &str,
+    ratio: Option<f64>,
+    holds: Option<bool>,
+) -> Vec<String> {
+    vec![
+        v.rule.clone(),
+        format!("{}{suffix}", bound.name),
+        bound.formula.to_string(),
+        opt(bound.gamma),
+        opt(bound.radius),
+        bound.value.map(num).unwrap_or_else(|| "n/a".into()),
+        v.mistakes.to_string(),
+        v.epochs.to_string(),
+        opt(ratio),
+        yes_no(holds).to_string(),
+    ]
+}
+
+fn invariant_row(v: &Verdict, i: &InvariantReport) -> Vec<String> {
+    vec![
+        v.rule.clone(),
+        v.converged.to_string(),
+        i.updates.to_string(),
+        opt(i.gamma),
+        opt(i.radius_eff),
+        opt(i.min_dot_slack),
+        opt(i.min_norm_slack),
+        opt(i.min_cos_slack),
+        match i.status {
+            InvariantStatus::Checked => i.violations.to_string(),
+            _ => "n/a".into(),
+        },
+    ]
+}
