@@ -6,8 +6,8 @@ use std::time::Instant;
 use serde_json::{Map, Value, json};
 
 use super::plan::{DatasetInstance, Source, Task};
+use super::record::TaskRecord;
 use super::spec::{Measure, Scalar};
-use super::store::{BoundRecord, TaskRecord};
 use crate::bounds::{BoundKind, Geometry, Verdict, VerifyOptions, verify_with_options};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
@@ -181,7 +181,7 @@ fn fill(
                 record_steps: measure.trace_summary && measure.invariants,
             };
             let verdict = verify_with_options(data, geometry, &learner, &options)?;
-            fill_verdict(record, &verdict);
+            record.record_verdict(&verdict);
             if measure.trace_summary
                 && let Some(trace) = trace_summary(&verdict)
             {
@@ -191,11 +191,7 @@ fn fill(
         }
         _ => {
             let fit = learner.fit(data)?;
-            record.mistakes = Some(fit.mistakes);
-            record.epochs = Some(fit.epochs);
-            record.converged = Some(fit.converged);
-            record.stop_reason = Some(fit.stop_reason.name().to_string());
-            record.train_seconds = Some(fit.train_seconds);
+            record.record_fit(&fit);
             (Some(fit.w.to_vec()), Some(fit.b))
         }
     };
@@ -221,38 +217,6 @@ fn fill(
         record.extra = Value::Object(extra);
     }
     Ok(())
-}
-
-fn fill_verdict(record: &mut TaskRecord, verdict: &Verdict) {
-    record.mistakes = Some(verdict.mistakes);
-    record.epochs = Some(verdict.epochs);
-    record.converged = Some(verdict.converged);
-    record.stop_reason = Some(verdict.stop_reason.name().to_string());
-    record.train_seconds = Some(verdict.train_seconds);
-    record.separable = Some(verdict.gamma.is_some());
-    record.margin_kind = Some(if verdict.bias_constant == 0.0 {
-        "through_origin".to_string()
-    } else {
-        format!("augmented_c={}", verdict.bias_constant)
-    });
-    record.gamma = verdict.gamma;
-    record.gamma_lower = verdict.gamma_bracket.map(|b| b[0]);
-    record.gamma_upper = verdict.gamma_bracket.map(|b| b[1]);
-    record.bounds = verdict
-        .bounds
-        .iter()
-        .map(|checked| BoundRecord {
-            name: checked.bound.kind.id().to_string(),
-            value: checked.bound.value,
-            applies: checked.bound.applies,
-            reason: checked.bound.reason.clone().unwrap_or_default(),
-        })
-        .collect();
-    record.bound_name = verdict.tightest.map(|k| k.id().to_string());
-    record.bound = verdict.bound;
-    record.ratio = verdict.ratio;
-    record.holds = verdict.holds;
-    record.invariants_ok = verdict.invariants.holds();
 }
 
 /// cos(u, w_k) and ‖w_k‖ at up to [`TRACE_POINTS`] evenly spaced updates, with the constants of the

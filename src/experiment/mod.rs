@@ -12,6 +12,7 @@ mod env;
 mod lock;
 mod measure;
 mod plan;
+mod record;
 mod runner;
 mod spec;
 mod store;
@@ -21,12 +22,12 @@ pub use env::Environment;
 pub use lock::{OutputLock, create_output_folder};
 pub use measure::bound_names;
 pub use plan::{DatasetInstance, Plan, Shard, Source, Task, task_id};
+pub use record::{BoundRecord, TaskRecord, csv_header};
 pub use runner::{RunOptions, RunReport, run, spec_hash};
 pub use spec::{
     DEFAULT_SPEC, DatasetSpec, MAX_TASKS, Measure, ParamValue, Scalar, Spec, TrainGrid,
 };
 pub use store::{
-    BoundRecord, DroppedLine, MergeOptions, MergeSummary, Store, TaskRecord, csv_header,
-    load_results, merge, read_records, result_paths,
+    DroppedLine, MergeOptions, MergeSummary, Store, load_results, merge, read_records, result_paths,
 };
 pub use summary::{RuleSummary, summarize, summary_table};

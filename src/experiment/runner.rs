@@ -13,10 +13,10 @@ use super::env::Environment;
 use super::lock::OutputLock;
 use super::measure::{bound_names, failed_record, measure, prepare};
 use super::plan::{Plan, Shard, Task};
+use super::record::TaskRecord;
 use super::spec::Spec;
 use super::store::{
-    DroppedLine, Store, TaskRecord, read_records, result_paths, write_atomically,
-    write_new_atomically,
+    DroppedLine, Store, read_records, result_paths, write_atomically, write_new_atomically,
 };
 use crate::error::{Error, Location, Result};
 

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::store::TaskRecord;
+use super::record::TaskRecord;
 
 /// One rule's line of the summary.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -15,7 +15,8 @@ pub struct RuleSummary {
     pub failed: usize,
     /// Tasks with at least one applicable bound.
     pub with_bound: usize,
-    /// Of those, the tasks where every applicable bound held.
+    /// Of those, the tasks that passed every check ([`TaskRecord::passed`]: every applicable bound
+    /// held, the proof's inequalities held, no overflow), the verdict `novikoff verify` gives.
     pub held: usize,
     /// Median of mistakes / primary bound.
     pub median_ratio: Option<f64>,
@@ -69,7 +70,7 @@ pub fn summarize(records: &[TaskRecord]) -> Vec<RuleSummary> {
                 tasks: rows.len(),
                 failed: rows.iter().filter(|r| r.error.is_some()).count(),
                 with_bound: rows.iter().filter(|r| r.holds.is_some()).count(),
-                held: rows.iter().filter(|r| r.holds == Some(true)).count(),
+                held: rows.iter().filter(|r| r.passed()).count(),
                 median_ratio,
                 max_ratio: ratios.last().copied(),
                 not_separable: rows.iter().filter(|r| r.separable == Some(false)).count(),
