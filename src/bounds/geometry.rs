@@ -491,9 +491,10 @@ impl Geometry {
         }
     }
 
-    /// An error unless this geometry was computed for a dataset of `data`'s shape and radius.
+    /// An error unless this geometry was computed for a dataset of `data`'s shape and row lengths. No
+    /// length is recomputed: both sides read the values the dataset cached when it first computed them.
     pub(crate) fn check_matches(&self, data: &Dataset) -> Result<()> {
-        if self.n != data.n_samples() || self.d != data.n_features() || self.radius != data.radius()
+        if self.n != data.n_samples() || self.d != data.n_features() || self.norms() != Norms::of(data)
         {
             return Err(Error::parameter(
                 "geometry",
@@ -592,20 +593,15 @@ pub(crate) struct Norms {
 }
 
 impl Norms {
+    /// The dataset's own row lengths (computed once, by the dataset) and its classes.
     pub(crate) fn of(data: &Dataset) -> Norms {
-        let (mut max_sq_norm, mut min_norm) = (0.0_f64, f64::INFINITY);
-        for i in 0..data.n_samples() {
-            let sq = data.row(i).iter().fold(0.0, |acc, v| acc + v * v);
-            max_sq_norm = max_sq_norm.max(sq);
-            // Scaled, so that rows of 10⁻²⁰⁰s are not reported as zero rows nor 10²⁰⁰s as infinite.
-            min_norm = min_norm.min(crate::margin::norm(data.row(i).iter().copied()));
-        }
+        let lengths = data.row_norms();
         let (positives, negatives) = data.class_counts();
         Norms {
-            radius: data.radius(),
-            max_sq_norm,
-            min_norm,
-            unit_norm: data.is_unit_norm(UNIT_NORM_TOL),
+            radius: lengths.radius,
+            max_sq_norm: lengths.max_sq_norm,
+            min_norm: lengths.min_norm,
+            unit_norm: lengths.unit_length(UNIT_NORM_TOL),
             both_classes: positives > 0 && negatives > 0,
         }
     }

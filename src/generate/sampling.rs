@@ -92,7 +92,7 @@ impl Sampler {
 /// The Euclidean norm, summed left to right, scaled as LAPACK's `dnrm2` scales it: the plain sum of
 /// squares for ordinary values, and no overflow or underflow for rows of 10²⁰⁰s or 10⁻²⁰⁰s.
 pub(crate) fn norm(v: &[f64]) -> f64 {
-    crate::margin::norm(v.iter().copied())
+    crate::dataset::norm(v.iter().copied())
 }
 
 /// The dot product, summed left to right (the crate's `Summation::Sequential`).

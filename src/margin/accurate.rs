@@ -175,56 +175,6 @@ pub(crate) fn norm_bounds(values: &[f64], errors: &[f64]) -> (f64, f64) {
     (unscale_down(lo.max(0.0), -shift), unscale_up(hi, -shift))
 }
 
-/// The Euclidean length of `values`, without overflow or underflow in the squares (Blue's algorithm, as
-/// in LAPACK's `dnrm2` since 3.10).
-///
-/// Entries of moderate size (between `2⁻⁵¹¹` and `2⁴⁸⁶`) are squared and summed left to right as they are,
-/// so for ordinary data the result has the bits of `Σ xⱼ²` followed by a square root. Larger and smaller
-/// entries are accumulated in their own scaled sums, so a row of 10²⁰⁰s has a finite length and a row of
-/// 10⁻²⁰⁰s a positive one. The result is `∞` only when the length itself exceeds `f64::MAX`.
-pub(crate) fn norm(values: impl IntoIterator<Item = f64>) -> f64 {
-    // Blue's thresholds and scale factors for f64: 2^-511, 2^486, 2^537 and 2^-538.
-    let tsml = f64::from_bits(((1023 - 511) as u64) << 52);
-    let tbig = f64::from_bits(((1023 + 486) as u64) << 52);
-    let ssml = f64::from_bits(((1023 + 537) as u64) << 52);
-    let sbig = f64::from_bits(((1023 - 538) as u64) << 52);
-    let (mut small, mut medium, mut big) = (0.0_f64, 0.0_f64, 0.0_f64);
-    let mut not_big = true;
-    for x in values {
-        let a = x.abs();
-        if a > tbig {
-            big += (a * sbig) * (a * sbig);
-            not_big = false;
-        } else if a < tsml {
-            if not_big {
-                small += (a * ssml) * (a * ssml);
-            }
-        } else {
-            medium += a * a;
-        }
-    }
-    if big > 0.0 {
-        if medium > 0.0 || medium.is_nan() {
-            big += (medium * sbig) * sbig;
-        }
-        return big.sqrt() / sbig;
-    }
-    if small > 0.0 {
-        if medium > 0.0 || medium.is_nan() {
-            let medium = medium.sqrt();
-            let small = small.sqrt() / ssml;
-            let (low, high) = if small > medium {
-                (medium, small)
-            } else {
-                (small, medium)
-            };
-            return high * (1.0 + (low / high) * (low / high)).sqrt();
-        }
-        return small.sqrt() / ssml;
-    }
-    medium.sqrt()
-}
-
 /// `e` with `2^e ≤ x < 2^{e+1}`, exactly, for a positive finite `x` (subnormals included).
 pub(crate) fn binary_exponent(x: f64) -> i32 {
     let bits = x.to_bits();
@@ -400,18 +350,6 @@ mod tests {
         let (lo, hi) = norm_bounds(&[tiny], &[0.0]);
         assert!(lo <= tiny && hi >= tiny, "{lo} {hi}");
         assert_eq!(norm_bounds(&[f64::NAN], &[0.0]), (0.0, f64::INFINITY));
-    }
-
-    #[test]
-    fn norm_is_blue_and_plain_in_the_middle() {
-        let row = [0.1, -2.5, 3.75, 1e-3];
-        let plain = row.iter().fold(0.0_f64, |acc, v| acc + v * v).sqrt();
-        assert_eq!(norm(row), plain);
-        assert!((norm([3e200, 4e200]) / 5e200 - 1.0).abs() < 1e-15);
-        assert!((norm([3e-200, 4e-200]) / 5e-200 - 1.0).abs() < 1e-15);
-        assert_eq!(norm([1e300, 1e-300]), 1e300);
-        assert!(norm([f64::MAX, f64::MAX]).is_infinite());
-        assert_eq!(norm([0.0, 0.0]), 0.0);
     }
 
     #[test]

@@ -64,7 +64,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
-pub(crate) use accurate::{binary_exponent, norm, times_power_of_two};
+pub(crate) use accurate::{binary_exponent, times_power_of_two};
 use accurate::{dot2, dot2_plus};
 
 /// Whether a separator may have a bias `b`.

@@ -45,10 +45,13 @@ impl Problem {
                 basis = Some(space.basis);
             }
         }
-        let scale = points
-            .outer_iter()
-            .map(|row| super::norm(row.iter().copied()))
-            .fold(0.0, f64::max);
+        // The radius of the points the solver sees (centred, or in row-space coordinates), by the
+        // dataset's own row-length pass.
+        let scale = if matches!(bias, Bias::ThroughOrigin) && basis.is_none() {
+            data.radius()
+        } else {
+            crate::dataset::RowNorms::of(points.view()).radius
+        };
         if scale > 0.0 {
             points.mapv_inplace(|v| v / scale);
         }

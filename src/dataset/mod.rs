@@ -11,6 +11,10 @@
 
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
 
+mod norms;
+
+pub(crate) use norms::{RowNorms, norm};
+
 use crate::error::{Error, Result};
 use crate::simd::{LabelSigns, Rows};
 
@@ -47,6 +51,8 @@ pub struct Dataset {
     signs: LabelSigns,
     /// `maxᵢⱼ |xᵢⱼ|`, computed on first use: the data never change, so once is enough.
     largest_value: std::sync::OnceLock<f64>,
+    /// The rows' lengths and `R`, computed on first use by the one function that computes them.
+    norms: std::sync::OnceLock<RowNorms>,
 }
 
 /// Equal data and labels (whether a cached value was computed yet does not matter).
@@ -65,6 +71,7 @@ impl Clone for Dataset {
             y: self.y.clone(),
             signs: self.signs.clone(),
             largest_value: self.largest_value.clone(),
+            norms: self.norms.clone(),
         }
     }
 }
@@ -145,6 +152,7 @@ impl Dataset {
             y,
             signs,
             largest_value: std::sync::OnceLock::new(),
+            norms: std::sync::OnceLock::new(),
         }
     }
 
@@ -314,10 +322,12 @@ impl Dataset {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn radius(&self) -> f64 {
-        self.x
-            .outer_iter()
-            .map(|row| crate::margin::norm(row.iter().copied()))
-            .fold(0.0, f64::max)
+        self.row_norms().radius
+    }
+
+    /// The rows' lengths, computed once per dataset (one pass over the data on the first call).
+    pub(crate) fn row_norms(&self) -> RowNorms {
+        *self.norms.get_or_init(|| RowNorms::of(self.x.view()))
     }
 
     /// The largest magnitude of a feature value, `maxᵢⱼ |xᵢⱼ|`, computed once per dataset (a pass over the
@@ -355,6 +365,7 @@ impl Dataset {
             y: self.y.clone(),
             signs: self.signs.clone(),
             largest_value: std::sync::OnceLock::new(),
+            norms: std::sync::OnceLock::new(),
         }
     }
 
@@ -396,23 +407,24 @@ impl Dataset {
         let mut x = advised_copy(&self.x);
         for (row, mut values) in x.outer_iter_mut().enumerate() {
             // A scaled norm: a row of tiny values is not a zero row, nor a row of huge ones all zeros.
-            let mut norm = crate::margin::norm(values.iter().copied());
-            if norm == 0.0 {
+            let mut length = norm(values.iter().copied());
+            if length == 0.0 {
                 return Err(Error::ZeroRow { row });
             }
-            if norm.is_infinite() {
+            if length.is_infinite() {
                 // Longer than f64::MAX: shrink it by 2⁻⁶⁰⁰ first (values this far below its largest would
                 // be 0 after the division anyway).
                 values.mapv_inplace(|v| v * 2f64.powi(-600));
-                norm = crate::margin::norm(values.iter().copied());
+                length = norm(values.iter().copied());
             }
-            values.mapv_inplace(|v| v / norm);
+            values.mapv_inplace(|v| v / length);
         }
         Ok(Dataset {
             x,
             y: self.y.clone(),
             signs: self.signs.clone(),
             largest_value: std::sync::OnceLock::new(),
+            norms: std::sync::OnceLock::new(),
         })
     }
 
@@ -425,9 +437,7 @@ impl Dataset {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn is_unit_norm(&self, tol: f64) -> bool {
-        self.x
-            .outer_iter()
-            .all(|row| (row.iter().fold(0.0, |acc, v| acc + v * v).sqrt() - 1.0).abs() <= tol)
+        self.row_norms().unit_length(tol)
     }
 
     /// A new dataset holding the rows at `indices`, in that order.
