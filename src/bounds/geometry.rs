@@ -494,7 +494,9 @@ impl Geometry {
     /// An error unless this geometry was computed for a dataset of `data`'s shape and row lengths. No
     /// length is recomputed: both sides read the values the dataset cached when it first computed them.
     pub(crate) fn check_matches(&self, data: &Dataset) -> Result<()> {
-        if self.n != data.n_samples() || self.d != data.n_features() || self.norms() != Norms::of(data)
+        if self.n != data.n_samples()
+            || self.d != data.n_features()
+            || self.norms() != Norms::of(data)
         {
             return Err(Error::parameter(
                 "geometry",

@@ -130,6 +130,9 @@ mod tests {
             assert_eq!(norms.unit_length(tol), every_row, "{tol}");
         }
         assert_eq!(norms.radius, 1.0 + 1e-10);
-        assert_eq!(RowNorms::of(array![[3e200, 4e200]].view()).max_sq_norm, f64::INFINITY);
+        assert_eq!(
+            RowNorms::of(array![[3e200, 4e200]].view()).max_sq_norm,
+            f64::INFINITY
+        );
     }
 }

@@ -7,11 +7,10 @@ use serde_json::{Map, Value, json};
 
 use super::plan::{DatasetInstance, Source, Task};
 use super::record::TaskRecord;
-use super::spec::{Measure, Scalar};
+use super::spec::{Measure, generator};
 use crate::bounds::{BoundKind, Geometry, Verdict, VerifyOptions, verify_with_options};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
-use crate::generate::GeneratorSpec;
 use crate::perceptron::PerceptronParams;
 
 /// The bound columns of `results.csv`, one per form of the theorem, in report order.
@@ -33,49 +32,6 @@ pub(crate) struct Prepared {
     data: Dataset,
     geometry: Option<Geometry>,
     solve_seconds: Option<f64>,
-}
-
-/// The generator behind a `family` entry, validated (used at plan time to report spec errors early).
-pub(crate) fn generator(
-    family: &str,
-    params: &std::collections::BTreeMap<String, Scalar>,
-    seed: u64,
-) -> Result<Option<GeneratorSpec>> {
-    if crate::textbook::NAMES.contains(&family) {
-        if let Some(key) = params.keys().next() {
-            return Err(Error::parameter(
-                "params",
-                format!("the built-in example `{family}` takes no parameters (got `{key}`)"),
-            ));
-        }
-        return Ok(None);
-    }
-    let mut object = Map::new();
-    object.insert("family".into(), Value::String(family.to_string()));
-    for (key, value) in params {
-        let value = match value {
-            // Whole numbers become integers so that counts such as `n` deserialise.
-            Scalar::Number(v) if v.fract() == 0.0 && v.abs() < 9.0e15 => json!(*v as i64),
-            Scalar::Number(v) => json!(v),
-            Scalar::Text(s) => json!(s),
-        };
-        object.insert(key.clone(), value);
-    }
-    let spec: GeneratorSpec = serde_json::from_value(Value::Object(object)).map_err(|e| {
-        let known = crate::generate::FAMILIES.join(", ");
-        let message = e.to_string();
-        Error::parameter(
-            "family",
-            if message.contains("unknown variant") {
-                format!("unknown generator family `{family}`: expected one of {known}, or a built-in example ({})", crate::textbook::NAMES.join(", "))
-            } else {
-                format!("family `{family}`: {message}")
-            },
-        )
-    })?;
-    let spec = spec.with_seed(seed);
-    spec.check()?;
-    Ok(Some(spec))
 }
 
 /// Load or generate the dataset and solve its margins (timed).

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::spec::{DatasetSpec, Scalar, Spec, instance_count, resolve};
+use super::spec::{DatasetSpec, Scalar, Spec, grid, instance_count, resolve};
 use crate::error::{Error, Result};
 use crate::io::{LabelColumn, ReadOptions};
 use crate::perceptron::{BiasRule, Order};
@@ -349,25 +349,6 @@ fn expand_entry(
         }
     }
     Ok(())
-}
-
-/// The cartesian product of the parameter grids, in key order then value order.
-pub(crate) fn grid(
-    params: &BTreeMap<String, super::spec::ParamValue>,
-) -> Vec<BTreeMap<String, Scalar>> {
-    let mut points = vec![BTreeMap::new()];
-    for (key, value) in params {
-        let mut next = Vec::new();
-        for point in &points {
-            for v in value.values() {
-                let mut p = point.clone();
-                p.insert(key.clone(), v);
-                next.push(p);
-            }
-        }
-        points = next;
-    }
-    points
 }
 
 /// Why a path cannot be read as a data file, if it cannot: it is missing, a folder, or a device or pipe

@@ -410,14 +410,15 @@ impl Spec {
                 });
             }
             if let Some(family) = &entry.family {
-                for point in super::plan::grid(&entry.params) {
-                    super::measure::generator(family, &point, 0).map_err(|e| {
+                // An unknown family is the `family` key's fault; anything else, the parameters'.
+                let key = if crate::generate::is_family(family) {
+                    "params"
+                } else {
+                    "family"
+                };
+                for point in grid(&entry.params) {
+                    generator(family, &point, 0).map_err(|e| {
                         let message = e.to_string();
-                        let key = if message.contains("unknown generator family") {
-                            "family"
-                        } else {
-                            "params"
-                        };
                         Error::Spec {
                             at: Location::new(path).line(key_line_in_table(text, k, key)),
                             message: format!("dataset #{}: {message}", k + 1),
@@ -564,4 +565,45 @@ fn key_line_in_table(text: &str, k: usize, key: &str) -> usize {
         }
     }
     start
+}
+
+/// The generator behind a `family` entry, validated (`None` for a built-in example of the source
+/// documents, which takes no parameters).
+pub(crate) fn generator(
+    family: &str,
+    params: &BTreeMap<String, Scalar>,
+    seed: u64,
+) -> Result<Option<crate::generate::GeneratorSpec>> {
+    let params = params
+        .iter()
+        .map(|(key, value)| {
+            let value = match value {
+                // Whole numbers become integers so that counts such as `n` deserialise.
+                Scalar::Number(v) if v.fract() == 0.0 && v.abs() < 9.0e15 => {
+                    serde_json::json!(*v as i64)
+                }
+                Scalar::Number(v) => serde_json::json!(v),
+                Scalar::Text(s) => serde_json::json!(s),
+            };
+            (key.clone(), value)
+        })
+        .collect();
+    crate::generate::resolve(family, params, seed)
+}
+
+/// The cartesian product of the parameter grids, in key order then value order.
+pub(crate) fn grid(params: &BTreeMap<String, ParamValue>) -> Vec<BTreeMap<String, Scalar>> {
+    let mut points = vec![BTreeMap::new()];
+    for (key, value) in params {
+        let mut next = Vec::new();
+        for point in &points {
+            for v in value.values() {
+                let mut p = point.clone();
+                p.insert(key.clone(), v);
+                next.push(p);
+            }
+        }
+        points = next;
+    }
+    points
 }

@@ -380,3 +380,63 @@ fn balanced_labels(n: usize, sampler: &mut sampling::Sampler) -> Vec<f64> {
 fn default_seed() -> u64 {
     0
 }
+
+/// Whether `family` names a generator of [`FAMILIES`] or a built-in example of the source documents
+/// ([`textbook::NAMES`](crate::textbook::NAMES)).
+///
+/// ```
+/// assert!(novikoff::generate::is_family("noisy") && novikoff::generate::is_family("seed004"));
+/// assert!(!novikoff::generate::is_family("gaussian"));
+/// ```
+pub fn is_family(family: &str) -> bool {
+    FAMILIES.contains(&family) || crate::textbook::NAMES.contains(&family)
+}
+
+/// The generator named `family` with `params` (the keys of its parameter struct) and `seed`, validated;
+/// `None` for a built-in example of the source documents, which takes no parameters. An unknown family
+/// is an error that lists the known ones.
+///
+/// ```
+/// use serde_json::json;
+/// let params = [("n", json!(50)), ("d", json!(3)), ("margin", json!(0.1))]
+///     .map(|(k, v)| (k.to_string(), v)).into_iter().collect();
+/// let spec = novikoff::generate::resolve("separable", params, 7)?.unwrap();
+/// assert_eq!(spec.generate()?.data.n_samples(), 50);
+/// assert!(novikoff::generate::resolve("gaussian", Default::default(), 7).is_err());
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn resolve(
+    family: &str,
+    params: serde_json::Map<String, serde_json::Value>,
+    seed: u64,
+) -> Result<Option<GeneratorSpec>> {
+    if crate::textbook::NAMES.contains(&family) {
+        if let Some(key) = params.keys().next() {
+            return Err(Error::parameter(
+                "params",
+                format!("the built-in example `{family}` takes no parameters (got `{key}`)"),
+            ));
+        }
+        return Ok(None);
+    }
+    if !FAMILIES.contains(&family) {
+        return Err(Error::parameter(
+            "family",
+            format!(
+                "unknown generator family `{family}`: expected one of {}, or a built-in example ({})",
+                FAMILIES.join(", "),
+                crate::textbook::NAMES.join(", ")
+            ),
+        ));
+    }
+    let mut object = params;
+    object.insert(
+        "family".into(),
+        serde_json::Value::String(family.to_string()),
+    );
+    let spec: GeneratorSpec = serde_json::from_value(serde_json::Value::Object(object))
+        .map_err(|e| Error::parameter("family", format!("family `{family}`: {e}")))?;
+    let spec = spec.with_seed(seed);
+    spec.check()?;
+    Ok(Some(spec))
+}
