@@ -222,13 +222,13 @@ fn mask_json(value: &mut Value) {
 fn mask(text: &str) -> String {
     let mut out = String::new();
     for line in text.lines() {
-        if let Ok(mut value) = serde_json::from_str::<Value>(line) {
-            if value.is_object() {
-                mask_json(&mut value);
-                out.push_str(&value.to_string());
-                out.push('\n');
-                continue;
-            }
+        if let Ok(mut value) = serde_json::from_str::<Value>(line)
+            && value.is_object()
+        {
+            mask_json(&mut value);
+            out.push_str(&value.to_string());
+            out.push('\n');
+            continue;
         }
         if line.contains("seconds") || line.contains(" s ") || line.ends_with(" s") {
             let masked: String = line

@@ -5,7 +5,7 @@ use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
-use super::plan::Shard;
+use super::shard::Shard;
 use crate::error::{Error, Location, Result};
 
 /// The exclusive right to write one run's results (one shard's, when sharded) in an output folder.

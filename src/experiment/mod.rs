@@ -8,12 +8,15 @@
 //!   combines shards; [`OutputLock`] keeps a second writer out of a run's files.
 //! * [`summarize`]: the per-rule table printed at the end of a run and by `novikoff summary`.
 
+mod atomic;
 mod env;
 mod lock;
 mod measure;
+mod merge;
 mod plan;
 mod record;
 mod runner;
+mod shard;
 mod spec;
 mod store;
 mod summary;
@@ -21,13 +24,13 @@ mod summary;
 pub use env::Environment;
 pub use lock::{OutputLock, create_output_folder};
 pub use measure::bound_names;
-pub use plan::{DatasetInstance, Plan, Shard, Source, Task, task_id};
+pub use merge::{MergeOptions, MergeSummary, merge};
+pub use plan::{DatasetInstance, Plan, Source, Task, task_id};
 pub use record::{BoundRecord, TaskRecord, csv_header};
 pub use runner::{RunOptions, RunReport, run, spec_hash};
+pub use shard::Shard;
 pub use spec::{
     DEFAULT_SPEC, DatasetSpec, MAX_TASKS, Measure, ParamValue, Scalar, Spec, TrainGrid,
 };
-pub use store::{
-    DroppedLine, MergeOptions, MergeSummary, Store, load_results, merge, read_records, result_paths,
-};
+pub use store::{DroppedLine, Store, load_results, read_records, result_paths};
 pub use summary::{RuleSummary, summarize, summary_table};

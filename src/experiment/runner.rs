@@ -9,15 +9,15 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
+use super::atomic::{write_atomically, write_new_atomically};
 use super::env::Environment;
 use super::lock::OutputLock;
 use super::measure::{bound_names, failed_record, measure, prepare};
-use super::plan::{Plan, Shard, Task};
+use super::plan::{Plan, Task};
 use super::record::TaskRecord;
+use super::shard::Shard;
 use super::spec::Spec;
-use super::store::{
-    DroppedLine, Store, read_records, result_paths, write_atomically, write_new_atomically,
-};
+use super::store::{DroppedLine, Store, read_records, result_paths};
 use crate::error::{Error, Location, Result};
 
 /// How to run an experiment.

@@ -9,15 +9,15 @@
 //!
 //! One writer: a store holds an [`OutputLock`] on its folder (per shard) from opening to [`Store::finish`].
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::lock::{OutputLock, create_output_folder};
-use super::plan::Shard;
+use super::atomic::write_atomically;
+use super::lock::OutputLock;
 use super::record::{TaskRecord, csv_header, csv_row};
+use super::shard::Shard;
 use crate::error::{Error, Location, Result};
 
 fn csv_line(cells: &[String]) -> Result<Vec<u8>> {
@@ -48,7 +48,7 @@ pub fn result_paths(dir: &Path, shard: Option<Shard>) -> (PathBuf, PathBuf) {
 /// The completion marker beside a results file (`results.complete`, `results.shard-I-of-N.complete`):
 /// written by [`Store::finish`] once every task of the run is stored, removed when a run opens the
 /// store. [`merge`] reads it to tell a finished shard from one that stopped part-way.
-fn completion_path(jsonl_path: &Path) -> PathBuf {
+pub(super) fn completion_path(jsonl_path: &Path) -> PathBuf {
     jsonl_path.with_extension("complete")
 }
 
@@ -261,7 +261,7 @@ impl Store {
 
 /// Whether the run that wrote `file` finished with exactly `rows` rows: its completion marker exists and
 /// counts them. A shard killed part-way has no marker (or, resumed and killed again, a stale count).
-fn finished_with(file: &Path, rows: usize) -> bool {
+pub(super) fn finished_with(file: &Path, rows: usize) -> bool {
     std::fs::read(completion_path(file))
         .ok()
         .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
@@ -433,7 +433,7 @@ fn salvage(line: &str) -> Option<TaskRecord> {
     serde_json::from_str(&line[start..]).ok()
 }
 
-fn jsonl_bytes(records: &[TaskRecord]) -> Result<Vec<u8>> {
+pub(super) fn jsonl_bytes(records: &[TaskRecord]) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     for r in records {
         serde_json::to_writer(&mut out, r)
@@ -443,7 +443,7 @@ fn jsonl_bytes(records: &[TaskRecord]) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-fn csv_bytes(records: &[TaskRecord], bound_names: &[String]) -> Result<Vec<u8>> {
+pub(super) fn csv_bytes(records: &[TaskRecord], bound_names: &[String]) -> Result<Vec<u8>> {
     let mut out = csv_line(&csv_header(bound_names))?;
     for r in records {
         out.extend(csv_line(&csv_row(r, bound_names))?);
@@ -451,329 +451,10 @@ fn csv_bytes(records: &[TaskRecord], bound_names: &[String]) -> Result<Vec<u8>> 
     Ok(out)
 }
 
-/// Write a file through a temporary sibling and a rename, so readers never see half of it. The temporary
-/// name is unique to the process and the call: shards started together in one folder each write their
-/// own, and a failed write (a full disk) removes its temporary file.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = write_temporary(path, bytes)?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        Error::io(path, e)
-    })
-}
-
-/// Write `path` with `bytes` unless it exists, atomically: of processes racing to create it, exactly one
-/// does and the others see its whole contents. Returns the contents that are now in the file.
-pub(crate) fn write_new_atomically(path: &Path, bytes: &[u8]) -> Result<Vec<u8>> {
-    if let Ok(existing) = std::fs::read(path) {
-        return Ok(existing);
-    }
-    let tmp = write_temporary(path, bytes)?;
-    // A hard link, unlike a rename, fails when the target exists, so a first writer is never replaced.
-    let linked = std::fs::hard_link(&tmp, path);
-    let _ = std::fs::remove_file(&tmp);
-    match linked {
-        Ok(()) => Ok(bytes.to_vec()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            std::fs::read(path).map_err(|e| Error::io(path, e))
-        }
-        // A file system without hard links: a rename, which is still atomic for readers.
-        Err(_) => write_atomically(path, bytes).map(|()| bytes.to_vec()),
-    }
-}
-
-/// Write `bytes` to a fresh temporary sibling of `path`, synced, and return its name.
-fn write_temporary(path: &Path, bytes: &[u8]) -> Result<PathBuf> {
-    static CALLS: AtomicU64 = AtomicU64::new(0);
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(
-        ".{name}.{}.{}.tmp",
-        std::process::id(),
-        CALLS.fetch_add(1, Ordering::Relaxed)
-    ));
-    let written = File::create_new(&tmp).and_then(|mut file| {
-        file.write_all(bytes)?;
-        file.sync_all()
-    });
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(Error::io(&tmp, e));
-    }
-    Ok(tmp)
-}
-
-/// What [`merge`] did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MergeSummary {
-    /// Rows written.
-    pub rows: usize,
-    /// Input files read.
-    pub inputs: usize,
-    /// Shards absent from the inputs (only with [`MergeOptions::allow_partial`]).
-    pub missing: Vec<Shard>,
-    /// Input files whose run did not finish (only with [`MergeOptions::allow_partial`]).
-    pub unfinished: Vec<PathBuf>,
-}
-
-/// How [`merge`] treats its inputs.
-///
-/// ```
-/// let options = novikoff::experiment::MergeOptions::default().allow_partial(true);
-/// # let _ = options;
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct MergeOptions {
-    /// Merge even when some shards of the set are missing (they are listed in the summary).
-    pub allow_partial: bool,
-}
-
-impl MergeOptions {
-    /// Allow (or not) an incomplete set of shards.
-    ///
-    /// ```
-    /// assert!(novikoff::experiment::MergeOptions::default().allow_partial(true).allow_partial);
-    /// ```
-    #[must_use]
-    pub fn allow_partial(mut self, allow: bool) -> Self {
-        self.allow_partial = allow;
-        self
-    }
-}
-
-/// Combine shard result files (`results*.jsonl`, or folders holding them) into `out/results.{jsonl,csv}`,
-/// sorted by task index. Refuses a task id that occurs twice, rows of different specs, a row in the file
-/// of a shard it does not belong to, shard files of different shard counts, and — unless
-/// [`MergeOptions::allow_partial`] — a set of shards with one missing. A shard file is recognised by its
-/// name, `results.shard-I-of-N.jsonl`.
-///
-/// ```
-/// use novikoff::experiment::{merge, MergeOptions, Store, TaskRecord};
-/// let a = tempfile::tempdir().unwrap();
-/// let out = tempfile::tempdir().unwrap();
-/// let mut store = Store::open(a.path(), Some("0/1".parse()?), vec![], false)?;
-/// store.append(&TaskRecord { task_id: "01".into(), spec_hash: "h".into(), ..Default::default() })?;
-/// store.finish()?;
-/// let summary = merge(&[a.path().to_path_buf()], out.path(), &[], MergeOptions::default())?;
-/// assert_eq!(summary.rows, 1);
-/// # Ok::<(), novikoff::Error>(())
-/// ```
-pub fn merge(
-    inputs: &[PathBuf],
-    out: &Path,
-    bound_names: &[String],
-    options: MergeOptions,
-) -> Result<MergeSummary> {
-    let files = merge_inputs(inputs)?;
-    let missing = missing_shards(&files)?;
-    if !missing.is_empty() && !options.allow_partial {
-        return Err(Error::Spec {
-            at: Location::new(&files[0]),
-            message: format!(
-                "incomplete set of shards: {} missing; run them (or pass --allow-partial to merge what is there)",
-                describe_shards(&missing)
-            ),
-        });
-    }
-    let mut by_id: BTreeMap<String, (PathBuf, TaskRecord)> = BTreeMap::new();
-    let mut spec_hash: Option<(String, PathBuf)> = None;
-    let mut unfinished = Vec::new();
-    for file in &files {
-        let shard = shard_of_file(file);
-        let file_records = read_records(file)?;
-        if !finished_with(file, file_records.len()) {
-            unfinished.push(file.clone());
-        }
-        for record in file_records {
-            match &spec_hash {
-                None => spec_hash = Some((record.spec_hash.clone(), file.clone())),
-                Some((hash, first)) if *hash != record.spec_hash => {
-                    return Err(Error::Spec {
-                        at: Location::new(file),
-                        message: format!(
-                            "task {} comes from a different spec (hash {}) than {} (hash {hash}); refusing to merge",
-                            record.task_id,
-                            record.spec_hash,
-                            first.display()
-                        ),
-                    });
-                }
-                Some(_) => {}
-            }
-            if let Some(shard) = shard.filter(|s| !s.contains(&record.task_id)) {
-                return Err(Error::Spec {
-                    at: Location::new(file),
-                    message: format!(
-                        "task {} does not belong to shard {}/{}; was the file renamed?",
-                        record.task_id, shard.index, shard.count
-                    ),
-                });
-            }
-            if let Some((other, _)) = by_id.get(&record.task_id) {
-                return Err(Error::Spec {
-                    at: Location::new(file),
-                    message: format!(
-                        "task {} also appears in {}; refusing to merge duplicates",
-                        record.task_id,
-                        other.display()
-                    ),
-                });
-            }
-            by_id.insert(record.task_id.clone(), (file.clone(), record));
-        }
-    }
-    if by_id.is_empty() {
-        // Nothing to merge: say why, in the words of the first input.
-        load_results(&files[0])?;
-        return Err(Error::Spec {
-            at: Location::new(&files[0]),
-            message: "the inputs hold no result rows: nothing to merge".into(),
-        });
-    }
-    if let Some(file) = unfinished.first().filter(|_| !options.allow_partial) {
-        return Err(Error::Spec {
-            at: Location::new(file),
-            message: format!(
-                "the run that wrote it did not finish ({} of {} input(s) have no completion marker `{}` \
-                 matching their rows); resume it with --resume (or pass --allow-partial to merge what is there)",
-                unfinished.len(),
-                files.len(),
-                completion_path(file)
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default()
-            ),
-        });
-    }
-    let mut records: Vec<TaskRecord> = by_id.into_values().map(|(_, r)| r).collect();
-    records.sort_by(|a, b| {
-        a.index
-            .cmp(&b.index)
-            .then_with(|| a.task_id.cmp(&b.task_id))
-    });
-    create_output_folder(out)?;
-    let (csv_path, jsonl_path) = result_paths(out, None);
-    for path in [&csv_path, &jsonl_path] {
-        if path.exists() {
-            return Err(Error::Spec {
-                at: Location::new(path),
-                message: "already exists; merge into a new folder".into(),
-            });
-        }
-    }
-    write_atomically(&jsonl_path, &jsonl_bytes(&records)?)?;
-    write_atomically(&csv_path, &csv_bytes(&records, bound_names)?)?;
-    Ok(MergeSummary {
-        rows: records.len(),
-        inputs: files.len(),
-        missing,
-        unfinished,
-    })
-}
-
-/// The files named by the inputs: files as given, folders as their `results*.jsonl`.
-fn merge_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for input in inputs {
-        if input.is_dir() {
-            let mut found: Vec<PathBuf> = std::fs::read_dir(input)
-                .map_err(|e| Error::io(input, e))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| {
-                    p.file_name().is_some_and(|n| {
-                        let n = n.to_string_lossy();
-                        n.starts_with("results") && n.ends_with(".jsonl")
-                    })
-                })
-                .collect();
-            found.sort();
-            files.extend(found);
-        } else if input.is_file() {
-            files.push(input.clone());
-        } else {
-            return Err(Error::io(
-                input,
-                std::io::Error::from(std::io::ErrorKind::NotFound),
-            ));
-        }
-    }
-    if files.is_empty() {
-        let named: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
-        return Err(Error::parameter(
-            "inputs",
-            format!("no results*.jsonl files to merge in {}", named.join(", ")),
-        ));
-    }
-    Ok(files)
-}
-
-/// The shard a file's name says it holds: `results.shard-I-of-N.jsonl`.
-fn shard_of_file(file: &Path) -> Option<Shard> {
-    let name = file.file_name()?.to_str()?;
-    let middle = name
-        .strip_prefix("results.shard-")?
-        .strip_suffix(".jsonl")?;
-    let (index, count) = middle.split_once("-of-")?;
-    format!("{index}/{count}").parse().ok()
-}
-
-/// The shards of the inputs' set that no input holds. Shard files of different counts are refused,
-/// because their tasks overlap.
-fn missing_shards(files: &[PathBuf]) -> Result<Vec<Shard>> {
-    let mut count: Option<(u64, &PathBuf)> = None;
-    let mut present = BTreeSet::new();
-    for file in files {
-        let Some(shard) = shard_of_file(file) else {
-            continue;
-        };
-        match count {
-            Some((n, first)) if n != shard.count => {
-                return Err(Error::Spec {
-                    at: Location::new(file),
-                    message: format!(
-                        "a shard of {} but {} is a shard of {n}; refusing to merge shards of different splits",
-                        shard.count,
-                        first.display()
-                    ),
-                });
-            }
-            _ => count = Some((shard.count, file)),
-        }
-        present.insert(shard.index);
-    }
-    Ok(count.map_or_else(Vec::new, |(n, _)| {
-        (0..n)
-            .filter(|i| !present.contains(i))
-            .map(|index| Shard { index, count: n })
-            .collect()
-    }))
-}
-
-/// `2/3, 5/8`: shards as `--shard` takes them.
-pub(crate) fn describe_shards(shards: &[Shard]) -> String {
-    let shown: Vec<String> = shards
-        .iter()
-        .take(20)
-        .map(|s| format!("{}/{}", s.index, s.count))
-        .collect();
-    let more = shards.len().saturating_sub(shown.len());
-    let more = if more > 0 {
-        format!(" and {more} more")
-    } else {
-        String::new()
-    };
-    format!(
-        "shard{} {}{more}",
-        if shards.len() == 1 { "" } else { "s" },
-        shown.join(", ")
-    )
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::atomic::write_new_atomically;
+    use super::super::merge::shard_of_file;
     use super::*;
 
     /// A buffer that fails like a disk filling up: after `room` bytes it takes no more, until `room` is
