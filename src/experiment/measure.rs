@@ -5,9 +5,10 @@ use std::time::Instant;
 
 use serde_json::{Map, Value, json};
 
+use super::grid::generator;
 use super::plan::{DatasetInstance, Source, Task};
 use super::record::TaskRecord;
-use super::spec::{Measure, generator};
+use super::spec::Measure;
 use crate::bounds::{BoundKind, Geometry, Verdict, VerifyOptions, verify_with_options};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};

@@ -10,6 +10,8 @@
 
 mod atomic;
 mod env;
+mod grid;
+mod locate;
 mod lock;
 mod measure;
 mod merge;
@@ -22,6 +24,7 @@ mod store;
 mod summary;
 
 pub use env::Environment;
+pub use grid::{ParamValue, Scalar};
 pub use lock::{OutputLock, create_output_folder};
 pub use measure::bound_names;
 pub use merge::{MergeOptions, MergeSummary, merge};
@@ -29,8 +32,6 @@ pub use plan::{DatasetInstance, Plan, Source, Task, task_id};
 pub use record::{BoundRecord, TaskRecord, csv_header};
 pub use runner::{RunOptions, RunReport, run, spec_hash};
 pub use shard::Shard;
-pub use spec::{
-    DEFAULT_SPEC, DatasetSpec, MAX_TASKS, Measure, ParamValue, Scalar, Spec, TrainGrid,
-};
+pub use spec::{DEFAULT_SPEC, DatasetSpec, MAX_TASKS, Measure, Spec, TrainGrid};
 pub use store::{DroppedLine, Store, load_results, read_records, result_paths};
 pub use summary::{RuleSummary, summarize, summary_table};

@@ -3,8 +3,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::grid::{Scalar, grid};
 use super::shard::Shard;
-use super::spec::{DatasetSpec, Scalar, Spec, grid, instance_count, resolve};
+use super::spec::{DatasetSpec, Spec, instance_count, resolve};
 use crate::error::{Error, Result};
 use crate::io::{LabelColumn, ReadOptions};
 use crate::perceptron::{BiasRule, Order};

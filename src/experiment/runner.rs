@@ -320,7 +320,7 @@ fn estimated_cost(instance: &super::plan::DatasetInstance) -> f64 {
         super::plan::Source::Generated { params, .. } => ["n", "d"]
             .iter()
             .map(|name| match params.get(*name) {
-                Some(super::spec::Scalar::Number(v)) => *v,
+                Some(super::grid::Scalar::Number(v)) => *v,
                 _ => 1.0,
             })
             .product(),

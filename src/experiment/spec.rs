@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::grid::{ParamValue, generator, grid};
+use super::locate::{find_key_line, key_line_in_table, line_of_offset, nth_table_line};
 use crate::error::{Error, Location, Result};
 use crate::perceptron::BiasRule;
 use crate::simd::Summation;
@@ -210,65 +212,6 @@ pub struct DatasetSpec {
 
 fn one() -> usize {
     1
-}
-
-/// A generator parameter: one value or a grid of values.
-///
-/// ```
-/// use novikoff::experiment::ParamValue;
-/// let v: ParamValue = toml::from_str::<std::collections::BTreeMap<String, ParamValue>>("x = [1, 2]")
-///     .unwrap()
-///     .remove("x")
-///     .unwrap();
-/// assert_eq!(v.values().len(), 2);
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum ParamValue {
-    /// One number.
-    Number(f64),
-    /// One string.
-    Text(String),
-    /// A grid.
-    List(Vec<Scalar>),
-}
-
-/// One value of a parameter grid.
-///
-/// ```
-/// assert_eq!(novikoff::experiment::Scalar::Number(2.0).to_string(), "2");
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Scalar {
-    /// A number.
-    Number(f64),
-    /// A string.
-    Text(String),
-}
-
-impl std::fmt::Display for Scalar {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Scalar::Number(v) => write!(f, "{v}"),
-            Scalar::Text(s) => write!(f, "{s}"),
-        }
-    }
-}
-
-impl ParamValue {
-    /// The grid's values (one for a scalar).
-    ///
-    /// ```
-    /// assert_eq!(novikoff::experiment::ParamValue::Number(1.0).values().len(), 1);
-    /// ```
-    pub fn values(&self) -> Vec<Scalar> {
-        match self {
-            ParamValue::Number(v) => vec![Scalar::Number(*v)],
-            ParamValue::Text(s) => vec![Scalar::Text(s.clone())],
-            ParamValue::List(list) => list.clone(),
-        }
-    }
 }
 
 impl Spec {
@@ -525,85 +468,4 @@ pub(crate) fn resolve(spec_dir: Option<&Path>, file: &str) -> PathBuf {
         Some(dir) if path.is_relative() => dir.join(path),
         _ => path,
     }
-}
-
-fn line_of_offset(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count() + 1
-}
-
-fn find_key_line(text: &str, key: &str) -> usize {
-    text.lines()
-        .position(|line| {
-            let line = line.trim_start();
-            line.starts_with(key) && line[key.len()..].trim_start().starts_with('=')
-                || line.starts_with(&format!("[{key}]"))
-        })
-        .map_or(0, |i| i + 1)
-}
-
-fn nth_table_line(text: &str, header: &str, k: usize) -> usize {
-    text.lines()
-        .enumerate()
-        .filter(|(_, line)| line.trim_start().starts_with(header))
-        .nth(k)
-        .map_or(0, |(i, _)| i + 1)
-}
-
-/// The line of `key` inside the `k`-th `[[dataset]]` table (the table's own line when the key is absent).
-fn key_line_in_table(text: &str, k: usize, key: &str) -> usize {
-    let start = nth_table_line(text, "[[dataset]]", k);
-    if start == 0 {
-        return 0;
-    }
-    for (i, line) in text.lines().enumerate().skip(start) {
-        let line = line.trim_start();
-        if line.starts_with('[') {
-            break;
-        }
-        if line.starts_with(key) && line[key.len()..].trim_start().starts_with('=') {
-            return i + 1;
-        }
-    }
-    start
-}
-
-/// The generator behind a `family` entry, validated (`None` for a built-in example of the source
-/// documents, which takes no parameters).
-pub(crate) fn generator(
-    family: &str,
-    params: &BTreeMap<String, Scalar>,
-    seed: u64,
-) -> Result<Option<crate::generate::GeneratorSpec>> {
-    let params = params
-        .iter()
-        .map(|(key, value)| {
-            let value = match value {
-                // Whole numbers become integers so that counts such as `n` deserialise.
-                Scalar::Number(v) if v.fract() == 0.0 && v.abs() < 9.0e15 => {
-                    serde_json::json!(*v as i64)
-                }
-                Scalar::Number(v) => serde_json::json!(v),
-                Scalar::Text(s) => serde_json::json!(s),
-            };
-            (key.clone(), value)
-        })
-        .collect();
-    crate::generate::resolve(family, params, seed)
-}
-
-/// The cartesian product of the parameter grids, in key order then value order.
-pub(crate) fn grid(params: &BTreeMap<String, ParamValue>) -> Vec<BTreeMap<String, Scalar>> {
-    let mut points = vec![BTreeMap::new()];
-    for (key, value) in params {
-        let mut next = Vec::new();
-        for point in &points {
-            for v in value.values() {
-                let mut p = point.clone();
-                p.insert(key.clone(), v);
-                next.push(p);
-            }
-        }
-        points = next;
-    }
-    points
 }
