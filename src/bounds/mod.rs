@@ -78,10 +78,14 @@
 
 mod adversary;
 mod bound;
+mod evaluate;
 mod geometry;
+mod invariant_report;
 mod invariants;
 mod kinds;
 mod report;
+mod separation;
+mod summary;
 mod verify;
 
 pub use adversary::{

@@ -4,7 +4,7 @@
 //! * [`Spec`]: the TOML description (see [`DEFAULT_SPEC`] for a complete example).
 //! * [`Plan`]: the spec expanded into dataset instances and [`Task`]s with stable ids; [`Shard`] selects
 //!   the tasks of one machine.
-//! * [`Store`]: `results.jsonl` and `results.csv`, one whole row per finished task, resumable; [`merge`]
+//! * [`Store`]: `results.jsonl` and `results.csv`, one whole row per finished task, resumable; [`merge()`]
 //!   combines shards; [`OutputLock`] keeps a second writer out of a run's files.
 //! * [`summarize`]: the per-rule table printed at the end of a run and by `novikoff summary`.
 

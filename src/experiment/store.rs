@@ -47,7 +47,7 @@ pub fn result_paths(dir: &Path, shard: Option<Shard>) -> (PathBuf, PathBuf) {
 
 /// The completion marker beside a results file (`results.complete`, `results.shard-I-of-N.complete`):
 /// written by [`Store::finish`] once every task of the run is stored, removed when a run opens the
-/// store. [`merge`] reads it to tell a finished shard from one that stopped part-way.
+/// store. [`merge`](super::merge()) reads it to tell a finished shard from one that stopped part-way.
 pub(super) fn completion_path(jsonl_path: &Path) -> PathBuf {
     jsonl_path.with_extension("complete")
 }

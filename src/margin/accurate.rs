@@ -10,7 +10,7 @@
 //!
 //! The bounds of the sums assume no overflow: the margin layer brings the data into range first by an
 //! exact power-of-two scaling ([`super::scale`]). Underflow is covered by an absolute term of a few
-//! subnormal units per operation, and [`norm_bounds`] and [`norm`] scale before they square, so lengths
+//! subnormal units per operation, and [`norm_bounds`] and [`norm`](crate::dataset::norm) scale before they square, so lengths
 //! never overflow or underflow on the way.
 
 /// The unit roundoff of `f64`, `2⁻⁵³`.
