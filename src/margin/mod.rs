@@ -47,17 +47,24 @@
 
 mod accurate;
 mod certificate;
+mod certify;
+mod clarabel_socp;
 mod corral;
 mod lp;
 mod max_margin;
+mod params;
 mod polish;
 mod problem;
+mod result;
 mod scale;
 pub mod svd;
+mod working_set;
 
 pub use certificate::Certificate;
 pub use lp::{Separability, separable_lp};
-pub use max_margin::{MarginResult, MaxMargin, MaxMarginParams, max_margin};
+pub use max_margin::{MaxMargin, max_margin};
+pub use params::MaxMarginParams;
+pub use result::MarginResult;
 
 use ndarray::{Array1, ArrayView1};
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,160 @@
+//! The solver's parameters, validated.
+
+use super::Bias;
+use super::max_margin::*;
+use crate::error::{Error, Result};
+
+/// Unvalidated parameters of [`max_margin`].
+///
+/// The solver always drives the bracket as tight as `f64` allows: on well-conditioned data the relative
+/// width is typically 10⁻¹³ to 10⁻¹¹; on data whose margin is 10⁻⁸ of the radius, about 10⁻⁷. The
+/// tolerance only decides whether the result is reported as [`MarginResult::Separable`] or as
+/// [`MarginResult::Inaccurate`].
+///
+/// | parameter | default | meaning |
+/// |---|---|---|
+/// | `bias` | (required) | [`Bias::Free`] or [`Bias::ThroughOrigin`] |
+/// | `tolerance` | `1e-6` | the largest relative bracket width `(upper − lower)/upper` reported as [`MarginResult::Separable`] |
+/// | `certificate_tolerance` | `1e-9` | the largest accepted certificate residual, relative to `R` |
+/// | `max_rounds` | `40` | working-set rounds before polishing on all rows |
+/// | `max_polish_iterations` | `10 000` | active-set iterations of the exact polish |
+///
+/// ```
+/// use ndarray::array;
+/// use novikoff::margin::{Bias, MaxMarginParams};
+/// let data = novikoff::Dataset::new(array![[1.0], [-1.0]], array![1.0, -1.0])?;
+/// let solver = MaxMarginParams::new(Bias::Free).tolerance(1e-6).check()?;
+/// assert!(solver.solve(&data)?.is_separable());
+/// assert!(MaxMarginParams::new(Bias::Free).tolerance(0.0).check().is_err());
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaxMarginParams {
+    pub(super) bias: Bias,
+    pub(super) tolerance: f64,
+    pub(super) certificate_tolerance: f64,
+    pub(super) max_rounds: usize,
+    pub(super) max_polish_iterations: usize,
+}
+
+impl MaxMarginParams {
+    /// Defaults for the given bias.
+    ///
+    /// ```
+    /// let params = novikoff::margin::MaxMarginParams::new(novikoff::margin::Bias::Free);
+    /// assert_eq!(params.tolerance_value(), 1e-6);
+    /// ```
+    pub fn new(bias: Bias) -> Self {
+        Self {
+            bias,
+            tolerance: 1e-6,
+            certificate_tolerance: 1e-9,
+            max_rounds: 40,
+            max_polish_iterations: 10_000,
+        }
+    }
+
+    /// The largest accepted relative bracket width, in `(0, 1)`.
+    ///
+    /// ```
+    /// let p = novikoff::margin::MaxMarginParams::new(novikoff::margin::Bias::Free).tolerance(1e-6);
+    /// assert_eq!(p.tolerance_value(), 1e-6);
+    /// ```
+    #[must_use]
+    pub fn tolerance(mut self, tolerance: f64) -> Self {
+        self.tolerance = tolerance;
+        self
+    }
+
+    /// The largest accepted certificate residual relative to the radius, in `(0, 1)`.
+    ///
+    /// ```
+    /// use novikoff::margin::{Bias, MaxMarginParams};
+    /// assert!(MaxMarginParams::new(Bias::Free).certificate_tolerance(2.0).check().is_err());
+    /// ```
+    #[must_use]
+    pub fn certificate_tolerance(mut self, tolerance: f64) -> Self {
+        self.certificate_tolerance = tolerance;
+        self
+    }
+
+    /// Working-set rounds (interior-point solves) before the polish runs on every row.
+    ///
+    /// ```
+    /// use novikoff::margin::{Bias, MaxMarginParams};
+    /// assert!(MaxMarginParams::new(Bias::Free).max_rounds(0).check().is_err());
+    /// ```
+    #[must_use]
+    pub fn max_rounds(mut self, rounds: usize) -> Self {
+        self.max_rounds = rounds;
+        self
+    }
+
+    /// Iterations of the exact active-set polish.
+    ///
+    /// ```
+    /// use novikoff::margin::{Bias, MaxMarginParams};
+    /// assert!(MaxMarginParams::new(Bias::Free).max_polish_iterations(10).check().is_ok());
+    /// ```
+    #[must_use]
+    pub fn max_polish_iterations(mut self, iterations: usize) -> Self {
+        self.max_polish_iterations = iterations;
+        self
+    }
+
+    /// The bias.
+    ///
+    /// ```
+    /// use novikoff::margin::{Bias, MaxMarginParams};
+    /// assert_eq!(MaxMarginParams::new(Bias::ThroughOrigin).bias(), Bias::ThroughOrigin);
+    /// ```
+    pub fn bias(&self) -> Bias {
+        self.bias
+    }
+
+    /// The relative bracket tolerance.
+    ///
+    /// ```
+    /// use novikoff::margin::{Bias, MaxMarginParams};
+    /// assert_eq!(MaxMarginParams::new(Bias::Free).tolerance_value(), 1e-6);
+    /// ```
+    pub fn tolerance_value(&self) -> f64 {
+        self.tolerance
+    }
+
+    /// Validate the parameters.
+    ///
+    /// ```
+    /// use novikoff::margin::{Bias, MaxMarginParams};
+    /// let err = MaxMarginParams::new(Bias::Free).tolerance(f64::NAN).check().unwrap_err();
+    /// assert!(err.to_string().contains("tolerance"));
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Parameter`] for a tolerance outside `(0, 1)` or a zero iteration limit.
+    pub fn check(self) -> Result<MaxMargin> {
+        let in_unit = |t: f64| t > 0.0 && t < 1.0;
+        if !in_unit(self.tolerance) {
+            return Err(Error::parameter(
+                "tolerance",
+                format!("{} is not in (0, 1)", self.tolerance),
+            ));
+        }
+        if !in_unit(self.certificate_tolerance) {
+            return Err(Error::parameter(
+                "certificate_tolerance",
+                format!("{} is not in (0, 1)", self.certificate_tolerance),
+            ));
+        }
+        if self.max_rounds == 0 {
+            return Err(Error::parameter("max_rounds", "must be at least 1"));
+        }
+        if self.max_polish_iterations == 0 {
+            return Err(Error::parameter(
+                "max_polish_iterations",
+                "must be at least 1",
+            ));
+        }
+        Ok(MaxMargin { params: self })
+    }
+}
