@@ -98,7 +98,7 @@ impl MaxMargin {
     ///
     /// # Errors
     /// [`Error::SingleClass`](crate::Error::SingleClass) with a free bias and one class; [`Error::Range`](crate::Error::Range) for values no power-of-two
-    /// scaling brings into range (10³⁰⁰ and 10⁻³⁰⁰ in one matrix); [`Error::Solver`] if an answer fails
+    /// scaling brings into range (10³⁰⁰ and 10⁻³⁰⁰ in one matrix); [`Error::Solver`](crate::Error::Solver) if an answer fails
     /// its own check (a bug, reported rather than returned).
     pub fn solve(&self, data: &Dataset) -> Result<MarginResult> {
         let bias = self.params.bias;

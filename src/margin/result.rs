@@ -4,7 +4,7 @@ use ndarray::{Array1, ArrayView1};
 
 use super::certificate::Certificate;
 
-/// The outcome of [`max_margin`], shaped like clarabel's solver status: a certified answer, a proof of
+/// The outcome of [`max_margin`](super::max_margin()), shaped like clarabel's solver status: a certified answer, a proof of
 /// the opposite, or an honest "not accurate enough".
 ///
 /// ```
