@@ -17,6 +17,14 @@ use super::{LabelColumn, ReadOptions};
 use crate::dataset::Dataset;
 use crate::error::{Error, Location, Result};
 
+mod label_column;
+mod write;
+
+use label_column::*;
+use write::*;
+pub(crate) use write::{delimiter_for, write_delimited};
+pub use write::{write_csv, write_csv_to};
+
 /// Read a CSV file. See [`read_csv_from`] for the rules. A `.tsv` file is tab-delimited unless
 /// `options.delimiter` says otherwise.
 ///
@@ -454,136 +462,4 @@ impl CsvReader<'_> {
             .map_err(|e| Error::parse(file.clone(), format!("internal shape error: {e}")))?;
         Dataset::new(x, Array1::from_vec(y)).map_err(|e| e.at_file(&file, |_| 0))
     }
-}
-
-fn resolve_label_column(
-    label: &LabelColumn,
-    header: &[String],
-    fields: usize,
-    at: &Location,
-) -> Result<usize> {
-    match label {
-        LabelColumn::Last => Ok(fields.saturating_sub(1)),
-        LabelColumn::Name(name) => header.iter().position(|h| h == name).ok_or_else(|| {
-            Error::parse(
-                at.clone(),
-                if header.is_empty() {
-                    format!(
-                        "no column named {}: the file has no header, give a 1-based column number",
-                        shown(name.as_bytes())
-                    )
-                } else {
-                    format!(
-                        "no column named {}; the header has: {}",
-                        shown(name.as_bytes()),
-                        listing(header)
-                    )
-                },
-            )
-        }),
-        LabelColumn::Index(k) => {
-            // A header cell literally named "3" wins over the third column.
-            if let Some(j) = header.iter().position(|h| *h == (k + 1).to_string()) {
-                return Ok(j);
-            }
-            if *k < fields {
-                return Ok(*k);
-            }
-            Err(Error::parse(
-                at.clone(),
-                format!(
-                    "label column {} is out of range: the file has {fields} columns",
-                    k + 1
-                ),
-            ))
-        }
-    }
-}
-
-/// The first header names, each as [`shown_bare`], so that a header of a million columns stays readable.
-fn listing(header: &[String]) -> String {
-    const NAMES: usize = 20;
-    let names: Vec<String> = header
-        .iter()
-        .take(NAMES)
-        .map(|h| shown_bare(h.as_bytes()))
-        .collect();
-    if header.len() > NAMES {
-        format!("{}, … ({} columns)", names.join(", "), header.len())
-    } else {
-        names.join(", ")
-    }
-}
-
-/// Write a dataset as CSV with the header `x1,…,xd,y`, labels `1`/`-1`, and every value in the shortest
-/// form that reads back to the same bits (tab-separated for a `.tsv` path). The file is replaced atomically: a failed write leaves any
-/// previous file untouched.
-///
-/// ```
-/// use ndarray::array;
-/// let data = novikoff::Dataset::new(array![[0.1, -2.0], [1e-300, 3.0]], array![1.0, -1.0])?;
-/// let dir = tempfile::tempdir().unwrap();
-/// let path = dir.path().join("out.csv");
-/// novikoff::io::write_csv(&path, &data)?;
-/// assert_eq!(std::fs::read_to_string(&path).unwrap(), "x1,x2,y\n0.1,-2,1\n1e-300,3,-1\n");
-/// assert_eq!(novikoff::io::read_csv(&path, &Default::default())?, data);
-/// # Ok::<(), novikoff::Error>(())
-/// ```
-pub fn write_csv(path: &Path, data: &Dataset) -> Result<()> {
-    let delimiter = delimiter_for(path);
-    super::write_atomically(path, |out| write_delimited(out, data, delimiter))
-}
-
-/// True for `.tsv` and `.tsv.gz`.
-fn is_tsv(path: &Path) -> bool {
-    source::format_extension(path) == "tsv"
-}
-
-/// The delimiter [`write_csv`] uses for `path`.
-pub(crate) fn delimiter_for(path: &Path) -> u8 {
-    if is_tsv(path) { b'\t' } else { b',' }
-}
-
-/// Write a dataset as CSV to any writer (see [`write_csv`]).
-///
-/// ```
-/// use ndarray::array;
-/// let data = novikoff::Dataset::new(array![[1.5], [2.0]], array![-1.0, 1.0])?;
-/// let mut out = Vec::new();
-/// novikoff::io::write_csv_to(&mut out, &data)?;
-/// assert_eq!(out, b"x1,y\n1.5,-1\n2,1\n");
-/// # Ok::<(), novikoff::Error>(())
-/// ```
-pub fn write_csv_to<W: Write>(out: &mut W, data: &Dataset) -> Result<()> {
-    write_delimited(out, data, b',')
-}
-
-pub(crate) fn write_delimited<W: Write>(out: &mut W, data: &Dataset, delimiter: u8) -> Result<()> {
-    let d = data.n_features();
-    let mut line = Vec::with_capacity(32 * (d + 1));
-    for j in 1..=d {
-        line.extend_from_slice(format!("x{j}").as_bytes());
-        line.push(delimiter);
-    }
-    line.extend_from_slice(b"y\n");
-    for i in 0..data.n_samples() {
-        for &value in data.row(i) {
-            push_f64(&mut line, value);
-            line.push(delimiter);
-        }
-        line.extend_from_slice(if data.labels()[i] > 0.0 {
-            b"1\n"
-        } else {
-            b"-1\n"
-        });
-        if line.len() >= 1 << 16 {
-            out.write_all(&line).map_err(write_error)?;
-            line.clear();
-        }
-    }
-    out.write_all(&line).map_err(write_error)
-}
-
-fn write_error(e: std::io::Error) -> Error {
-    Error::io("<output>", e)
 }
