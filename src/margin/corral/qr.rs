@@ -1,0 +1,158 @@
+//! The corral's QR factorisation kept current: a column appended by Gram–Schmidt, a column deleted
+//! and the triangle restored by Givens rotations, and back substitution.
+
+use super::*;
+
+impl Corral<'_> {
+    /// Append the column of `row` to the factorisation, or return its coefficients `Qᵀe` when it depends
+    /// on the columns already there.
+    pub(super) fn append(&mut self, row: usize) -> Result<(), Vec<f64>> {
+        let mut e = self.column_of(row);
+        let mut coefficients = vec![0.0; self.q.len()];
+        if self.q.len() >= e.len() {
+            // Q already spans the whole space: every column depends on it, and its coefficients are
+            // still needed by Carathéodory's reduction.
+            for (c, q) in coefficients.iter_mut().zip(&self.q) {
+                *c = dot(q, &e, Summation::Fast);
+            }
+            return Err(coefficients);
+        }
+        let size = dot(&e, &e, Summation::Fast).sqrt();
+        let mut rest = size;
+        // Gram–Schmidt, repeated once when the first pass cancels much of the column ("twice is enough").
+        // This is the polish's most frequent O(r·m) step, so it runs on the kernel's SIMD dot and axpy
+        // (fixed order, the same bits on every CPU).
+        for _ in 0..2 {
+            let before = rest;
+            for (c, q) in coefficients.iter_mut().zip(&self.q) {
+                let s = dot(q, &e, Summation::Fast);
+                *c += s;
+                axpy(-s, q, &mut e);
+            }
+            rest = dot(&e, &e, Summation::Fast).sqrt();
+            if rest > 0.5 * before {
+                break;
+            }
+        }
+        if rest <= DEPENDENT * size.max(f64::MIN_POSITIVE) || rest == 0.0 {
+            return Err(coefficients);
+        }
+        e.iter_mut().for_each(|x| *x /= rest);
+        for column in &mut self.r {
+            column.push(0.0);
+        }
+        coefficients.push(rest);
+        self.r.push(coefficients);
+        self.q.push(e);
+        self.columns.push(row);
+        Ok(())
+    }
+
+    /// Solve `R·x = c` for the leading `c.len()` columns.
+    pub(super) fn back_substitute(&self, c: &[f64]) -> Vec<f64> {
+        let m = c.len();
+        let mut x = c.to_vec();
+        // Column by column, because `R` is stored by columns: each step is one contiguous axpy.
+        for j in (0..m).rev() {
+            x[j] /= self.r[j][j];
+            let (head, rest) = x.split_at_mut(j);
+            axpy(-rest[0], &self.r[j][..j], head);
+        }
+        x
+    }
+
+    /// Delete column `position` and restore the triangle with Givens rotations.
+    pub(super) fn delete_column(&mut self, position: usize) {
+        self.r.remove(position);
+        self.columns.remove(position);
+        let m = self.r.len();
+        for j in position..m {
+            let (a, b) = (self.r[j][j], self.r[j][j + 1]);
+            let h = a.hypot(b);
+            if h == 0.0 {
+                continue;
+            }
+            self.rotate(j, a / h, b / h, j);
+        }
+        self.q.truncate(m);
+        for column in &mut self.r {
+            column.truncate(m);
+        }
+    }
+
+    /// Group `g` lost its base: make its heaviest remaining member the base. The columns `zⱼ − z_old` of
+    /// the group become `(zⱼ − z_old) − (z_new − z_old)`, a rank-one change `E − e_new·1_gᵀ` with `e_new`
+    /// already in the span of `Q`, so only `R` changes: two sweeps of Givens rotations restore the
+    /// triangle (`O(m² + r·m)` rather than a refactorisation), then the new base's own column is deleted.
+    pub(super) fn rebase(&mut self, g: usize) {
+        let candidate = self
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| self.problem.group(c) == g)
+            .max_by(|a, b| {
+                self.weight[*a.1]
+                    .total_cmp(&self.weight[*b.1])
+                    .then(b.0.cmp(&a.0))
+            });
+        let Some((position, &new_base)) = candidate else {
+            self.base[g] = None;
+            return;
+        };
+        let m = self.r.len();
+        let mut alpha: Vec<f64> = self.r[position].clone();
+        let update: Vec<f64> = self
+            .columns
+            .iter()
+            .map(|&c| {
+                if self.problem.group(c) == g {
+                    -1.0
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        // Sweep 1: rotate α onto e₀ from the bottom; R becomes upper Hessenberg.
+        for i in (0..m.saturating_sub(1)).rev() {
+            let h = alpha[i].hypot(alpha[i + 1]);
+            if h == 0.0 {
+                continue;
+            }
+            let (c, s) = (alpha[i] / h, alpha[i + 1] / h);
+            alpha[i] = h;
+            alpha[i + 1] = 0.0;
+            self.rotate(i, c, s, 0);
+        }
+        // The rank-one term now only touches row 0.
+        for (column, &b) in self.r.iter_mut().zip(&update) {
+            column[0] += alpha[0] * b;
+        }
+        // Sweep 2: remove the subdiagonal.
+        for i in 0..m.saturating_sub(1) {
+            let (a, b) = (self.r[i][i], self.r[i][i + 1]);
+            let h = a.hypot(b);
+            if h == 0.0 {
+                continue;
+            }
+            self.rotate(i, a / h, b / h, i);
+        }
+        self.base[g] = Some(new_base);
+        self.delete_column(position);
+    }
+
+    /// Apply the rotation `[c s; −s c]` to rows `i, i+1` of `R` (columns `from..`) and the matching
+    /// rotation to columns `i, i+1` of `Q`.
+    pub(super) fn rotate(&mut self, i: usize, c: f64, s: f64, from: usize) {
+        for column in self.r.iter_mut().skip(from) {
+            let (x, y) = (column[i], column[i + 1]);
+            column[i] = c * x + s * y;
+            column[i + 1] = -s * x + c * y;
+        }
+        let (left, right) = self.q.split_at_mut(i + 1);
+        for (x, y) in left[i].iter_mut().zip(right[0].iter_mut()) {
+            let (a, b) = (*x, *y);
+            *x = c * a + s * b;
+            *y = -s * a + c * b;
+        }
+    }
+}
