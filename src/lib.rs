@@ -67,6 +67,7 @@ pub mod margin;
 pub mod perceptron;
 pub mod plot;
 pub mod preprocess;
+#[doc(hidden)]
 pub mod rng;
 pub mod simd;
 pub mod textbook;

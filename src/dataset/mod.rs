@@ -235,6 +235,7 @@ impl Dataset {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     #[inline]
+    #[doc(hidden)]
     pub fn as_flat_slice(&self) -> &[f64] {
         self.x
             .as_slice()
@@ -266,6 +267,7 @@ impl Dataset {
     /// assert_eq!((first.offset, first.activation), (2, 3.0));
     /// # Ok::<(), novikoff::Error>(())
     /// ```
+    #[doc(hidden)]
     pub fn rows(&self) -> Rows<'_> {
         Rows::contiguous(self.as_flat_slice(), self.labels(), self.n_features())
             .expect("a dataset's matrix has one row per label and at least one column")

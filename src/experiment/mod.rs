@@ -2,11 +2,15 @@
 //! crash-safely, resumable, and split across machines.
 //!
 //! * [`Spec`]: the TOML description (see [`DEFAULT_SPEC`] for a complete example).
-//! * [`Plan`]: the spec expanded into dataset instances and [`Task`]s with stable ids; [`Shard`] selects
-//!   the tasks of one machine.
-//! * [`Store`]: `results.jsonl` and `results.csv`, one whole row per finished task, resumable; [`merge()`]
-//!   combines shards; [`OutputLock`] keeps a second writer out of a run's files.
+//! * [`run`]: the spec expanded into datasets and tasks with stable ids (only one [`Shard`]'s, when
+//!   asked), each task measured ([`TaskRecord`], the verdict of [`bounds::report`](crate::bounds::report)
+//!   on its run), in parallel, into `results.jsonl` and `results.csv`: one whole row per finished task,
+//!   resumable, with a lock that keeps a second writer out of a run's files.
+//! * [`merge()`] combines shards; [`load_results`] reads a results file back.
 //! * [`summarize`]: the per-rule table printed at the end of a run and by `novikoff summary`.
+//!
+//! The files depend on each other in one direction: `spec` (parsing) ← `plan` (expansion) ← `measure`
+//! (one task) ← `runner` (the pool), with `record`, `store`, `merge` and `lock` for the files.
 
 mod atomic;
 mod env;
@@ -23,15 +27,30 @@ mod spec;
 mod store;
 mod summary;
 
+#[doc(hidden)]
 pub use env::Environment;
+// The spec's parsing, the results files' layout and the locks: public for the tests, not part of the
+// documented API.
+#[doc(hidden)]
 pub use grid::{ParamValue, Scalar};
+#[doc(hidden)]
 pub use lock::{OutputLock, create_output_folder};
+#[doc(hidden)]
 pub use measure::bound_names;
 pub use merge::{MergeOptions, MergeSummary, merge};
+#[doc(hidden)]
 pub use plan::{DatasetInstance, Plan, Source, Task, task_id};
-pub use record::{BoundRecord, TaskRecord, csv_header};
-pub use runner::{RunOptions, RunReport, run, spec_hash};
+#[doc(hidden)]
+pub use record::csv_header;
+pub use record::{BoundRecord, TaskRecord};
+#[doc(hidden)]
+pub use runner::spec_hash;
+pub use runner::{RunOptions, RunReport, run};
 pub use shard::Shard;
-pub use spec::{DEFAULT_SPEC, DatasetSpec, MAX_TASKS, Measure, Spec, TrainGrid};
-pub use store::{DroppedLine, Store, load_results, read_records, result_paths};
+#[doc(hidden)]
+pub use spec::MAX_TASKS;
+pub use spec::{DEFAULT_SPEC, DatasetSpec, Measure, Spec, TrainGrid};
+#[doc(hidden)]
+pub use store::{DroppedLine, Store, read_records, result_paths};
+pub use store::load_results;
 pub use summary::{RuleSummary, summarize, summary_table};

@@ -46,13 +46,18 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-pub use self::csv::{read_csv, read_csv_from, read_csv_stream, write_csv, write_csv_to};
-pub use self::libsvm::{
-    read_libsvm, read_libsvm_from, read_libsvm_stream, write_libsvm, write_libsvm_to,
-};
-pub use self::npy::{
-    read_npy, read_npy_from, read_npz, read_npz_from, write_npy, write_npy_to, write_npz,
-};
+pub use self::csv::{read_csv, read_csv_stream, write_csv};
+pub use self::libsvm::{read_libsvm, read_libsvm_stream, write_libsvm};
+pub use self::npy::{read_npy, read_npz, write_npy, write_npz};
+// Readers of bytes in memory and writers to any `Write`: the building blocks of the entry points
+// above, public for the tests and benches, not part of the documented API.
+#[doc(hidden)]
+pub use self::csv::{read_csv_from, write_csv_to};
+#[doc(hidden)]
+pub use self::libsvm::{read_libsvm_from, write_libsvm_to};
+#[doc(hidden)]
+pub use self::npy::{read_npy_from, read_npz_from, write_npy_to};
+#[doc(hidden)]
 pub use self::text::MAX_LINE;
 
 use crate::dataset::Dataset;

@@ -57,6 +57,7 @@ mod polish;
 mod problem;
 mod result;
 mod scale;
+#[doc(hidden)]
 pub mod svd;
 mod working_set;
 

@@ -111,15 +111,20 @@ use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
 
-pub use pages::{HUGE_PAGE_BYTES, advise_huge_pages};
+pub use pages::advise_huge_pages;
+#[doc(hidden)]
+pub use pages::HUGE_PAGE_BYTES;
 
 mod rows;
 mod pass;
 
 pub(crate) use pages::{buffer as advised_buffer, reserve as reserve_advised};
 pub(crate) use rows::LabelSigns;
+// The raw pass: public for the benches and the bit-for-bit tests, not part of the documented API.
+#[doc(hidden)]
 pub use rows::Rows;
 pub(crate) use pass::Pass;
+#[doc(hidden)]
 pub use pass::{Learner, Mistake, OnUpdate, Update, scan, train};
 
 /// Number of independent accumulators of [`Summation::Fast`] (see the [module documentation](self)).
