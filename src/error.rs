@@ -188,7 +188,10 @@ pub enum Error {
         reason: String,
     },
 
-    /// A numerical solver failed to reach its target.
+    /// A numerical computation failed on valid input: an SVD that does not converge, a margin answer
+    /// that fails its own check, weights that overflow in online learning, a generator whose rounding
+    /// allowance proved too small. Never an internal invariant of the crate (those are assertions: a
+    /// broken one is a bug to report, not an outcome to handle).
     #[error("solver failure: {0}")]
     Solver(String),
 

@@ -246,10 +246,11 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
                     solver_failed.store(true, Ordering::Relaxed);
                 }
             }
+            // A poisoned lock means a worker panicked while appending: a bug, which the pool re-raises.
             let appended = store
                 .lock()
-                .map_err(|_| Error::Solver("store lock poisoned".into()))
-                .and_then(|mut s| s.append(&record));
+                .expect("no worker panics while it holds the store")
+                .append(&record);
             if let Err(e) = appended {
                 stop.store(true, Ordering::Relaxed);
                 unstored.fetch_add(1, Ordering::Relaxed);
@@ -272,7 +273,7 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
     bar.finish_and_clear();
     let store = store
         .into_inner()
-        .map_err(|_| Error::Solver("store lock poisoned".into()))?;
+        .expect("no worker panics while it holds the store");
     if let Some(e) = write_error.into_inner().ok().flatten() {
         let stored = store.done().len();
         let unstored = unstored.into_inner();

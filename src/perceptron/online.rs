@@ -175,11 +175,14 @@ impl OnlinePerceptron {
                 }));
                 ControlFlow::Continue(())
             })?;
-            let Some(recorded) = recorded else {
-                return Err(Error::Solver(format!(
-                    "the training pass made no update at example {row}, where the activation {activation} is a mistake"
-                )));
-            };
+            // The pass recomputes the activation this call just computed, in the same summation order,
+            // so it sees the same mistake and updates: a disagreement would be a bug, not bad input.
+            let recorded = recorded.unwrap_or_else(|| {
+                panic!(
+                    "the training pass made no update at example {row}, where the activation \
+                     {activation} is a mistake"
+                )
+            });
             self.mistakes = update;
             recorded?;
             if !finite {
