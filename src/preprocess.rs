@@ -65,8 +65,8 @@ fn map_entries(data: &Dataset, f: impl Fn(usize, f64) -> f64) -> Result<Dataset>
     for row in data.x().rows() {
         values.extend(row.iter().enumerate().map(|(j, &v)| f(j, v)));
     }
-    let x = ndarray::Array2::from_shape_vec((n, d), values)
-        .expect("n rows of d values were written");
+    let x =
+        ndarray::Array2::from_shape_vec((n, d), values).expect("n rows of d values were written");
     Dataset::new(x, data.y().to_owned())
 }
 

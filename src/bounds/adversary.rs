@@ -323,7 +323,7 @@ fn adversarial_run(
     sink: &mut super::InvariantCheck,
 ) -> Result<(u64, bool)> {
     let (n, d) = (data.n_samples(), data.n_features());
-    let summation = perceptron.params().summation_value();
+    let summation = perceptron.summation();
     let labels = data.labels();
     let mut learner = perceptron.online(d, Some(data.radius()))?;
     // y·u·x̂ for every example: how far an update on it advances u·ŵ.

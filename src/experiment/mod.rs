@@ -50,7 +50,7 @@ pub use shard::Shard;
 #[doc(hidden)]
 pub use spec::MAX_TASKS;
 pub use spec::{DEFAULT_SPEC, DatasetSpec, Measure, Spec, TrainGrid};
+pub use store::load_results;
 #[doc(hidden)]
 pub use store::{DroppedLine, Store, read_records, result_paths};
-pub use store::load_results;
 pub use summary::{RuleSummary, summarize, summary_table};

@@ -54,6 +54,17 @@ pub fn max_margin(data: &Dataset, bias: Bias) -> Result<MarginResult> {
 }
 
 impl MaxMargin {
+    /// The relative bracket tolerance.
+    ///
+    /// ```
+    /// use novikoff::margin::{Bias, MaxMarginParams};
+    /// assert_eq!(MaxMarginParams::new(Bias::Free).check()?.tolerance(), 1e-6);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn tolerance(&self) -> f64 {
+        self.params.tolerance
+    }
+
     /// The validated parameters.
     ///
     /// ```

@@ -42,7 +42,7 @@ impl MaxMarginParams {
     ///
     /// ```
     /// let params = novikoff::margin::MaxMarginParams::new(novikoff::margin::Bias::Free);
-    /// assert_eq!(params.tolerance_value(), 1e-6);
+    /// assert_eq!(params.clone().check().unwrap().tolerance(), 1e-6);
     /// ```
     pub fn new(bias: Bias) -> Self {
         Self {
@@ -58,7 +58,7 @@ impl MaxMarginParams {
     ///
     /// ```
     /// let p = novikoff::margin::MaxMarginParams::new(novikoff::margin::Bias::Free).tolerance(1e-6);
-    /// assert_eq!(p.tolerance_value(), 1e-6);
+    /// assert_eq!(p.clone().check().unwrap().tolerance(), 1e-6);
     /// ```
     #[must_use]
     pub fn tolerance(mut self, tolerance: f64) -> Self {
@@ -110,16 +110,6 @@ impl MaxMarginParams {
     /// ```
     pub fn bias(&self) -> Bias {
         self.bias
-    }
-
-    /// The relative bracket tolerance.
-    ///
-    /// ```
-    /// use novikoff::margin::{Bias, MaxMarginParams};
-    /// assert_eq!(MaxMarginParams::new(Bias::Free).tolerance_value(), 1e-6);
-    /// ```
-    pub fn tolerance_value(&self) -> f64 {
-        self.tolerance
     }
 
     /// Validate the parameters.

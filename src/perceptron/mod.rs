@@ -107,11 +107,62 @@ impl Perceptron {
     ///
     /// ```
     /// let p = novikoff::perceptron::PerceptronParams::new().check()?;
-    /// assert_eq!(p.params().eta_value(), 1.0);
+    /// assert_eq!(p.params().bias_rule(), novikoff::perceptron::BiasRule::None);
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn params(&self) -> &PerceptronParams {
         &self.params
+    }
+
+    /// The learning rate η.
+    ///
+    /// ```
+    /// assert_eq!(novikoff::perceptron::PerceptronParams::new().check()?.eta(), 1.0);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn eta(&self) -> f64 {
+        self.params.eta
+    }
+
+    /// The visiting order.
+    ///
+    /// ```
+    /// assert_eq!(novikoff::perceptron::PerceptronParams::new().check()?.order().name(), "cyclic");
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn order(&self) -> &Order {
+        &self.params.order
+    }
+
+    /// The epoch cap.
+    ///
+    /// ```
+    /// assert_eq!(novikoff::perceptron::PerceptronParams::new().check()?.max_epochs(), 1000);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn max_epochs(&self) -> usize {
+        self.params.max_epochs
+    }
+
+    /// The update cap, if any.
+    ///
+    /// ```
+    /// assert_eq!(novikoff::perceptron::PerceptronParams::new().check()?.max_updates(), None);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn max_updates(&self) -> Option<u64> {
+        self.params.max_updates
+    }
+
+    /// The summation order.
+    ///
+    /// ```
+    /// use novikoff::simd::Summation;
+    /// assert_eq!(novikoff::perceptron::PerceptronParams::new().check()?.summation(), Summation::Fast);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn summation(&self) -> Summation {
+        self.params.summation
     }
 
     /// Train on a fixed dataset, epoch after epoch, until an epoch has no mistake or a cap is reached.

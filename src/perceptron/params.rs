@@ -144,7 +144,7 @@ impl Order {
 /// ```
 /// use novikoff::perceptron::{BiasRule, PerceptronParams};
 /// let learner = PerceptronParams::new().bias(BiasRule::Classic).eta(0.5).max_epochs(100).check()?;
-/// assert_eq!(learner.params().eta_value(), 0.5);
+/// assert_eq!(learner.eta(), 0.5);
 /// assert!(PerceptronParams::new().eta(-1.0).check().is_err());
 /// # Ok::<(), novikoff::Error>(())
 /// ```
@@ -180,7 +180,7 @@ impl PerceptronParams {
     ///
     /// ```
     /// let p = novikoff::perceptron::PerceptronParams::new();
-    /// assert_eq!(p.max_epochs_value(), 1000);
+    /// assert_eq!(p.clone().check().unwrap().max_epochs(), 1000);
     /// ```
     pub fn new() -> Self {
         Self::default()
@@ -201,7 +201,7 @@ impl PerceptronParams {
     /// Set the learning rate η (> 0, finite).
     ///
     /// ```
-    /// assert_eq!(novikoff::perceptron::PerceptronParams::new().eta(0.1).eta_value(), 0.1);
+    /// assert_eq!(novikoff::perceptron::PerceptronParams::new().eta(0.1).check().unwrap().eta(), 0.1);
     /// ```
     #[must_use]
     pub fn eta(mut self, eta: f64) -> Self {
@@ -214,7 +214,7 @@ impl PerceptronParams {
     /// ```
     /// use novikoff::perceptron::{Order, PerceptronParams};
     /// let p = PerceptronParams::new().order(Order::Shuffle { seed: 1 });
-    /// assert_eq!(p.order_value().name(), "shuffle");
+    /// assert_eq!(p.clone().check().unwrap().order().name(), "shuffle");
     /// ```
     #[must_use]
     pub fn order(mut self, order: Order) -> Self {
@@ -225,7 +225,7 @@ impl PerceptronParams {
     /// Stop after this many epochs (≥ 1) even if a mistake was made in the last one.
     ///
     /// ```
-    /// assert_eq!(novikoff::perceptron::PerceptronParams::new().max_epochs(5).max_epochs_value(), 5);
+    /// assert_eq!(novikoff::perceptron::PerceptronParams::new().max_epochs(5).check().unwrap().max_epochs(), 5);
     /// ```
     #[must_use]
     pub fn max_epochs(mut self, max_epochs: usize) -> Self {
@@ -237,7 +237,7 @@ impl PerceptronParams {
     ///
     /// ```
     /// let p = novikoff::perceptron::PerceptronParams::new().max_updates(Some(10));
-    /// assert_eq!(p.max_updates_value(), Some(10));
+    /// assert_eq!(p.clone().check().unwrap().max_updates(), Some(10));
     /// ```
     #[must_use]
     pub fn max_updates(mut self, max_updates: Option<u64>) -> Self {
@@ -265,7 +265,7 @@ impl PerceptronParams {
     /// ```
     /// use novikoff::{simd::Summation, perceptron::PerceptronParams};
     /// let p = PerceptronParams::new().summation(Summation::Sequential);
-    /// assert_eq!(p.summation_value(), Summation::Sequential);
+    /// assert_eq!(p.clone().check().unwrap().summation(), Summation::Sequential);
     /// ```
     #[must_use]
     pub fn summation(mut self, summation: Summation) -> Self {
@@ -280,52 +280,6 @@ impl PerceptronParams {
     /// ```
     pub fn bias_rule(&self) -> BiasRule {
         self.bias
-    }
-
-    /// The learning rate η.
-    ///
-    /// ```
-    /// assert_eq!(novikoff::perceptron::PerceptronParams::new().eta_value(), 1.0);
-    /// ```
-    pub fn eta_value(&self) -> f64 {
-        self.eta
-    }
-
-    /// The visiting order.
-    ///
-    /// ```
-    /// assert_eq!(novikoff::perceptron::PerceptronParams::new().order_value().name(), "cyclic");
-    /// ```
-    pub fn order_value(&self) -> &Order {
-        &self.order
-    }
-
-    /// The epoch cap.
-    ///
-    /// ```
-    /// assert_eq!(novikoff::perceptron::PerceptronParams::new().max_epochs_value(), 1000);
-    /// ```
-    pub fn max_epochs_value(&self) -> usize {
-        self.max_epochs
-    }
-
-    /// The update cap, if any.
-    ///
-    /// ```
-    /// assert_eq!(novikoff::perceptron::PerceptronParams::new().max_updates_value(), None);
-    /// ```
-    pub fn max_updates_value(&self) -> Option<u64> {
-        self.max_updates
-    }
-
-    /// The summation order.
-    ///
-    /// ```
-    /// use novikoff::simd::Summation;
-    /// assert_eq!(novikoff::perceptron::PerceptronParams::new().summation_value(), Summation::Fast);
-    /// ```
-    pub fn summation_value(&self) -> Summation {
-        self.summation
     }
 
     /// Validate everything that can be checked without the data.

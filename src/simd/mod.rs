@@ -111,21 +111,21 @@ use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
 
-pub use pages::advise_huge_pages;
 #[doc(hidden)]
 pub use pages::HUGE_PAGE_BYTES;
+pub use pages::advise_huge_pages;
 
-mod rows;
 mod pass;
+mod rows;
 
 pub(crate) use pages::{buffer as advised_buffer, reserve as reserve_advised};
 pub(crate) use rows::LabelSigns;
 // The raw pass: public for the benches and the bit-for-bit tests, not part of the documented API.
-#[doc(hidden)]
-pub use rows::Rows;
 pub(crate) use pass::Pass;
 #[doc(hidden)]
 pub use pass::{Learner, Mistake, OnUpdate, Update, scan, train};
+#[doc(hidden)]
+pub use rows::Rows;
 
 /// Number of independent accumulators of [`Summation::Fast`] (see the [module documentation](self)).
 ///
