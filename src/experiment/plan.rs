@@ -303,7 +303,7 @@ fn not_a_data_file(path: &Path) -> Option<String> {
     }
 }
 
-/// Files matching a pattern whose last component may hold `*` and `?`, sorted by name.
+/// Files matching a pattern whose last component may hold `*`, `?` and `[...]`, sorted by name.
 fn glob(pattern: &Path) -> std::io::Result<Vec<PathBuf>> {
     let dir = pattern
         .parent()
@@ -329,6 +329,8 @@ fn glob(pattern: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(found)
 }
 
+/// The shell's file-name matching: `*` any run of bytes, `?` one byte, `[abc]`, `[a-z]` and `[!a]` (or
+/// `[^a]`) one byte of a class. A `[` without its `]` is an ordinary byte, as in the shell.
 fn wildcard_match(pattern: &[u8], text: &[u8]) -> bool {
     match (pattern.first(), text.first()) {
         (None, None) => true,
@@ -337,9 +339,46 @@ fn wildcard_match(pattern: &[u8], text: &[u8]) -> bool {
                 || (!text.is_empty() && wildcard_match(pattern, &text[1..]))
         }
         (Some(b'?'), Some(_)) => wildcard_match(&pattern[1..], &text[1..]),
+        (Some(b'['), Some(&t)) if class_end(pattern).is_some() => {
+            let end = class_end(pattern).expect("checked by the guard");
+            in_class(&pattern[1..end], t) && wildcard_match(&pattern[end + 1..], &text[1..])
+        }
         (Some(p), Some(t)) if p == t => wildcard_match(&pattern[1..], &text[1..]),
         _ => false,
     }
+}
+
+/// The position of the `]` that closes the class opening `pattern` (a `]` first in the class, after an
+/// optional negation, is a member, not the end).
+fn class_end(pattern: &[u8]) -> Option<usize> {
+    let mut i = 1;
+    if matches!(pattern.get(i), Some(b'!' | b'^')) {
+        i += 1;
+    }
+    if pattern.get(i) == Some(&b']') {
+        i += 1;
+    }
+    pattern[i..].iter().position(|&b| b == b']').map(|k| i + k)
+}
+
+/// Whether `byte` is in the class body `set` (between the brackets).
+fn in_class(set: &[u8], byte: u8) -> bool {
+    let (negated, set) = match set.first() {
+        Some(b'!' | b'^') => (true, &set[1..]),
+        _ => (false, set),
+    };
+    let mut found = false;
+    let mut i = 0;
+    while i < set.len() {
+        if i + 2 < set.len() && set[i + 1] == b'-' {
+            found |= (set[i]..=set[i + 2]).contains(&byte);
+            i += 3;
+        } else {
+            found |= set[i] == byte;
+            i += 1;
+        }
+    }
+    found != negated
 }
 
 #[cfg(test)]
@@ -352,5 +391,22 @@ mod tests {
         assert!(wildcard_match(b"d?.csv", b"d1.csv"));
         assert!(!wildcard_match(b"*.csv", b"a.svm"));
         assert!(wildcard_match(b"*", b""));
+    }
+
+    #[test]
+    fn character_classes_match_as_the_shell_does() {
+        assert!(wildcard_match(b"run[0-9].csv", b"run7.csv"));
+        assert!(!wildcard_match(b"run[0-9].csv", b"runx.csv"));
+        assert!(wildcard_match(b"[abc]*.csv", b"b1.csv"));
+        assert!(!wildcard_match(b"[abc]*.csv", b"d1.csv"));
+        assert!(wildcard_match(b"x[!0-9].csv", b"xa.csv"));
+        assert!(!wildcard_match(b"x[!0-9].csv", b"x5.csv"));
+        assert!(wildcard_match(b"x[^a].csv", b"xb.csv"));
+        // `]` first in a class is a member; a `[` without its `]` is an ordinary byte.
+        assert!(wildcard_match(b"[]a]", b"]"));
+        assert!(wildcard_match(b"a[b", b"a[b"));
+        assert!(!wildcard_match(b"a[b", b"ab"));
+        // A class matches exactly one byte.
+        assert!(!wildcard_match(b"[ab].csv", b"ab.csv"));
     }
 }
