@@ -71,6 +71,7 @@ pub mod preprocess;
 pub mod rng;
 pub mod simd;
 pub mod textbook;
+pub mod traits;
 
 pub use dataset::Dataset;
 pub use error::{Error, Location, Result};

@@ -7,7 +7,8 @@
 
 use serde::Serialize;
 
-use super::bound::{Facts, RunSetup, evaluate_all};
+use super::bound::{Facts, RunSetup};
+use super::evaluate::evaluate_all;
 use super::geometry::{Geometry, Separation};
 use super::invariants::InvariantReport;
 use super::kinds::BoundKind;

@@ -3,7 +3,6 @@
 use ndarray::{Array1, ArrayView1};
 use serde::Serialize;
 
-pub(crate) use super::evaluate::evaluate;
 use super::geometry::{Geometry, Norms, Separation, Separator, vectors_name};
 use super::kinds::{BoundKind, RuleFamily};
 use crate::dataset::Dataset;
@@ -258,62 +257,4 @@ impl Facts {
             radius_vectors: with_constant(norms.radius),
         })
     }
-}
-
-/// Every form of the theorem for a run with `params` on `data`, without running: hypotheses checked and
-/// values computed from the optimal separators of `geometry`.
-///
-/// ```
-/// use ndarray::array;
-/// use novikoff::bounds::{bounds, BoundKind, Geometry};
-/// use novikoff::{perceptron::{BiasRule, PerceptronParams}, Dataset};
-/// let data = Dataset::new(array![[3.0], [1.0]], array![1.0, -1.0])?;
-/// let geometry = Geometry::compute(&data)?;
-/// let all = bounds(&data, &geometry, &PerceptronParams::new().bias(BiasRule::Novikoff))?;
-/// let applicable: Vec<BoundKind> = all.iter().filter(|b| b.applies).map(|b| b.kind).collect();
-/// assert_eq!(applicable, vec![BoundKind::NovikoffBias, BoundKind::NovikoffBiasTight]);
-/// # Ok::<(), novikoff::Error>(())
-/// ```
-pub fn bounds(
-    data: &Dataset,
-    geometry: &Geometry,
-    params: &PerceptronParams,
-) -> Result<Vec<Bound>> {
-    let setup = RunSetup::of(params, geometry.radius);
-    let facts = Facts::optimal(data, geometry, setup.c)?;
-    Ok(evaluate_all(&facts, &setup))
-}
-
-/// Every form of the theorem for a run with `params` on `data`, with the values computed for a separator
-/// `(w, b)` you supply instead of the optimal one: the theorem holds for any separator, with its margin.
-/// Forms that need a separator through the origin require `b = 0`. `w` need not have unit length.
-///
-/// ```
-/// use ndarray::array;
-/// use novikoff::bounds::{bounds_for_separator, BoundKind};
-/// use novikoff::{perceptron::PerceptronParams, Dataset};
-/// let x = array![[-1.0, 2.0], [1.0, 0.0], [1.0, 1.0], [-1.0, 0.0], [-1.0, -2.0], [1.0, -1.0]];
-/// let data = Dataset::new(x, array![-1.0, 1.0, 1.0, -1.0, -1.0, 1.0])?;
-/// // w = (2, 0.5) has min yᵢ·w·xᵢ = 1 and ‖w‖² = 4.25, so γ = 1/√4.25 and (R/γ)² = 5·4.25 = 21.25.
-/// let all = bounds_for_separator(&data, &PerceptronParams::new(), array![2.0, 0.5].view(), 0.0)?;
-/// let block = all.iter().find(|b| b.kind == BoundKind::BlockNovikoff).unwrap();
-/// assert!((block.value.unwrap() - 21.25).abs() < 1e-9);
-/// # Ok::<(), novikoff::Error>(())
-/// ```
-pub fn bounds_for_separator(
-    data: &Dataset,
-    params: &PerceptronParams,
-    w: ArrayView1<'_, f64>,
-    b: f64,
-) -> Result<Vec<Bound>> {
-    let setup = RunSetup::of(params, data.radius());
-    let facts = Facts::supplied(data, w, b, setup.c)?;
-    Ok(evaluate_all(&facts, &setup))
-}
-
-pub(crate) fn evaluate_all(facts: &Facts, setup: &RunSetup) -> Vec<Bound> {
-    BoundKind::ALL
-        .iter()
-        .map(|&kind| evaluate(kind, facts, setup))
-        .collect()
 }

@@ -91,7 +91,8 @@ mod verify;
 pub use adversary::{
     AdversaryParams, AdversaryReport, AdversaryRun, Strategy, search, tight_basis,
 };
-pub use bound::{Bound, Hypothesis, SeparatorSource, VALUE_RTOL, bounds, bounds_for_separator};
+pub use bound::{Bound, Hypothesis, SeparatorSource, VALUE_RTOL};
+pub use evaluate::{bounds, bounds_for_separator};
 pub use geometry::{CERTIFICATE_RTOL, Geometry, GeometrySummary, MarginSolve, UNIT_NORM_TOL};
 #[doc(hidden)]
 pub use geometry::{CertificateSummary, MarginSummary, MarginsSummary};

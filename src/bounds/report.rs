@@ -11,7 +11,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::adversary::{AdversaryParams, AdversaryReport, search};
-use super::bound::{Bound, VALUE_RTOL, bounds_for_separator};
+use super::bound::{Bound, VALUE_RTOL};
+use super::evaluate::bounds_for_separator;
 use super::geometry::{Geometry, GeometrySummary};
 use super::invariants::Violation;
 use super::verify::{Verdict, VerifyOptions, verify_with_options};

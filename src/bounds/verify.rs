@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 
-use super::bound::{Bound, Facts, RunSetup, evaluate_all};
+use super::bound::{Bound, Facts, RunSetup};
+use super::evaluate::evaluate_all;
 use super::geometry::{Geometry, GeometrySummary, Separation, vectors_name};
 use super::invariants::{InvariantCheck, InvariantReport};
 use super::kinds::{BoundKind, RuleFamily};

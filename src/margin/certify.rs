@@ -3,7 +3,8 @@
 use ndarray::ArrayView1;
 
 use super::accurate::{dot2, dot2_plus, norm_bounds, round_down};
-use super::max_margin::*;
+
+use super::result::MarginResult;
 use super::scale::Scaled;
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};

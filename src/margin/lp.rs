@@ -12,10 +12,12 @@ use ndarray::Array1;
 
 use super::Bias;
 use super::certificate::{Certificate, HullPoint, certificate_threshold};
-use super::max_margin::{MarginRows, best_bias, certified_margin, initial_working_set};
+use super::certify::{best_bias, certified_margin};
+use super::clarabel_socp::MarginRows;
 use super::polish::{PolishSettings, PolishStatus, polish};
 use super::problem::Problem;
 use super::scale::Scaled;
+use super::working_set::initial_working_set;
 use crate::dataset::Dataset;
 use crate::error::Result;
 use crate::simd::{Summation, dot};

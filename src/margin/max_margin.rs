@@ -4,34 +4,17 @@
 use super::Bias;
 use super::accurate::dot2;
 use super::certificate::{Certificate, HullPoint, certificate_threshold};
+use super::certify::{INTERIOR_POINT_MAX_DIM, best_bias, certified_margin, checked, scale_back};
+use super::clarabel_socp::socp_dual;
+use super::params::{MaxMargin, MaxMarginParams};
 use super::polish::{PolishSettings, PolishStatus, Polished, polish};
 use super::problem::Problem;
+use super::result::MarginResult;
 use super::scale::Scaled;
+use super::working_set::{initial_working_set, support_rows, violators_of, warm_start};
 use crate::dataset::Dataset;
 use crate::error::Result;
 use crate::simd::{Summation, dot};
-
-pub(super) use super::certify::*;
-pub(super) use super::clarabel_socp::*;
-pub(super) use super::params::*;
-pub(super) use super::result::*;
-pub(super) use super::working_set::*;
-
-/// A validated maximum-margin solver; see [`MaxMarginParams`].
-///
-/// ```
-/// use ndarray::array;
-/// use novikoff::margin::{Bias, MaxMarginParams};
-/// let solver = MaxMarginParams::new(Bias::ThroughOrigin).check()?;
-/// let data = novikoff::Dataset::new(array![[1.0, 1.0], [2.0, -1.0]], array![1.0, 1.0])?;
-/// let result = solver.solve(&data)?;
-/// assert!(result.is_separable());
-/// # Ok::<(), novikoff::Error>(())
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-pub struct MaxMargin {
-    pub(super) params: MaxMarginParams,
-}
 
 /// The maximum margin `γ*` of the data with the default settings; see [`MaxMarginParams`] for the
 /// tolerances and the [module documentation](super) for what the result guarantees.

@@ -63,8 +63,8 @@ mod working_set;
 
 pub use certificate::Certificate;
 pub use lp::{Separability, separable_lp};
-pub use max_margin::{MaxMargin, max_margin};
-pub use params::MaxMarginParams;
+pub use max_margin::max_margin;
+pub use params::{MaxMargin, MaxMarginParams};
 pub use result::MarginResult;
 
 use ndarray::{Array1, ArrayView1};

@@ -1,20 +1,20 @@
 //! The solver's parameters, validated.
 
 use super::Bias;
-use super::max_margin::*;
+
 use crate::error::{Error, Result};
 
-/// Unvalidated parameters of [`max_margin`].
+/// Unvalidated parameters of [`max_margin`](super::max_margin()).
 ///
 /// The solver always drives the bracket as tight as `f64` allows: on well-conditioned data the relative
 /// width is typically 10⁻¹³ to 10⁻¹¹; on data whose margin is 10⁻⁸ of the radius, about 10⁻⁷. The
-/// tolerance only decides whether the result is reported as [`MarginResult::Separable`] or as
-/// [`MarginResult::Inaccurate`].
+/// tolerance only decides whether the result is reported as [`MarginResult::Separable`](super::MarginResult::Separable) or as
+/// [`MarginResult::Inaccurate`](super::MarginResult::Inaccurate).
 ///
 /// | parameter | default | meaning |
 /// |---|---|---|
 /// | `bias` | (required) | [`Bias::Free`] or [`Bias::ThroughOrigin`] |
-/// | `tolerance` | `1e-6` | the largest relative bracket width `(upper − lower)/upper` reported as [`MarginResult::Separable`] |
+/// | `tolerance` | `1e-6` | the largest relative bracket width `(upper − lower)/upper` reported as [`MarginResult::Separable`](super::MarginResult::Separable) |
 /// | `certificate_tolerance` | `1e-9` | the largest accepted certificate residual, relative to `R` |
 /// | `max_rounds` | `40` | working-set rounds before polishing on all rows |
 /// | `max_polish_iterations` | `10 000` | active-set iterations of the exact polish |
@@ -147,4 +147,20 @@ impl MaxMarginParams {
         }
         Ok(MaxMargin { params: self })
     }
+}
+
+/// A validated maximum-margin solver; see [`MaxMarginParams`].
+///
+/// ```
+/// use ndarray::array;
+/// use novikoff::margin::{Bias, MaxMarginParams};
+/// let solver = MaxMarginParams::new(Bias::ThroughOrigin).check()?;
+/// let data = novikoff::Dataset::new(array![[1.0, 1.0], [2.0, -1.0]], array![1.0, 1.0])?;
+/// let result = solver.solve(&data)?;
+/// assert!(result.is_separable());
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaxMargin {
+    pub(super) params: MaxMarginParams,
 }
