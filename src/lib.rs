@@ -27,7 +27,40 @@
 //! * [`experiment`]: batch experiments over grids of datasets, rules, orders, η and seeds, in parallel,
 //!   reproducible, resumable and shardable; [`plot`] draws their figures;
 //! * [`textbook`]: the worked examples of the source documents, built in;
-//! * [`rng`]: seeded, value-stable randomness.
+//! * [`traits`]: `Fit` and `Predict` in the shape of linfa's, for code written against it.
+//!
+//! ## Architecture: the data's path
+//!
+//! ```text
+//!  file, stream ──► io ─────┐
+//!  generator ────► generate ┼──► Dataset (x: Array2<f64> in row-major order, y = ±1)
+//!  textbook ────────────────┘        │  owns the rows' lengths: R, ‖x‖² bounds (computed once, cached)
+//!                                    │
+//!        ┌───────────────────────────┼───────────────────────────────┐
+//!        ▼                           ▼                               ▼
+//!  perceptron::PerceptronParams   margin::max_margin              preprocess
+//!   .check() → Perceptron          → MarginResult (bracket,        (standardise, unit ball, …)
+//!   .fit(&data) → Fit                 separator or certificate)
+//!   (simd: the pass on row views)    │
+//!        │                           ▼
+//!        │                  bounds::Geometry (the four margin problems, solved once per dataset)
+//!        │                           │
+//!        └──────────► bounds::report(&data, &geometry, rules, options)
+//!                       → Report { geometry, rules: [RuleReport { verdict: Verdict, … }] }
+//!                       → Report::failures() → [Failure]   (the one pass/fail policy, typed)
+//!                                    │
+//!        ┌───────────────────────────┼───────────────────────────────┐
+//!        ▼                           ▼                               ▼
+//!  CLI `verify` (renders;     experiment: spec ← plan ← measure   plot, notebooks
+//!  exit 1 iff failures)       ← runner; a TaskRecord per run,     (read the records
+//!                             built from the Verdict, with its    and the JSON)
+//!                             failures; store, shard, lock, merge
+//! ```
+//!
+//! The layers only import downwards: `error` and `rng` at the bottom; `simd`; `dataset`; `perceptron`,
+//! `margin`, `io`, `generate` and `preprocess`; `bounds`; `experiment`; `plot`; the CLI on top.
+//! `.ci/module-cycles.py` checks it on every CI run, between modules and between the files of one
+//! module. The library decides every verdict; the CLI parses arguments and renders what it returns.
 //!
 //! ## Conventions
 //!
