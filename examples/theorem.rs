@@ -64,10 +64,7 @@ fn main() -> Result<(), novikoff::Error> {
     let geometry = Geometry::compute(data)?;
     let mut failures = 0;
     for rule in [BiasRule::None, BiasRule::Classic, BiasRule::Novikoff] {
-        let learner = PerceptronParams::new()
-            .bias(rule)
-            .max_epochs(2000)
-            .check()?;
+        let learner = PerceptronParams::new().bias(rule).max_epochs(2000);
         let verdict = verify_with(data, &geometry, &learner)?;
         println!(
             "\nrule {}: {} mistakes, {} epochs, {}",
@@ -113,7 +110,7 @@ fn main() -> Result<(), novikoff::Error> {
         failures += usize::try_from(invariants.violations).unwrap_or(usize::MAX);
 
         // Any separator gives a bound with its own margin; the planted one is not the best.
-        let planted = bounds_for_separator(data, learner.params(), u.view(), b)?;
+        let planted = bounds_for_separator(data, &learner, u.view(), b)?;
         for bound in planted.iter().filter(|b| b.applies) {
             println!(
                 "  with the planted separator: {} = {:.2} (γ = {:.4})",

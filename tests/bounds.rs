@@ -40,8 +40,8 @@ fn seed004_rule_none_makes_3_mistakes_against_a_bound_of_5() {
         record_steps: true,
         ..Default::default()
     };
-    let perceptron = PerceptronParams::new().check().unwrap();
-    let verdict = verify_with_options(&data, &geometry, &perceptron, &options).unwrap();
+    let verdict =
+        verify_with_options(&data, &geometry, &PerceptronParams::new(), &options).unwrap();
 
     assert_eq!(
         (verdict.mistakes, verdict.epochs, verdict.converged),
@@ -467,7 +467,7 @@ fn every_applicable_bound_holds_on_a_thousand_random_separable_datasets() {
                 .eta(eta)
                 .order(order)
                 .max_epochs(if separable_for_rule { 1_000_000 } else { 20 });
-            let verdict = verify_with(data, &geometry, &params.check().unwrap()).unwrap();
+            let verdict = verify_with(data, &geometry, &params).unwrap();
             verdicts += 1;
             let context = format!(
                 "trial {trial}, {rule:?}, η = {eta}, n × d = {} × {}",

@@ -261,7 +261,7 @@ pub fn search(
         .order(Order::Cyclic)
         .max_updates(Some(cap))
         .max_epochs(usize::try_from(cap).unwrap_or(usize::MAX).saturating_add(1));
-    let cyclic = verify_with(data, geometry, &cyclic_params.check()?)?;
+    let cyclic = verify_with(data, geometry, &cyclic_params)?;
 
     let mut runs = vec![AdversaryRun {
         strategy: Strategy::Cyclic,

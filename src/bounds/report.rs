@@ -379,7 +379,7 @@ pub fn report(
     let mut reports = Vec::with_capacity(rules.len());
     for params in rules {
         let perceptron = params.clone().check()?;
-        let verdict = verify_with_options(data, geometry, &perceptron, &verify_options)?;
+        let verdict = verify_with_options(data, geometry, params, &verify_options)?;
         let supplied = match &options.separator {
             Some((w, b)) => Some(bounds_for_separator(
                 data,

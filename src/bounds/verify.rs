@@ -9,7 +9,7 @@ use super::invariants::{InvariantCheck, InvariantReport};
 use super::kinds::{BoundKind, RuleFamily};
 use crate::dataset::Dataset;
 use crate::error::Result;
-use crate::perceptron::{Fit, Perceptron, PerceptronParams, StopReason};
+use crate::perceptron::{Fit, PerceptronParams, StopReason};
 
 /// A bound with its check against the run.
 ///
@@ -117,9 +117,8 @@ pub struct Verdict {
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn verify(data: &Dataset, params: &PerceptronParams) -> Result<Verdict> {
-    let perceptron = params.clone().check()?;
     let geometry = Geometry::compute(data)?;
-    verify_with(data, &geometry, &perceptron)
+    verify_with(data, &geometry, params)
 }
 
 /// [`verify`] with a [`Geometry`] computed once for `data` and reused across rules and runs.
@@ -131,7 +130,7 @@ pub fn verify(data: &Dataset, params: &PerceptronParams) -> Result<Verdict> {
 /// let data = Dataset::new(array![[2.0, 1.0], [1.0, 3.0], [-1.0, -1.0]], array![1.0, 1.0, -1.0])?;
 /// let geometry = Geometry::compute(&data)?;
 /// for rule in [BiasRule::None, BiasRule::Classic, BiasRule::Novikoff] {
-///     let verdict = verify_with(&data, &geometry, &PerceptronParams::new().bias(rule).check()?)?;
+///     let verdict = verify_with(&data, &geometry, &PerceptronParams::new().bias(rule))?;
 ///     assert_eq!(verdict.holds, Some(true));
 ///     assert_eq!(verdict.invariants.violations, 0);
 /// }
@@ -140,9 +139,9 @@ pub fn verify(data: &Dataset, params: &PerceptronParams) -> Result<Verdict> {
 pub fn verify_with(
     data: &Dataset,
     geometry: &Geometry,
-    perceptron: &Perceptron,
+    params: &PerceptronParams,
 ) -> Result<Verdict> {
-    verify_with_options(data, geometry, perceptron, &VerifyOptions::default())
+    verify_with_options(data, geometry, params, &VerifyOptions::default())
 }
 
 /// What [`verify_with_options`] checks beyond the bounds.
@@ -182,17 +181,17 @@ impl Default for VerifyOptions {
 /// let data = Dataset::new(array![[1.0, 2.0], [-2.0, -1.0]], array![1.0, -1.0])?;
 /// let geometry = Geometry::compute(&data)?;
 /// let options = VerifyOptions { record_steps: true, ..Default::default() };
-/// let verdict = verify_with_options(&data, &geometry, &PerceptronParams::new().check()?, &options)?;
+/// let verdict = verify_with_options(&data, &geometry, &PerceptronParams::new(), &options)?;
 /// assert_eq!(verdict.invariants.steps.len() as u64, verdict.mistakes);
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn verify_with_options(
     data: &Dataset,
     geometry: &Geometry,
-    perceptron: &Perceptron,
+    params: &PerceptronParams,
     options: &VerifyOptions,
 ) -> Result<Verdict> {
-    let params = perceptron.params();
+    let perceptron = params.clone().check()?;
     let setup = RunSetup::of(params, geometry.radius);
     let facts = Facts::optimal(data, geometry, setup.c)?;
     let run_vectors = run_separation(data, geometry, &facts, setup.c)?;

@@ -122,14 +122,15 @@ fn fill(
     record.d = Some(data.n_features());
     record.radius = Some(data.radius());
     record.solve_seconds = prepared.solve_seconds;
-    let learner = PerceptronParams::new()
+    let params = PerceptronParams::new()
         .bias(task.rule)
         .eta(task.eta)
         .order(task.order.clone())
         .max_epochs(task.max_epochs)
         .max_updates(task.max_updates)
-        .summation(task.summation)
-        .check()?;
+        .summation(task.summation);
+    // Checked here, whichever branch runs, so that an invalid task fails the same way in both.
+    let learner = params.clone().check()?;
     let mut extra = Map::new();
     let (w, b) = match (&prepared.geometry, measure.bounds) {
         (Some(geometry), true) => {
@@ -137,7 +138,7 @@ fn fill(
                 invariants: measure.invariants,
                 record_steps: measure.trace_summary && measure.invariants,
             };
-            let verdict = verify_with_options(data, geometry, &learner, &options)?;
+            let verdict = verify_with_options(data, geometry, &params, &options)?;
             record.record_verdict(&verdict);
             if measure.trace_summary
                 && let Some(trace) = trace_summary(&verdict)
