@@ -69,9 +69,9 @@ fn main() -> Result<(), novikoff::Error> {
         println!(
             "\nrule {}: {} mistakes, {} epochs, {}",
             verdict.rule,
-            verdict.mistakes,
-            verdict.epochs,
-            verdict.stop_reason.name()
+            verdict.fit.mistakes,
+            verdict.fit.epochs,
+            verdict.fit.stop_reason.name()
         );
         for checked in &verdict.bounds {
             let bound = &checked.bound;
@@ -118,7 +118,7 @@ fn main() -> Result<(), novikoff::Error> {
                 bound.value.unwrap_or(f64::NAN),
                 bound.gamma.unwrap_or(f64::NAN)
             );
-            failures += usize::from(bound.holds_for(verdict.mistakes) == Some(false));
+            failures += usize::from(bound.holds_for(verdict.fit.mistakes) == Some(false));
         }
     }
     assert_eq!(failures, 0, "a bound or an inequality of the proof failed");

@@ -44,7 +44,11 @@ fn seed004_rule_none_makes_3_mistakes_against_a_bound_of_5() {
         verify_with_options(&data, &geometry, &PerceptronParams::new(), &options).unwrap();
 
     assert_eq!(
-        (verdict.mistakes, verdict.epochs, verdict.converged),
+        (
+            verdict.fit.mistakes,
+            verdict.fit.epochs,
+            verdict.fit.converged
+        ),
         (3, 2, true)
     );
     let block = bound(&verdict, BoundKind::BlockNovikoff);
@@ -152,7 +156,7 @@ fn basis_vectors_make_exactly_m_mistakes_for_m_up_to_64() {
             assert_eq!(fit.mistakes, m as u64, "m = {m}");
         }
         let verdict = verify(&data, &PerceptronParams::new()).unwrap();
-        assert_eq!(verdict.mistakes, m as u64);
+        assert_eq!(verdict.fit.mistakes, m as u64);
         let block = bound(&verdict, BoundKind::BlockNovikoff);
         let value = block.value.unwrap();
         // γ = 1/√m and R = 1, so (R/γ)² = m: the bound is attained.
@@ -196,7 +200,7 @@ fn cs536_does_not_apply_to_data_that_are_not_unit_norm() {
     let cs536 = bound(&verdict, BoundKind::Cs536);
     assert!(cs536.applies, "{:?}", cs536.reason);
     assert_eq!(
-        bound(&verdict, BoundKind::Cs536).holds_for(verdict.mistakes),
+        bound(&verdict, BoundKind::Cs536).holds_for(verdict.fit.mistakes),
         Some(true)
     );
 }
@@ -218,8 +222,8 @@ fn a_bound_for_another_rule_does_not_apply() {
 fn xor_is_not_separable_and_no_bound_applies() {
     let data = xor();
     let verdict = verify(&data, &PerceptronParams::new().bias(BiasRule::Classic)).unwrap();
-    assert!(!verdict.converged);
-    assert_eq!(verdict.epochs, 1000);
+    assert!(!verdict.fit.converged);
+    assert_eq!(verdict.fit.epochs, 1000);
     assert!(
         verdict
             .bounds
@@ -476,7 +480,7 @@ fn every_applicable_bound_holds_on_a_thousand_random_separable_datasets() {
             );
 
             if separable_for_rule {
-                assert!(verdict.converged, "{context}");
+                assert!(verdict.fit.converged, "{context}");
                 assert_eq!(
                     verdict.invariants.status,
                     InvariantStatus::Checked,
@@ -504,7 +508,7 @@ fn every_applicable_bound_holds_on_a_thousand_random_separable_datasets() {
                         "{context}: {:?} = {:?} < {} mistakes",
                         b.kind,
                         b.value,
-                        verdict.mistakes
+                        verdict.fit.mistakes
                     );
                     let [low, high] = b.gamma_bracket.unwrap();
                     assert!(low <= high, "{context}");

@@ -155,7 +155,7 @@ fn verify_and_experiment_give_the_same_verdict_on_the_same_run() {
         for (rule, record) in library.rules.iter().zip(&records) {
             assert_eq!(rule.verdict.rule, record.rule, "{}", case.name);
             assert_eq!(
-                Some(rule.verdict.mistakes),
+                Some(rule.verdict.fit.mistakes),
                 record.mistakes,
                 "{}",
                 case.name

@@ -265,9 +265,9 @@ pub fn search(
 
     let mut runs = vec![AdversaryRun {
         strategy: Strategy::Cyclic,
-        mistakes: cyclic.mistakes,
-        converged: cyclic.converged,
-        ratio: bound.map(|b| cyclic.mistakes as f64 / b),
+        mistakes: cyclic.fit.mistakes,
+        converged: cyclic.fit.converged,
+        ratio: bound.map(|b| cyclic.fit.mistakes as f64 / b),
         invariants: cyclic.invariants,
     }];
     let mut strategies = vec![Strategy::MostViolated, Strategy::LeastViolated];

@@ -61,7 +61,7 @@
 //! let geometry = Geometry::compute(&data)?;
 //!
 //! let verdict = verify_with(&data, &geometry, &PerceptronParams::new())?;
-//! assert_eq!((verdict.mistakes, verdict.holds), (3, Some(true)));
+//! assert_eq!((verdict.fit.mistakes, verdict.holds), (3, Some(true)));
 //! assert_eq!(verdict.tightest, Some(BoundKind::BlockNovikoff));
 //! assert!((verdict.bound.unwrap() - 5.0).abs() < 1e-6);
 //! assert_eq!((verdict.invariants.updates, verdict.invariants.violations), (3, 0));

@@ -231,7 +231,7 @@ impl Verdict {
                     &self.rule,
                     &checked.bound,
                     ExceededBy::Optimal,
-                    self.mistakes,
+                    self.fit.mistakes,
                 )
             })
     }
@@ -247,10 +247,10 @@ impl Verdict {
                     violation,
                     violations: self.invariants.violations,
                 });
-        let overflow = match (self.stop_reason, self.tightest, self.bound) {
+        let overflow = match (self.fit.stop_reason, self.tightest, self.bound) {
             (StopReason::NonFinite, Some(kind), Some(value)) => Some(Failure::Overflow {
                 rule: self.rule.clone(),
-                update: self.mistakes,
+                update: self.fit.mistakes,
                 bound: self
                     .bounds
                     .iter()
@@ -296,8 +296,13 @@ impl RuleReport {
         let v = &self.verdict;
         let mut failures: Vec<Failure> = v.bound_failures().collect();
         for bound in self.supplied.iter().flatten() {
-            if bound.holds_for(v.mistakes) == Some(false) {
-                failures.push(exceeded(&v.rule, bound, ExceededBy::Supplied, v.mistakes));
+            if bound.holds_for(v.fit.mistakes) == Some(false) {
+                failures.push(exceeded(
+                    &v.rule,
+                    bound,
+                    ExceededBy::Supplied,
+                    v.fit.mistakes,
+                ));
             }
         }
         failures.extend(v.run_failures());

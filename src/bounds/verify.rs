@@ -19,7 +19,7 @@ use crate::perceptron::{Fit, PerceptronParams, StopReason};
 /// # let data = Dataset::new(array![[1.0, 0.0], [-1.0, 0.0]], array![1.0, -1.0])?;
 /// let verdict = verify(&data, &PerceptronParams::new())?;
 /// let checked = &verdict.bounds[0];
-/// assert_eq!(checked.holds, checked.bound.holds_for(verdict.mistakes));
+/// assert_eq!(checked.holds, checked.bound.holds_for(verdict.fit.mistakes));
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -44,7 +44,7 @@ pub struct CheckedBound {
 /// let x = array![[-1.0, 2.0], [1.0, 0.0], [1.0, 1.0], [-1.0, 0.0], [-1.0, -2.0], [1.0, -1.0]];
 /// let data = Dataset::new(x, array![-1.0, 1.0, 1.0, -1.0, -1.0, 1.0])?;
 /// let verdict = verify(&data, &PerceptronParams::new())?;
-/// assert_eq!(verdict.mistakes, 3);
+/// assert_eq!(verdict.fit.mistakes, 3);
 /// assert_eq!(verdict.holds, Some(true));
 /// assert!((verdict.bound.unwrap() - 5.0).abs() < 1e-6);    // the tightest applicable bound
 /// assert_eq!(verdict.invariants.holds(), Some(true));
@@ -58,18 +58,13 @@ pub struct Verdict {
     pub bias_constant: f64,
     /// The learning rate η.
     pub eta: f64,
+    /// The run: its weights `w` and bias `b`, its mistakes, epochs, whether it converged, why it stopped
+    /// and its wall-clock seconds (the invariant check included). Serialised in place, as the keys `w`,
+    /// `b`, `mistakes`, `epochs`, `converged`, `stop_reason` and `train_seconds`.
+    #[serde(flatten, serialize_with = "serialize_run")]
+    pub fit: Fit,
     /// The visiting order's name.
     pub order: &'static str,
-    /// The number of updates.
-    pub mistakes: u64,
-    /// The number of passes, including the final clean one.
-    pub epochs: usize,
-    /// True when the last epoch had no mistake.
-    pub converged: bool,
-    /// Why the run stopped.
-    pub stop_reason: StopReason,
-    /// Wall-clock seconds of the training loop, the invariant check included.
-    pub train_seconds: f64,
     /// `R = max ‖xᵢ‖`.
     pub radius: f64,
     /// `R̂ = max ‖(xᵢ, c)‖`, the radius of the vectors the run sees.
@@ -95,10 +90,6 @@ pub struct Verdict {
     /// write [`Geometry::summary`] once (as `novikoff verify --format json` does).
     #[serde(skip)]
     pub geometry: GeometrySummary,
-    /// The run's final weights.
-    pub w: Vec<f64>,
-    /// The run's final bias.
-    pub b: f64,
 }
 
 /// Train with `params` on `data` and check the run against every form of the theorem, with the proof's
@@ -112,7 +103,7 @@ pub struct Verdict {
 /// let xor = Dataset::new(array![[0., 0.], [0., 1.], [1., 0.], [1., 1.]], array![1., -1., -1., 1.])?;
 /// let verdict = verify(&xor, &PerceptronParams::new().max_epochs(20))?;
 /// assert_eq!(verdict.holds, None);
-/// assert!(!verdict.converged);
+/// assert!(!verdict.fit.converged);
 /// assert!(verdict.bounds.iter().all(|b| !b.bound.applies));
 /// # Ok::<(), novikoff::Error>(())
 /// ```
@@ -182,7 +173,7 @@ impl Default for VerifyOptions {
 /// let geometry = Geometry::compute(&data)?;
 /// let options = VerifyOptions { record_steps: true, ..Default::default() };
 /// let verdict = verify_with_options(&data, &geometry, &PerceptronParams::new(), &options)?;
-/// assert_eq!(verdict.invariants.steps.len() as u64, verdict.mistakes);
+/// assert_eq!(verdict.invariants.steps.len() as u64, verdict.fit.mistakes);
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn verify_with_options(
@@ -292,17 +283,10 @@ pub(crate) fn assemble(
     let applicable: Vec<bool> = bounds.iter().filter_map(|b| b.holds).collect();
     let found = run_vectors.found();
     Verdict {
-        w: fit.w.to_vec(),
-        b: fit.b,
         rule: setup.rule.clone(),
         bias_constant: setup.c,
         eta: params.eta,
         order: params.order.name(),
-        mistakes: fit.mistakes,
-        epochs: fit.epochs,
-        converged: fit.converged,
-        stop_reason: fit.stop_reason,
-        train_seconds: fit.train_seconds,
         radius: geometry.radius,
         radius_eff: (geometry.max_sq_norm + setup.c * setup.c).sqrt(),
         gamma: found.map(|s| s.gamma),
@@ -313,6 +297,35 @@ pub(crate) fn assemble(
         holds: (!applicable.is_empty()).then(|| applicable.iter().all(|&h| h)),
         invariants,
         geometry: geometry.summary(),
+        fit: fit.clone(),
         bounds,
     }
+}
+
+/// The run's part of a verdict's JSON, with the keys the verdict had before it held its [`Fit`].
+fn serialize_run<S: serde::Serializer>(
+    fit: &Fit,
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Run<'a> {
+        w: &'a [f64],
+        b: f64,
+        mistakes: u64,
+        epochs: usize,
+        converged: bool,
+        stop_reason: StopReason,
+        train_seconds: f64,
+    }
+    let w = fit.w.to_vec();
+    Run {
+        w: &w,
+        b: fit.b,
+        mistakes: fit.mistakes,
+        epochs: fit.epochs,
+        converged: fit.converged,
+        stop_reason: fit.stop_reason,
+        train_seconds: fit.train_seconds,
+    }
+    .serialize(serializer)
 }

@@ -148,8 +148,8 @@ pub fn print_table(source: &str, report: &Report, steps: bool) -> Result<()> {
                 v,
                 bound,
                 " (your separator)",
-                bound.ratio(v.mistakes),
-                bound.holds_for(v.mistakes),
+                bound.ratio(v.fit.mistakes),
+                bound.holds_for(v.fit.mistakes),
             ));
             if let Some(reason) = &bound.reason {
                 reasons.push(format!(
@@ -166,8 +166,8 @@ pub fn print_table(source: &str, report: &Report, steps: bool) -> Result<()> {
                 opt(v.gamma),
                 num(v.radius_eff),
                 "—".into(),
-                v.mistakes.to_string(),
-                v.epochs.to_string(),
+                v.fit.mistakes.to_string(),
+                v.fit.epochs.to_string(),
                 "—".into(),
                 "n/a".into(),
             ]);
@@ -223,11 +223,11 @@ pub fn print_table(source: &str, report: &Report, steps: bool) -> Result<()> {
                 first.tolerance
             ));
         }
-        if !v.converged {
+        if !v.fit.converged {
             notes.push(format!(
                 "  {}: the run stopped at its cap ({}) without converging",
                 v.rule,
-                v.stop_reason.name()
+                v.fit.stop_reason.name()
             ));
         }
     }
@@ -331,8 +331,8 @@ fn bound_row(
         opt(bound.gamma),
         opt(bound.radius),
         bound.value.map(num).unwrap_or_else(|| "n/a".into()),
-        v.mistakes.to_string(),
-        v.epochs.to_string(),
+        v.fit.mistakes.to_string(),
+        v.fit.epochs.to_string(),
         opt(ratio),
         yes_no(holds).to_string(),
     ]
@@ -341,7 +341,7 @@ fn bound_row(
 fn invariant_row(v: &Verdict, i: &InvariantReport) -> Vec<String> {
     vec![
         v.rule.clone(),
-        v.converged.to_string(),
+        v.fit.converged.to_string(),
         i.updates.to_string(),
         opt(i.gamma),
         opt(i.radius_eff),

@@ -145,7 +145,7 @@ fn fill(
             {
                 extra.insert("trace".into(), trace);
             }
-            (Some(verdict.w.clone()), Some(verdict.b))
+            (Some(verdict.fit.w.to_vec()), Some(verdict.fit.b))
         }
         _ => {
             let fit = learner.fit(data)?;

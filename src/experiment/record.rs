@@ -202,11 +202,11 @@ pub(crate) fn csv_row(r: &TaskRecord, bound_names: &[String]) -> Vec<String> {
 impl TaskRecord {
     /// The columns a checked run determines: the run, its margin, every bound, and its failures.
     pub(crate) fn record_verdict(&mut self, verdict: &Verdict) {
-        self.mistakes = Some(verdict.mistakes);
-        self.epochs = Some(verdict.epochs);
-        self.converged = Some(verdict.converged);
-        self.stop_reason = Some(verdict.stop_reason);
-        self.train_seconds = Some(verdict.train_seconds);
+        self.mistakes = Some(verdict.fit.mistakes);
+        self.epochs = Some(verdict.fit.epochs);
+        self.converged = Some(verdict.fit.converged);
+        self.stop_reason = Some(verdict.fit.stop_reason);
+        self.train_seconds = Some(verdict.fit.train_seconds);
         self.separable = Some(verdict.gamma.is_some());
         self.margin_kind = Some(if verdict.bias_constant == 0.0 {
             "through_origin".to_string()
