@@ -35,6 +35,7 @@
 //! abort. Lines end with `\n`, `\r\n`, or a lone `\r` when the first line ends so. Values echoed in
 //! messages are cut after 60 characters and control bytes are escaped.
 
+mod atomic;
 mod csv;
 mod labels;
 mod libsvm;
@@ -42,26 +43,23 @@ mod npy;
 mod source;
 mod text;
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub use self::csv::{read_csv, read_csv_stream, write_csv};
 pub use self::libsvm::{read_libsvm, read_libsvm_stream, write_libsvm};
 pub use self::npy::{read_npy, read_npz, write_npy, write_npz};
-// Readers of bytes in memory and writers to any `Write`: the building blocks of the entry points
-// above, public for the tests and benches, not part of the documented API.
+// Readers of bytes and writers to any `Write`, for the tests and benches: not the documented API.
 #[doc(hidden)]
-pub use self::csv::{read_csv_from, write_csv_to};
-#[doc(hidden)]
-pub use self::libsvm::{read_libsvm_from, write_libsvm_to};
-#[doc(hidden)]
-pub use self::npy::{read_npy_from, read_npz_from, write_npy_to};
-#[doc(hidden)]
-pub use self::text::MAX_LINE;
+pub use self::{
+    csv::{read_csv_from, write_csv_to},
+    libsvm::{read_libsvm_from, write_libsvm_to},
+    npy::{read_npy_from, read_npz_from, write_npy_to},
+    text::MAX_LINE,
+};
 
 use crate::dataset::Dataset;
 use crate::error::{Error, Location, Result};
+use atomic::write_atomically;
 
 /// Which column holds the labels.
 ///
@@ -467,38 +465,4 @@ pub fn input_format(path: &Path, options: &ReadOptions) -> Result<Format> {
             other => other,
         }),
     }
-}
-
-/// Write through a temporary sibling file, then rename it over `path`.
-fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut BufWriter<File>) -> Result<()>,
-) -> Result<()> {
-    if path.is_dir() {
-        return Err(Error::parse(
-            Location::new(path),
-            "is a directory, not a file to write",
-        ));
-    }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary: PathBuf = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let relabel = |e: Error| match e {
-        Error::Io { source, .. } => Error::io(path, source),
-        other => other,
-    };
-    let result = (|| {
-        let file = File::create(&temporary).map_err(|e| Error::io(path, e))?;
-        let mut out = BufWriter::with_capacity(1 << 16, file);
-        write(&mut out).map_err(relabel)?;
-        out.flush().map_err(|e| Error::io(path, e))?;
-        drop(out);
-        std::fs::rename(&temporary, path).map_err(|e| Error::io(path, e))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    result
 }
