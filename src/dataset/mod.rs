@@ -25,15 +25,10 @@ use crate::simd::{LabelSigns, Rows};
 /// value is finite and that every label is ±1. A dataset may hold a single class (Helmbold's
 /// negate-the-negatives transform produces one); functions that need both classes say so and check.
 ///
-/// Beside the matrix and the labels a dataset keeps the labels' signs, one bit each (n/8 bytes, made
-/// once at construction): the training loop reads those instead of the 8-byte labels where it checks
-/// several rows at once, which at d = 10 is a tenth less memory traffic per epoch ([`Dataset::rows`]).
-///
 /// Every matrix the crate builds (the loaders of [`io`](crate::io), the generators, the transforms
-/// below, a clone) is written into memory advised for transparent huge pages, which an epoch reads
-/// about a third faster on Linux ([`simd::advise_huge_pages`](crate::simd::advise_huge_pages)). A
-/// large matrix built by the caller gets the same by being built in a buffer advised first, as that
-/// function's example shows; `Dataset::new` takes the matrix as it is.
+/// below, a clone) is written into memory advised for transparent huge pages
+/// ([`simd::advise_huge_pages`](crate::simd::advise_huge_pages); `benches/README.md` has what that and
+/// the labels' sign bits kept beside them are worth). `Dataset::new` takes the matrix as it is.
 ///
 /// ```
 /// use ndarray::array;
