@@ -27,7 +27,7 @@ fn main() -> Result<(), novikoff::Error> {
 
     // The bound for any sequence drawn from these examples: the tightest applicable form for the rule.
     let geometry = Geometry::compute(&stream)?;
-    let bound = bounds::bounds(&stream, &geometry, learner.params())?
+    let bound = bounds::bounds(&geometry, learner.params())?
         .into_iter()
         .filter(|b| b.value.is_some())
         .min_by(|a, b| a.value.partial_cmp(&b.value).expect("finite"))
@@ -66,10 +66,9 @@ fn main() -> Result<(), novikoff::Error> {
 
     // Adversaries choose the order; each run is the same online learner, checked update by update.
     let report = bounds::search(
-        &stream,
         &geometry,
         &learner,
-        &AdversaryParams::new().restarts(3).seed(1),
+        &AdversaryParams::new().restarts(3).seed(1).check()?,
     )?;
     println!("\norder            mistakes  mistakes/bound  proof's inequalities");
     for run in &report.runs {

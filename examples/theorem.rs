@@ -65,7 +65,7 @@ fn main() -> Result<(), novikoff::Error> {
     let mut failures = 0;
     for rule in [BiasRule::None, BiasRule::Classic, BiasRule::Novikoff] {
         let learner = PerceptronParams::new().bias(rule).max_epochs(2000);
-        let verdict = verify_with(data, &geometry, &learner)?;
+        let verdict = verify_with(&geometry, &learner)?;
         println!(
             "\nrule {}: {} mistakes, {} epochs, {}",
             verdict.rule,

@@ -34,18 +34,18 @@
 //! ```text
 //!  file, stream ──► io ─────┐
 //!  generator ────► generate ┼──► Dataset (x: Array2<f64> in row-major order, y = ±1)
-//!  textbook ────────────────┘        │  owns the rows' lengths: R, ‖x‖² bounds (computed once, cached)
-//!                                    │
+//!  textbook ────────────────┘        │  caches what is derived from it, each computed once by its owner:
+//!                                    │  R and the row lengths, the largest value, the labels' sign bits
 //!        ┌───────────────────────────┼───────────────────────────────┐
 //!        ▼                           ▼                               ▼
 //!  perceptron::PerceptronParams   margin::max_margin              preprocess
 //!   .check() → Perceptron          → MarginResult (bracket,        (standardise, unit ball, …)
 //!   .fit(&data) → Fit                 separator or certificate)
-//!   (simd: the pass on row views)    │
-//!        │                           ▼
-//!        │                  bounds::Geometry (the four margin problems, solved once per dataset)
-//!        │                           │
-//!        └──────────► bounds::report(&data, &geometry, rules, options)
+//!   every bias rule = Augmentation   │
+//!   (x, c); simd: the pass on rows   ▼
+//!        │                  bounds::Geometry<'data> (borrows its dataset; the four margin problems,
+//!        │                           │               solved once per dataset)
+//!        └──────────► bounds::report(&geometry, rules, options)
 //!                       → Report { geometry, rules: [RuleReport { verdict: Verdict, … }] }
 //!                       → Report::failures() → [Failure]   (the one pass/fail policy, typed)
 //!                                    │

@@ -40,8 +40,7 @@ fn seed004_rule_none_makes_3_mistakes_against_a_bound_of_5() {
         record_steps: true,
         ..Default::default()
     };
-    let verdict =
-        verify_with_options(&data, &geometry, &PerceptronParams::new(), &options).unwrap();
+    let verdict = verify_with_options(&geometry, &PerceptronParams::new(), &options).unwrap();
 
     assert_eq!(
         (
@@ -258,7 +257,7 @@ fn xor_is_not_separable_and_no_bound_applies() {
 fn a_supplied_separator_gives_a_weaker_but_valid_bound() {
     let data = seed004();
     let params = PerceptronParams::new();
-    let optimal = bounds(&data, &Geometry::compute(&data).unwrap(), &params).unwrap();
+    let optimal = bounds(&Geometry::compute(&data).unwrap(), &params).unwrap();
     let supplied = bounds_for_separator(&data, &params, array![2.0, 0.5].view(), 0.0).unwrap();
     let find = |all: &[novikoff::bounds::Bound]| {
         all.iter()
@@ -318,10 +317,9 @@ fn adversarial_orders_stay_within_the_bound() {
     let geometry = Geometry::compute(&data).unwrap();
     let perceptron = PerceptronParams::new().check().unwrap();
     let report = search(
-        &data,
         &geometry,
         &perceptron,
-        &AdversaryParams::new().restarts(3),
+        &AdversaryParams::new().restarts(3).check().unwrap(),
     )
     .unwrap();
     assert_eq!(report.runs.len(), 1 + 3 + 3);
@@ -345,8 +343,12 @@ fn adversarial_orders_stay_within_the_bound() {
             // A cap keeps the debug-profile runtime small: badly scaled data (R = 0.01 with b += ηy) can
             // need 10⁵ updates and more.
             let cap = 20_000;
-            let adversary = AdversaryParams::new().restarts(2).max_updates(Some(cap));
-            let report = search(&data, &geometry, &perceptron, &adversary).unwrap();
+            let adversary = AdversaryParams::new()
+                .restarts(2)
+                .max_updates(Some(cap))
+                .check()
+                .unwrap();
+            let report = search(&geometry, &perceptron, &adversary).unwrap();
             let best = &report.runs[report.best];
             assert!(report.runs.iter().all(|r| r.mistakes <= best.mistakes));
             if let Some(bound) = report.bound {
@@ -471,7 +473,7 @@ fn every_applicable_bound_holds_on_a_thousand_random_separable_datasets() {
                 .eta(eta)
                 .order(order)
                 .max_epochs(if separable_for_rule { 1_000_000 } else { 20 });
-            let verdict = verify_with(data, &geometry, &params).unwrap();
+            let verdict = verify_with(&geometry, &params).unwrap();
             verdicts += 1;
             let context = format!(
                 "trial {trial}, {rule:?}, η = {eta}, n × d = {} × {}",

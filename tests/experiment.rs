@@ -332,6 +332,11 @@ fn bad_specs_give_clear_errors() {
             "sometimes",
         ),
         (
+            "name = \"x\"\n[train]\nrules = [\"none\"]\norders = [\"random\"]\n[[dataset]]\nfamily = \"seed004\"\n",
+            "spec.toml:4",
+            "random",
+        ),
+        (
             "name = \"x\"\n[[dataset]]\nfile = \"does-not-exist.csv\"\n",
             "does-not-exist.csv",
             "not found",

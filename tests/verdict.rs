@@ -148,7 +148,7 @@ fn verify_and_experiment_give_the_same_verdict_on_the_same_run() {
                 .then(|| AdversaryParams::new().restarts(2).seed(0)),
             ..Default::default()
         };
-        let library = report(&data, &geometry, &rules, &options).unwrap();
+        let library = report(&geometry, &rules, &options).unwrap();
         let records = experiment_records(dir.path(), &case, &file);
         let (code, cli) = cli_json(&file, &case);
 

@@ -63,7 +63,7 @@ impl Strategy {
     }
 }
 
-/// Settings of [`search`], validated by [`AdversaryParams::check`].
+/// Settings of [`search`], validated by [`AdversaryParams::check`] into an [`Adversary`].
 ///
 /// | setting | default |
 /// |---|---|
@@ -73,8 +73,8 @@ impl Strategy {
 ///
 /// ```
 /// use novikoff::bounds::AdversaryParams;
-/// let params = AdversaryParams::new().restarts(2).seed(7).check()?;
-/// assert_eq!(params.restarts_value(), 2);
+/// let adversary = AdversaryParams::new().restarts(2).seed(7).check()?;
+/// assert_eq!((adversary.restarts(), adversary.seed()), (2, 7));
 /// assert!(AdversaryParams::new().max_updates(Some(0)).check().is_err());
 /// # Ok::<(), novikoff::Error>(())
 /// ```
@@ -99,7 +99,8 @@ impl AdversaryParams {
     /// The defaults above.
     ///
     /// ```
-    /// assert_eq!(novikoff::bounds::AdversaryParams::new().restarts_value(), 8);
+    /// assert_eq!(novikoff::bounds::AdversaryParams::new().check()?.restarts(), 8);
+    /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn new() -> Self {
         Self::default()
@@ -108,7 +109,8 @@ impl AdversaryParams {
     /// The number of runs of [`Strategy::Random`], each with a seed derived from [`AdversaryParams::seed`].
     ///
     /// ```
-    /// assert_eq!(novikoff::bounds::AdversaryParams::new().restarts(0).restarts_value(), 0);
+    /// assert_eq!(novikoff::bounds::AdversaryParams::new().restarts(0).check()?.restarts(), 0);
+    /// # Ok::<(), novikoff::Error>(())
     /// ```
     #[must_use]
     pub fn restarts(mut self, restarts: usize) -> Self {
@@ -140,25 +142,61 @@ impl AdversaryParams {
         self
     }
 
-    /// The number of random restarts.
-    ///
-    /// ```
-    /// assert_eq!(novikoff::bounds::AdversaryParams::new().restarts(3).restarts_value(), 3);
-    /// ```
-    pub fn restarts_value(&self) -> usize {
-        self.restarts
-    }
-
-    /// Validate.
+    /// Validate, once, before any run.
     ///
     /// ```
     /// assert!(novikoff::bounds::AdversaryParams::new().check().is_ok());
     /// ```
-    pub fn check(self) -> Result<Self> {
+    pub fn check(self) -> Result<Adversary> {
         if self.max_updates == Some(0) {
             return Err(Error::parameter("max_updates", "must be at least 1"));
         }
-        Ok(self)
+        Ok(Adversary { params: self })
+    }
+}
+
+/// Validated settings of [`search`], made by [`AdversaryParams::check`] (the linfa `ParamGuard` idea,
+/// as [`Perceptron`] is for [`PerceptronParams`](crate::perceptron::PerceptronParams)).
+///
+/// ```
+/// let adversary = novikoff::bounds::AdversaryParams::new().max_updates(Some(50)).check()?;
+/// assert_eq!(adversary.max_updates(), Some(50));
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Adversary {
+    params: AdversaryParams,
+}
+
+impl Adversary {
+    /// The number of random restarts.
+    ///
+    /// ```
+    /// assert_eq!(novikoff::bounds::AdversaryParams::new().restarts(3).check()?.restarts(), 3);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn restarts(&self) -> usize {
+        self.params.restarts
+    }
+
+    /// The master seed of the random restarts.
+    ///
+    /// ```
+    /// assert_eq!(novikoff::bounds::AdversaryParams::new().seed(4).check()?.seed(), 4);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn seed(&self) -> u64 {
+        self.params.seed
+    }
+
+    /// The update cap of each run, if one was set.
+    ///
+    /// ```
+    /// assert_eq!(novikoff::bounds::AdversaryParams::new().check()?.max_updates(), None);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn max_updates(&self) -> Option<u64> {
+        self.params.max_updates
     }
 }
 
@@ -168,7 +206,7 @@ impl AdversaryParams {
 /// # use ndarray::array;
 /// # use novikoff::{bounds::{search, AdversaryParams, Geometry}, perceptron::PerceptronParams, Dataset};
 /// # let data = Dataset::new(array![[1.0, 0.2], [-1.0, 0.3]], array![1.0, -1.0])?;
-/// # let report = search(&data, &Geometry::compute(&data)?, &PerceptronParams::new().check()?, &AdversaryParams::new())?;
+/// # let report = search(&Geometry::compute(&data)?, &PerceptronParams::new().check()?, &AdversaryParams::new().check()?)?;
 /// let run = &report.runs[0];
 /// assert_eq!(run.strategy.name(), "cyclic");
 /// assert!(run.converged);
@@ -194,7 +232,7 @@ pub struct AdversaryRun {
 /// # use ndarray::array;
 /// # use novikoff::{bounds::{search, AdversaryParams, Geometry}, perceptron::PerceptronParams, Dataset};
 /// # let data = Dataset::new(array![[1.0, 0.2], [-1.0, 0.3]], array![1.0, -1.0])?;
-/// let report = search(&data, &Geometry::compute(&data)?, &PerceptronParams::new().check()?, &AdversaryParams::new())?;
+/// let report = search(&Geometry::compute(&data)?, &PerceptronParams::new().check()?, &AdversaryParams::new().check()?)?;
 /// let best = &report.runs[report.best];
 /// assert!(report.runs.iter().all(|r| r.mistakes <= best.mistakes));
 /// assert!(report.best_ratio.unwrap() <= 1.0);
@@ -226,33 +264,32 @@ pub struct AdversaryReport {
 /// use novikoff::perceptron::PerceptronParams;
 /// // On the basis eᵢ every order makes exactly m = (R/γ)² mistakes.
 /// let data = tight_basis(5)?;
-/// let report = search(&data, &Geometry::compute(&data)?, &PerceptronParams::new().check()?,
-///                     &AdversaryParams::new().restarts(2))?;
+/// let report = search(&Geometry::compute(&data)?, &PerceptronParams::new().check()?,
+///                     &AdversaryParams::new().restarts(2).check()?)?;
 /// assert!(report.runs.iter().all(|r| r.mistakes == 5));
 /// assert!((report.best_ratio.unwrap() - 1.0).abs() < 1e-6);
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn search(
-    data: &Dataset,
-    geometry: &Geometry,
+    geometry: &Geometry<'_>,
     perceptron: &Perceptron,
-    params: &AdversaryParams,
+    adversary: &Adversary,
 ) -> Result<AdversaryReport> {
-    let params = params.clone().check()?;
+    let data = geometry.data();
     let setup = RunSetup::of(perceptron.params(), geometry.radius);
-    let facts = Facts::optimal(data, geometry, setup.c)?;
+    let facts = Facts::optimal(geometry, setup.c)?;
     let bounds = evaluate_all(&facts, &setup);
     let tightest = bounds
         .iter()
         .filter(|b| b.value.is_some())
         .min_by(|a, b| a.value.partial_cmp(&b.value).expect("finite values"));
     let bound = tightest.and_then(|b| b.value);
-    let cap = params.max_updates.unwrap_or_else(|| match bound {
+    let cap = adversary.max_updates().unwrap_or_else(|| match bound {
         Some(value) if value < 1e15 => value.ceil() as u64 + 1,
         Some(_) => u64::MAX,
         None => 10_000,
     });
-    let run_vectors = run_separation(data, geometry, &facts, setup.c)?;
+    let run_vectors = run_separation(geometry, &facts, setup.c)?;
     // The baseline under the same update cap; every epoch but the last makes an update, so the epoch cap
     // never binds first.
     let cyclic_params = perceptron
@@ -261,7 +298,7 @@ pub fn search(
         .order(Order::Cyclic)
         .max_updates(Some(cap))
         .max_epochs(usize::try_from(cap).unwrap_or(usize::MAX).saturating_add(1));
-    let cyclic = verify_with(data, geometry, &cyclic_params)?;
+    let cyclic = verify_with(geometry, &cyclic_params)?;
 
     let mut runs = vec![AdversaryRun {
         strategy: Strategy::Cyclic,
@@ -274,8 +311,8 @@ pub fn search(
     if matches!(run_vectors, Separation::Found(_)) {
         strategies.push(Strategy::LeastProgress);
     }
-    strategies.extend((0..params.restarts).map(|r| Strategy::Random {
-        seed: rng::derive_seed(params.seed, &format!("adversary-random-{r}")),
+    strategies.extend((0..adversary.restarts()).map(|r| Strategy::Random {
+        seed: rng::derive_seed(adversary.seed(), &format!("adversary-random-{r}")),
     }));
     for strategy in strategies {
         let mut check = invariant_check(geometry, &setup, &run_vectors);

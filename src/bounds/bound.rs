@@ -8,7 +8,7 @@ use super::kinds::{BoundKind, RuleFamily};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::margin;
-use crate::perceptron::PerceptronParams;
+use crate::perceptron::{Augmentation, PerceptronParams};
 
 /// Relative rounding allowance of [`Bound::holds_for`]: a bound value computed in floating point from a
 /// margin is accurate to a few ulps times the dimension, so `mistakes ≤ value·(1 + 1e-9)` is the test. It
@@ -65,7 +65,7 @@ pub enum SeparatorSource {
 /// use novikoff::{perceptron::PerceptronParams, Dataset};
 /// let x = array![[-1.0, 2.0], [1.0, 0.0], [1.0, 1.0], [-1.0, 0.0], [-1.0, -2.0], [1.0, -1.0]];
 /// let data = Dataset::new(x, array![-1.0, 1.0, 1.0, -1.0, -1.0, 1.0])?;
-/// let all = bounds(&data, &Geometry::compute(&data)?, &PerceptronParams::new())?;
+/// let all = bounds(&Geometry::compute(&data)?, &PerceptronParams::new())?;
 /// let block = all.iter().find(|b| b.kind == BoundKind::BlockNovikoff).unwrap();
 /// assert!(block.applies);
 /// assert!((block.value.unwrap() - 5.0).abs() < 1e-6); // (R/γ)² = 5/1
@@ -115,7 +115,7 @@ impl Bound {
     /// # use ndarray::array;
     /// # use novikoff::{bounds::{bounds, Geometry, BoundKind}, perceptron::PerceptronParams, Dataset};
     /// # let data = Dataset::new(array![[1.0, 0.0], [-1.0, 0.0]], array![1.0, -1.0])?;
-    /// # let all = bounds(&data, &Geometry::compute(&data)?, &PerceptronParams::new())?;
+    /// # let all = bounds(&Geometry::compute(&data)?, &PerceptronParams::new())?;
     /// let block = all.iter().find(|b| b.kind == BoundKind::BlockNovikoff).unwrap();
     /// assert_eq!(block.holds_for(1), Some(true));
     /// assert_eq!(block.holds_for(2), Some(false));
@@ -132,7 +132,7 @@ impl Bound {
     /// # use ndarray::array;
     /// # use novikoff::{bounds::{bounds, Geometry, BoundKind}, perceptron::PerceptronParams, Dataset};
     /// # let data = Dataset::new(array![[1.0, 0.0], [-1.0, 0.0]], array![1.0, -1.0])?;
-    /// # let all = bounds(&data, &Geometry::compute(&data)?, &PerceptronParams::new())?;
+    /// # let all = bounds(&Geometry::compute(&data)?, &PerceptronParams::new())?;
     /// let block = all.iter().find(|b| b.kind == BoundKind::BlockNovikoff).unwrap();
     /// assert!((block.ratio(1).unwrap() - 1.0).abs() < 1e-6);
     /// # Ok::<(), novikoff::Error>(())
@@ -179,11 +179,10 @@ pub(crate) struct Facts {
 impl Facts {
     /// From the optimal separators of a geometry; solves the `(x, c)` problem only for a `c` the geometry
     /// lacks and a form needs.
-    pub(crate) fn optimal(data: &Dataset, geometry: &Geometry, c: f64) -> Result<Self> {
-        geometry.check_matches(data)?;
+    pub(crate) fn optimal(geometry: &Geometry<'_>, c: f64) -> Result<Self> {
         let radius = geometry.radius;
         let run_vectors = if RuleFamily::AnyConstant.matches(c, radius) {
-            geometry.augmented(data, c)?.separation(&vectors_name(c))
+            geometry.augmented(c)?.separation(&vectors_name(c))
         } else {
             Separation::Missing(format!("not computed for c = {c}"))
         };
@@ -238,7 +237,7 @@ impl Facts {
                 return Separation::Missing("c = 0".into());
             }
             let mut weights = w.to_vec();
-            weights.push(b / constant);
+            weights.push(Augmentation::with_constant(constant).weight_of_bias(b));
             make(Array1::from_vec(weights), 0.0, &vectors_name(constant))
         };
         let origin = if b == 0.0 {

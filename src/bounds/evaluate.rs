@@ -219,18 +219,14 @@ fn kind_note(kind: BoundKind, c: f64, radius: f64) -> Option<String> {
 /// use novikoff::{perceptron::{BiasRule, PerceptronParams}, Dataset};
 /// let data = Dataset::new(array![[3.0], [1.0]], array![1.0, -1.0])?;
 /// let geometry = Geometry::compute(&data)?;
-/// let all = bounds(&data, &geometry, &PerceptronParams::new().bias(BiasRule::Novikoff))?;
+/// let all = bounds(&geometry, &PerceptronParams::new().bias(BiasRule::Novikoff))?;
 /// let applicable: Vec<BoundKind> = all.iter().filter(|b| b.applies).map(|b| b.kind).collect();
 /// assert_eq!(applicable, vec![BoundKind::NovikoffBias, BoundKind::NovikoffBiasTight]);
 /// # Ok::<(), novikoff::Error>(())
 /// ```
-pub fn bounds(
-    data: &Dataset,
-    geometry: &Geometry,
-    params: &PerceptronParams,
-) -> Result<Vec<Bound>> {
+pub fn bounds(geometry: &Geometry<'_>, params: &PerceptronParams) -> Result<Vec<Bound>> {
     let setup = RunSetup::of(params, geometry.radius);
-    let facts = Facts::optimal(data, geometry, setup.c)?;
+    let facts = Facts::optimal(geometry, setup.c)?;
     Ok(evaluate_all(&facts, &setup))
 }
 

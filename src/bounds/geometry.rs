@@ -243,9 +243,11 @@ impl MarginSolve {
 /// assert!((gamma - 1.0).abs() < 1e-6);
 /// # Ok::<(), novikoff::Error>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[non_exhaustive]
-pub struct Geometry {
+pub struct Geometry<'a> {
+    /// The dataset measured: a geometry cannot be used with another one.
+    data: &'a Dataset,
     /// Number of examples.
     pub n: usize,
     /// Number of features.
@@ -271,7 +273,26 @@ pub struct Geometry {
     pub augmented_radius: MarginSolve,
 }
 
-impl Geometry {
+/// Every measured quantity; the dataset is left out (its own `Debug` would print every value).
+impl std::fmt::Debug for Geometry<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Geometry")
+            .field("n", &self.n)
+            .field("d", &self.d)
+            .field("radius", &self.radius)
+            .field("max_sq_norm", &self.max_sq_norm)
+            .field("min_norm", &self.min_norm)
+            .field("unit_norm", &self.unit_norm)
+            .field("both_classes", &self.both_classes)
+            .field("through_origin", &self.through_origin)
+            .field("free_bias", &self.free_bias)
+            .field("augmented_one", &self.augmented_one)
+            .field("augmented_radius", &self.augmented_radius)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Geometry<'a> {
     /// Measure `data`: O(n·d) for the norms and four maximum-margin problems.
     ///
     /// ```
@@ -282,7 +303,7 @@ impl Geometry {
     /// assert!(geometry.free_bias.certificate().is_some());
     /// # Ok::<(), novikoff::Error>(())
     /// ```
-    pub fn compute(data: &Dataset) -> Result<Geometry> {
+    pub fn compute(data: &'a Dataset) -> Result<Geometry<'a>> {
         let Norms {
             radius,
             max_sq_norm,
@@ -306,6 +327,7 @@ impl Geometry {
             }
         };
         Ok(Geometry {
+            data,
             n: data.n_samples(),
             d: data.n_features(),
             radius,
@@ -331,27 +353,17 @@ impl Geometry {
         }
     }
 
-    /// An error unless this geometry was computed for a dataset of `data`'s shape and row lengths. No
-    /// length is recomputed: both sides read the values the dataset cached when it first computed them.
-    pub(crate) fn check_matches(&self, data: &Dataset) -> Result<()> {
-        if self.n != data.n_samples()
-            || self.d != data.n_features()
-            || self.norms() != Norms::of(data)
-        {
-            return Err(Error::parameter(
-                "geometry",
-                format!(
-                    "computed for a {} × {} dataset of radius {}, used with a {} × {} dataset of radius {}",
-                    self.n,
-                    self.d,
-                    self.radius,
-                    data.n_samples(),
-                    data.n_features(),
-                    data.radius()
-                ),
-            ));
-        }
-        Ok(())
+    /// The dataset this geometry measures.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{bounds::Geometry, Dataset};
+    /// let data = Dataset::new(array![[2.0], [1.0]], array![1.0, -1.0])?;
+    /// assert_eq!(Geometry::compute(&data)?.data().n_samples(), 2);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn data(&self) -> &'a Dataset {
+        self.data
     }
 
     /// The maximum margin of `(x, c)` through the origin (`c = 0` means `x` itself): from the geometry for
@@ -362,13 +374,12 @@ impl Geometry {
     /// use novikoff::{bounds::Geometry, Dataset};
     /// let data = Dataset::new(array![[2.0], [1.0]], array![1.0, -1.0])?;
     /// let geometry = Geometry::compute(&data)?;
-    /// let solve = geometry.augmented(&data, 0.5)?;
+    /// let solve = geometry.augmented(0.5)?;
     /// assert!(solve.result().is_some_and(|r| r.is_separable()));
     /// # Ok::<(), novikoff::Error>(())
     /// ```
-    pub fn augmented(&self, data: &Dataset, c: f64) -> Result<std::borrow::Cow<'_, MarginSolve>> {
+    pub fn augmented(&self, c: f64) -> Result<std::borrow::Cow<'_, MarginSolve>> {
         use std::borrow::Cow;
-        self.check_matches(data)?;
         if !c.is_finite() {
             return Err(Error::parameter("c", format!("{c} is not finite")));
         }
@@ -379,7 +390,10 @@ impl Geometry {
         } else if c == self.radius {
             Cow::Borrowed(&self.augmented_radius)
         } else {
-            Cow::Owned(MarginSolve::compute(&data.augment(c), Bias::ThroughOrigin))
+            Cow::Owned(MarginSolve::compute(
+                &self.data.augment(c),
+                Bias::ThroughOrigin,
+            ))
         })
     }
 

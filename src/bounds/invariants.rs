@@ -258,7 +258,7 @@ impl TraceSink for InvariantCheck {
             .extend(event.w.iter().map(|&w| times_power_of_two(w, shift)));
         // The constant coordinate's weight v, from b = c·v.
         let v = if augmented {
-            times_power_of_two(event.b / event.bias_constant, shift)
+            times_power_of_two(event.bias_weight, shift)
         } else {
             0.0
         };

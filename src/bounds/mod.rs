@@ -60,14 +60,14 @@
 //! let data = Dataset::new(x, array![-1.0, 1.0, 1.0, -1.0, -1.0, 1.0])?;
 //! let geometry = Geometry::compute(&data)?;
 //!
-//! let verdict = verify_with(&data, &geometry, &PerceptronParams::new())?;
+//! let verdict = verify_with(&geometry, &PerceptronParams::new())?;
 //! assert_eq!((verdict.fit.mistakes, verdict.holds), (3, Some(true)));
 //! assert_eq!(verdict.tightest, Some(BoundKind::BlockNovikoff));
 //! assert!((verdict.bound.unwrap() - 5.0).abs() < 1e-6);
 //! assert_eq!((verdict.invariants.updates, verdict.invariants.violations), (3, 0));
 //!
 //! // The same geometry serves the other rules.
-//! let with_bias = verify_with(&data, &geometry, &PerceptronParams::new().bias(BiasRule::Novikoff))?;
+//! let with_bias = verify_with(&geometry, &PerceptronParams::new().bias(BiasRule::Novikoff))?;
 //! assert_eq!(with_bias.holds, Some(true));
 //! # Ok::<(), novikoff::Error>(())
 //! ```
@@ -89,7 +89,7 @@ mod summary;
 mod verify;
 
 pub use adversary::{
-    AdversaryParams, AdversaryReport, AdversaryRun, Strategy, search, tight_basis,
+    Adversary, AdversaryParams, AdversaryReport, AdversaryRun, Strategy, search, tight_basis,
 };
 pub use bound::{Bound, Hypothesis, SeparatorSource, VALUE_RTOL};
 pub use evaluate::{bounds, bounds_for_separator};

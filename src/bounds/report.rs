@@ -16,7 +16,6 @@ use super::evaluate::bounds_for_separator;
 use super::geometry::{Geometry, GeometrySummary};
 use super::invariants::Violation;
 use super::verify::{Verdict, VerifyOptions, verify_with_options};
-use crate::dataset::Dataset;
 use crate::error::Result;
 use crate::perceptron::{PerceptronParams, StopReason};
 
@@ -65,7 +64,7 @@ pub struct RuleReport {
 /// use novikoff::{perceptron::{BiasRule, PerceptronParams}, textbook};
 /// let data = textbook::example("seed004").unwrap();
 /// let rules = [BiasRule::None, BiasRule::Novikoff].map(|r| PerceptronParams::new().bias(r));
-/// let report = report(&data, &Geometry::compute(&data)?, &rules, &ReportOptions::default())?;
+/// let report = report(&Geometry::compute(&data)?, &rules, &ReportOptions::default())?;
 /// assert_eq!(report.rules.len(), 2);
 /// assert!(report.failures().is_empty());
 /// # Ok::<(), novikoff::Error>(())
@@ -349,7 +348,7 @@ impl Report {
     /// let data = textbook::example("seed004").unwrap();
     /// // The separator (0, 1) misclassifies the data: its bounds do not apply, so nothing fails.
     /// let options = ReportOptions { separator: Some((vec![0.0, 1.0], 0.0)), ..Default::default() };
-    /// let report = report(&data, &Geometry::compute(&data)?, &[PerceptronParams::new()], &options)?;
+    /// let report = report(&Geometry::compute(&data)?, &[PerceptronParams::new()], &options)?;
     /// assert!(report.failures().is_empty());
     /// # Ok::<(), novikoff::Error>(())
     /// ```
@@ -366,14 +365,13 @@ impl Report {
 /// use novikoff::{perceptron::PerceptronParams, textbook};
 /// let data = textbook::example("seed004").unwrap();
 /// let options = ReportOptions { adversary: Some(AdversaryParams::new().restarts(2)), ..Default::default() };
-/// let report = report(&data, &Geometry::compute(&data)?, &[PerceptronParams::new()], &options)?;
+/// let report = report(&Geometry::compute(&data)?, &[PerceptronParams::new()], &options)?;
 /// let adversary = report.rules[0].adversary.as_ref().unwrap();
 /// assert!(adversary.best_ratio.unwrap() <= 1.0);
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn report(
-    data: &Dataset,
-    geometry: &Geometry,
+    geometry: &Geometry<'_>,
     rules: &[PerceptronParams],
     options: &ReportOptions,
 ) -> Result<Report> {
@@ -381,10 +379,20 @@ pub fn report(
         invariants: true,
         record_steps: options.record_steps,
     };
+    let data = geometry.data();
+    // Every parameter is checked before the first run.
+    let adversary = options
+        .adversary
+        .clone()
+        .map(AdversaryParams::check)
+        .transpose()?;
+    let perceptrons = rules
+        .iter()
+        .map(|params| params.clone().check())
+        .collect::<Result<Vec<_>>>()?;
     let mut reports = Vec::with_capacity(rules.len());
-    for params in rules {
-        let perceptron = params.clone().check()?;
-        let verdict = verify_with_options(data, geometry, params, &verify_options)?;
+    for (params, perceptron) in rules.iter().zip(&perceptrons) {
+        let verdict = verify_with_options(geometry, params, &verify_options)?;
         let supplied = match &options.separator {
             Some((w, b)) => Some(bounds_for_separator(
                 data,
@@ -394,8 +402,8 @@ pub fn report(
             )?),
             None => None,
         };
-        let adversary = match &options.adversary {
-            Some(adversary_params) => Some(search(data, geometry, &perceptron, adversary_params)?),
+        let adversary = match &adversary {
+            Some(adversary) => Some(search(geometry, perceptron, adversary)?),
             None => None,
         };
         reports.push(RuleReport {

@@ -109,10 +109,10 @@ pub struct Verdict {
 /// ```
 pub fn verify(data: &Dataset, params: &PerceptronParams) -> Result<Verdict> {
     let geometry = Geometry::compute(data)?;
-    verify_with(data, &geometry, params)
+    verify_with(&geometry, params)
 }
 
-/// [`verify`] with a [`Geometry`] computed once for `data` and reused across rules and runs.
+/// [`verify`] with a [`Geometry`] computed once for its dataset and reused across rules and runs.
 ///
 /// ```
 /// use ndarray::array;
@@ -121,18 +121,14 @@ pub fn verify(data: &Dataset, params: &PerceptronParams) -> Result<Verdict> {
 /// let data = Dataset::new(array![[2.0, 1.0], [1.0, 3.0], [-1.0, -1.0]], array![1.0, 1.0, -1.0])?;
 /// let geometry = Geometry::compute(&data)?;
 /// for rule in [BiasRule::None, BiasRule::Classic, BiasRule::Novikoff] {
-///     let verdict = verify_with(&data, &geometry, &PerceptronParams::new().bias(rule))?;
+///     let verdict = verify_with(&geometry, &PerceptronParams::new().bias(rule))?;
 ///     assert_eq!(verdict.holds, Some(true));
 ///     assert_eq!(verdict.invariants.violations, 0);
 /// }
 /// # Ok::<(), novikoff::Error>(())
 /// ```
-pub fn verify_with(
-    data: &Dataset,
-    geometry: &Geometry,
-    params: &PerceptronParams,
-) -> Result<Verdict> {
-    verify_with_options(data, geometry, params, &VerifyOptions::default())
+pub fn verify_with(geometry: &Geometry<'_>, params: &PerceptronParams) -> Result<Verdict> {
+    verify_with_options(geometry, params, &VerifyOptions::default())
 }
 
 /// What [`verify_with_options`] checks beyond the bounds.
@@ -172,20 +168,20 @@ impl Default for VerifyOptions {
 /// let data = Dataset::new(array![[1.0, 2.0], [-2.0, -1.0]], array![1.0, -1.0])?;
 /// let geometry = Geometry::compute(&data)?;
 /// let options = VerifyOptions { record_steps: true, ..Default::default() };
-/// let verdict = verify_with_options(&data, &geometry, &PerceptronParams::new(), &options)?;
+/// let verdict = verify_with_options(&geometry, &PerceptronParams::new(), &options)?;
 /// assert_eq!(verdict.invariants.steps.len() as u64, verdict.fit.mistakes);
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn verify_with_options(
-    data: &Dataset,
-    geometry: &Geometry,
+    geometry: &Geometry<'_>,
     params: &PerceptronParams,
     options: &VerifyOptions,
 ) -> Result<Verdict> {
+    let data = geometry.data();
     let perceptron = params.clone().check()?;
     let setup = RunSetup::of(params, geometry.radius);
-    let facts = Facts::optimal(data, geometry, setup.c)?;
-    let run_vectors = run_separation(data, geometry, &facts, setup.c)?;
+    let facts = Facts::optimal(geometry, setup.c)?;
+    let run_vectors = run_separation(geometry, &facts, setup.c)?;
     let (fit, invariants) = if options.invariants {
         let mut check =
             invariant_check(geometry, &setup, &run_vectors).record_steps(options.record_steps);
@@ -207,12 +203,7 @@ pub fn verify_with_options(
 }
 
 /// The separation of the vectors `(x, c)` the run sees.
-pub(crate) fn run_separation(
-    data: &Dataset,
-    geometry: &Geometry,
-    facts: &Facts,
-    c: f64,
-) -> Result<Separation> {
+pub(crate) fn run_separation(geometry: &Geometry<'_>, facts: &Facts, c: f64) -> Result<Separation> {
     Ok(if c == 0.0 {
         facts.origin.clone()
     } else if c == geometry.radius {
@@ -221,13 +212,13 @@ pub(crate) fn run_separation(
         // Facts::optimal already solved (or looked up) the (x, c) problem for this c.
         facts.run_vectors.clone()
     } else {
-        geometry.augmented(data, c)?.separation(&vectors_name(c))
+        geometry.augmented(c)?.separation(&vectors_name(c))
     })
 }
 
 /// The invariant check for a run with this setup, or a sink that says why it does not apply.
 pub(crate) fn invariant_check(
-    geometry: &Geometry,
+    geometry: &Geometry<'_>,
     setup: &RunSetup,
     run_vectors: &Separation,
 ) -> InvariantCheck {
@@ -255,7 +246,7 @@ pub(crate) fn invariant_check(
 
 /// Put the verdict together from a finished run.
 pub(crate) fn assemble(
-    geometry: &Geometry,
+    geometry: &Geometry<'_>,
     facts: &Facts,
     setup: &RunSetup,
     params: &PerceptronParams,

@@ -93,7 +93,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
                 .max_updates(args.train.max_updates)
         }),
     };
-    let report = report(&data, &geometry, &rules, &options)?;
+    let report = report(&geometry, &rules, &options)?;
     let source = args.data.data.display().to_string();
     let failures = report.failures();
     match args.format {

@@ -9,6 +9,8 @@
 //! | [`Dataset::unit_normalize`] (every row to length 1) | Helmbold, Simplification 3; CS 536's normalised data (seed 001) |
 //! | [`Dataset::radius`] `R = max ‖xᵢ‖` about the origin | seeds 002 and 004 ("the radius is centred at the origin") |
 
+use std::sync::OnceLock;
+
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
 
 mod norms;
@@ -27,8 +29,12 @@ use crate::simd::{LabelSigns, Rows};
 ///
 /// Every matrix the crate builds (the loaders of [`io`](crate::io), the generators, the transforms
 /// below, a clone) is written into memory advised for transparent huge pages
-/// ([`simd::advise_huge_pages`](crate::simd::advise_huge_pages); `benches/README.md` has what that and
-/// the labels' sign bits kept beside them are worth). `Dataset::new` takes the matrix as it is.
+/// ([`simd::advise_huge_pages`](crate::simd::advise_huge_pages); `benches/README.md` has what that is
+/// worth). `Dataset::new` takes the matrix as it is.
+///
+/// A dataset is data: what the algorithms derive from it (the row norms and `R`, the largest value, the
+/// training kernel's sign bits of the labels) is computed on first use by the module that owns it and
+/// kept beside the data, never at construction.
 ///
 /// ```
 /// use ndarray::array;
@@ -42,12 +48,14 @@ use crate::simd::{LabelSigns, Rows};
 pub struct Dataset {
     x: Array2<f64>,
     y: Array1<f64>,
-    /// `y` as one bit per label, for the training loop (see [`LabelSigns`]).
-    signs: LabelSigns,
-    /// `maxᵢⱼ |xᵢⱼ|`, computed on first use: the data never change, so once is enough.
-    largest_value: std::sync::OnceLock<f64>,
-    /// The rows' lengths and `R`, computed on first use by the one function that computes them.
-    norms: std::sync::OnceLock<RowNorms>,
+    // Quantities derived from the data, each computed on first use by the module that owns it and kept,
+    // since the data never change. The dataset only holds them; none is computed at construction.
+    /// `maxᵢⱼ |xᵢⱼ|` (for the training loop's overflow check).
+    largest_value: OnceLock<f64>,
+    /// The rows' lengths and `R`, computed by the one function that computes them.
+    norms: OnceLock<RowNorms>,
+    /// `y` as one bit per label, the training kernel's form of the labels (see [`LabelSigns`]).
+    signs: OnceLock<LabelSigns>,
 }
 
 /// Equal data and labels (whether a cached value was computed yet does not matter).
@@ -64,9 +72,9 @@ impl Clone for Dataset {
         Dataset {
             x: advised_copy(&self.x),
             y: self.y.clone(),
-            signs: self.signs.clone(),
             largest_value: self.largest_value.clone(),
             norms: self.norms.clone(),
+            signs: self.signs.clone(),
         }
     }
 }
@@ -138,16 +146,12 @@ impl Dataset {
     /// Wrap a standard-layout matrix and labels already known to be valid.
     fn from_valid(x: Array2<f64>, y: Array1<f64>) -> Self {
         debug_assert!(x.is_standard_layout() && x.nrows() == y.len());
-        let signs = LabelSigns::of_unit_labels(
-            y.as_slice()
-                .expect("a one-dimensional owned array is contiguous"),
-        );
         Self {
             x,
             y,
-            signs,
-            largest_value: std::sync::OnceLock::new(),
-            norms: std::sync::OnceLock::new(),
+            largest_value: OnceLock::new(),
+            norms: OnceLock::new(),
+            signs: OnceLock::new(),
         }
     }
 
@@ -266,7 +270,10 @@ impl Dataset {
     pub fn rows(&self) -> Rows<'_> {
         Rows::contiguous(self.as_flat_slice(), self.labels(), self.n_features())
             .expect("a dataset's matrix has one row per label and at least one column")
-            .with_signs(&self.signs)
+            .with_signs(
+                self.signs
+                    .get_or_init(|| LabelSigns::of_unit_labels(self.labels())),
+            )
     }
 
     /// Number of examples `n`.
@@ -357,13 +364,7 @@ impl Dataset {
         }
         let x = Array2::from_shape_vec((n, d + 1), values)
             .expect("n·(d + 1) values were written for an n × (d + 1) matrix");
-        Dataset {
-            x,
-            y: self.y.clone(),
-            signs: self.signs.clone(),
-            largest_value: std::sync::OnceLock::new(),
-            norms: std::sync::OnceLock::new(),
-        }
+        self.with_matrix(x)
     }
 
     /// Replace each negative example `(x, −1)` by `(−x, +1)` (Helmbold, Simplification 2, seed 000).
@@ -416,13 +417,7 @@ impl Dataset {
             }
             values.mapv_inplace(|v| v / length);
         }
-        Ok(Dataset {
-            x,
-            y: self.y.clone(),
-            signs: self.signs.clone(),
-            largest_value: std::sync::OnceLock::new(),
-            norms: std::sync::OnceLock::new(),
-        })
+        Ok(self.with_matrix(x))
     }
 
     /// True when every row has unit length to within `tol` (relative).
@@ -450,6 +445,19 @@ impl Dataset {
             self.x.select(Axis(0), indices),
             self.y.select(Axis(0), indices),
         )
+    }
+
+    /// A dataset of a new matrix with these labels: the label-derived cache carries over, the others are
+    /// computed again when asked for.
+    fn with_matrix(&self, x: Array2<f64>) -> Dataset {
+        debug_assert!(x.is_standard_layout() && x.nrows() == self.y.len());
+        Dataset {
+            x,
+            y: self.y.clone(),
+            largest_value: OnceLock::new(),
+            norms: OnceLock::new(),
+            signs: self.signs.clone(),
+        }
     }
 
     /// Take the matrix and the labels back.

@@ -12,7 +12,6 @@ use super::spec::Measure;
 use crate::bounds::{BoundKind, Geometry, Verdict, VerifyOptions, verify_with_options};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
-use crate::perceptron::PerceptronParams;
 
 /// The bound columns of `results.csv`, one per form of the theorem, in report order.
 ///
@@ -28,16 +27,17 @@ const MAX_PLOTTED_POINTS: usize = 2000;
 /// A traced run keeps at most this many points of cos(u, w_k) and ‖w_k‖.
 const TRACE_POINTS: usize = 200;
 
-/// The work shared by every task of a dataset.
-pub(crate) struct Prepared {
-    data: Dataset,
-    geometry: Option<Geometry>,
+/// The work shared by every task of a dataset: the dataset and, when the spec measures them, its
+/// margins (one geometry, borrowed by every task).
+pub(crate) struct Prepared<'a> {
+    data: &'a Dataset,
+    geometry: Option<Geometry<'a>>,
     solve_seconds: Option<f64>,
 }
 
-/// Load or generate the dataset and solve its margins (timed).
-pub(crate) fn prepare(instance: &DatasetInstance, measure: &Measure) -> Result<Prepared> {
-    let data = match &instance.source {
+/// Load or generate a task group's dataset.
+pub(crate) fn load(instance: &DatasetInstance) -> Result<Dataset> {
+    Ok(match &instance.source {
         Source::File { path, options } => crate::io::open(path, options)?,
         Source::Generated {
             family,
@@ -48,10 +48,14 @@ pub(crate) fn prepare(instance: &DatasetInstance, measure: &Measure) -> Result<P
             None => crate::textbook::example(family)
                 .ok_or_else(|| Error::parameter("family", format!("unknown example `{family}`")))?,
         },
-    };
+    })
+}
+
+/// Solve the margins of a loaded dataset (timed), if the spec measures them.
+pub(crate) fn prepare<'a>(data: &'a Dataset, measure: &Measure) -> Result<Prepared<'a>> {
     let (geometry, solve_seconds) = if measure.margin || measure.bounds {
         let started = Instant::now();
-        let geometry = Geometry::compute(&data)?;
+        let geometry = Geometry::compute(data)?;
         (Some(geometry), Some(started.elapsed().as_secs_f64()))
     } else {
         (None, None)
@@ -74,9 +78,9 @@ fn base_record(task: &Task, instance: &DatasetInstance, spec_hash: &str) -> Task
             Source::File { .. } => "file".to_string(),
             Source::Generated { family, .. } => family.clone(),
         },
-        rule: task.rule.name(),
-        order: task.order.name().to_string(),
-        eta: task.eta,
+        rule: task.params.bias.name(),
+        order: task.params.order.name().to_string(),
+        eta: task.params.eta,
         seed: task.replicate,
         ..TaskRecord::default()
     }
@@ -99,7 +103,7 @@ pub(crate) fn failed_record(
 pub(crate) fn measure(
     task: &Task,
     instance: &DatasetInstance,
-    prepared: &Prepared,
+    prepared: &Prepared<'_>,
     measure: &Measure,
     spec_hash: &str,
 ) -> (TaskRecord, Option<Error>) {
@@ -114,21 +118,15 @@ pub(crate) fn measure(
 fn fill(
     record: &mut TaskRecord,
     task: &Task,
-    prepared: &Prepared,
+    prepared: &Prepared<'_>,
     measure: &Measure,
 ) -> Result<()> {
-    let data = &prepared.data;
+    let data = prepared.data;
     record.n = Some(data.n_samples());
     record.d = Some(data.n_features());
     record.radius = Some(data.radius());
     record.solve_seconds = prepared.solve_seconds;
-    let params = PerceptronParams::new()
-        .bias(task.rule)
-        .eta(task.eta)
-        .order(task.order.clone())
-        .max_epochs(task.max_epochs)
-        .max_updates(task.max_updates)
-        .summation(task.summation);
+    let params = &task.params;
     // Checked here, whichever branch runs, so that an invalid task fails the same way in both.
     let learner = params.clone().check()?;
     let mut extra = Map::new();
@@ -138,7 +136,7 @@ fn fill(
                 invariants: measure.invariants,
                 record_steps: measure.trace_summary && measure.invariants,
             };
-            let verdict = verify_with_options(data, geometry, &params, &options)?;
+            let verdict = verify_with_options(geometry, params, &options)?;
             record.record_verdict(&verdict);
             if measure.trace_summary
                 && let Some(trace) = trace_summary(&verdict)

@@ -49,7 +49,7 @@ pub use runner::{RunOptions, RunReport, run};
 pub use shard::Shard;
 #[doc(hidden)]
 pub use spec::MAX_TASKS;
-pub use spec::{DEFAULT_SPEC, DatasetSpec, Measure, Spec, TrainGrid};
+pub use spec::{DEFAULT_SPEC, DatasetSpec, GridOrder, Measure, Spec, TrainGrid};
 pub use store::load_results;
 #[doc(hidden)]
 pub use store::{DroppedLine, Store, read_records, result_paths};

@@ -5,12 +5,11 @@ use std::path::{Path, PathBuf};
 
 use super::grid::{Scalar, grid};
 use super::shard::Shard;
-use super::spec::{DatasetSpec, Spec, instance_count, resolve};
+use super::spec::{DatasetSpec, GridOrder, Spec, instance_count, resolve};
 use crate::error::{Error, Result};
 use crate::io::{LabelColumn, ReadOptions};
-use crate::perceptron::{BiasRule, Order};
+use crate::perceptron::{Order, PerceptronParams};
 use crate::rng::derive_seed;
-use crate::simd::Summation;
 
 /// Where a dataset instance comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,20 +56,10 @@ pub struct Task {
     pub key: String,
     /// Index into [`Plan::datasets`].
     pub dataset: usize,
-    /// The bias rule.
-    pub rule: BiasRule,
-    /// The order (a shuffled order carries its derived seed).
-    pub order: Order,
+    /// The run: its bias rule, η, order (a shuffled order carries its derived seed), caps and summation.
+    pub params: PerceptronParams,
     /// The replicate number of a shuffled order.
     pub replicate: Option<u64>,
-    /// The learning rate.
-    pub eta: f64,
-    /// The epoch cap.
-    pub max_epochs: usize,
-    /// The update cap.
-    pub max_updates: Option<u64>,
-    /// The summation order.
-    pub summation: Summation,
 }
 
 /// The expanded experiment.
@@ -122,22 +111,22 @@ impl Plan {
             spec.check_task_count(&counts)?;
         }
         check_unique_keys(spec, &datasets)?;
-        let rules = spec.rules();
         let mut tasks = Vec::new();
         for (d, instance) in datasets.iter().enumerate() {
-            for rule in &rules {
+            for &rule in &spec.train.rules {
                 for &eta in &spec.train.eta {
-                    for order in &spec.train.orders {
-                        let replicates: Vec<Option<u64>> = if order == "shuffle" {
+                    for &order in &spec.train.orders {
+                        let replicates: Vec<Option<u64>> = if order == GridOrder::Shuffle {
                             spec.train.seeds.iter().map(|&s| Some(s)).collect()
                         } else {
                             vec![None]
                         };
                         for replicate in replicates {
                             let key = format!(
-                                "{}|rule={}|eta={eta}|order={order}{}",
+                                "{}|rule={}|eta={eta}|order={}{}",
                                 instance.key,
                                 rule.name(),
+                                order.name(),
                                 replicate.map(|r| format!("|rep={r}")).unwrap_or_default()
                             );
                             let order = match replicate {
@@ -146,18 +135,20 @@ impl Plan {
                                 },
                                 None => Order::Cyclic,
                             };
+                            let params = PerceptronParams::new()
+                                .bias(rule)
+                                .eta(eta)
+                                .order(order)
+                                .max_epochs(instance.max_epochs)
+                                .max_updates(spec.train.max_updates)
+                                .summation(spec.train.summation);
                             tasks.push(Task {
                                 index: tasks.len(),
                                 id: task_id(&key),
                                 key,
                                 dataset: d,
-                                rule: *rule,
-                                order,
+                                params,
                                 replicate,
-                                eta,
-                                max_epochs: instance.max_epochs,
-                                max_updates: spec.train.max_updates,
-                                summation: spec.train.summation,
                             });
                         }
                     }

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use super::atomic::{write_atomically, write_new_atomically};
 use super::env::Environment;
 use super::lock::OutputLock;
-use super::measure::{bound_names, failed_record, measure, prepare};
+use super::measure::{bound_names, failed_record, load, measure, prepare};
 use super::plan::{Plan, Task};
 use super::record::TaskRecord;
 use super::shard::Shard;
@@ -228,12 +228,20 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
             return;
         }
         let instance = &plan.datasets[*dataset];
-        let prepared = prepare(instance, &spec.measure);
+        let loaded = load(instance);
+        let solved;
+        let prepared = match &loaded {
+            Ok(data) => {
+                solved = prepare(data, &spec.measure);
+                solved.as_ref()
+            }
+            Err(e) => Err(e),
+        };
         tasks.par_iter().with_max_len(1).for_each(|task| {
             if stop.load(Ordering::Relaxed) {
                 return;
             }
-            let (record, input_failure) = match &prepared {
+            let (record, input_failure) = match prepared {
                 Ok(prepared) => {
                     let (record, failure) = measure(task, instance, prepared, &spec.measure, &hash);
                     (record, failure.map(|e| e.is_input()))

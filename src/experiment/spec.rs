@@ -69,18 +69,20 @@ pub const MAX_TASKS: u64 = 10_000_000;
 /// The training grid shared by every dataset.
 ///
 /// ```
-/// let grid = novikoff::experiment::TrainGrid::default();
-/// assert_eq!(grid.rules, vec!["none", "classic", "novikoff"]);
+/// use novikoff::{experiment::{GridOrder, TrainGrid}, perceptron::BiasRule};
+/// let grid = TrainGrid::default();
+/// assert_eq!(grid.rules, vec![BiasRule::None, BiasRule::Classic, BiasRule::Novikoff]);
+/// assert_eq!(grid.orders, vec![GridOrder::Cyclic]);
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TrainGrid {
-    /// Bias rules by name: `none`, `classic`, `novikoff`, `c=VALUE`.
-    #[serde(default = "default_rules")]
-    pub rules: Vec<String>,
+    /// Bias rules, named in the spec as `none`, `classic`, `novikoff` or `c=VALUE`.
+    #[serde(default = "default_rules", with = "rule_names")]
+    pub rules: Vec<BiasRule>,
     /// Orders: `cyclic` and/or `shuffle`.
     #[serde(default = "default_orders")]
-    pub orders: Vec<String>,
+    pub orders: Vec<GridOrder>,
     /// Learning rates.
     #[serde(default = "default_eta")]
     pub eta: Vec<f64>,
@@ -98,11 +100,60 @@ pub struct TrainGrid {
     pub summation: Summation,
 }
 
-fn default_rules() -> Vec<String> {
-    vec!["none".into(), "classic".into(), "novikoff".into()]
+/// An order of the training grid. A shuffled order runs once per replicate of
+/// [`TrainGrid::seeds`], each with its own seed derived from the spec's seed and the task.
+///
+/// ```
+/// assert_eq!(novikoff::experiment::GridOrder::Shuffle.name(), "shuffle");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GridOrder {
+    /// The rows in their stored order, every epoch.
+    Cyclic,
+    /// A seeded reshuffle every epoch.
+    Shuffle,
 }
-fn default_orders() -> Vec<String> {
-    vec!["cyclic".into()]
+
+impl GridOrder {
+    /// The name the spec, the task keys and the results use.
+    ///
+    /// ```
+    /// assert_eq!(novikoff::experiment::GridOrder::Cyclic.name(), "cyclic");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            GridOrder::Cyclic => "cyclic",
+            GridOrder::Shuffle => "shuffle",
+        }
+    }
+}
+
+/// The spec spells a bias rule by its name ([`BiasRule::parse`], [`BiasRule::name`]).
+mod rule_names {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error as _};
+
+    use crate::perceptron::BiasRule;
+
+    pub(super) fn serialize<S: Serializer>(rules: &[BiasRule], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(rules.iter().map(|r| r.name()))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<BiasRule>, D::Error> {
+        Vec::<String>::deserialize(d)?
+            .iter()
+            .map(|name| {
+                BiasRule::parse(name).map_err(|e| D::Error::custom(format!("train.rules: {e}")))
+            })
+            .collect()
+    }
+}
+
+fn default_rules() -> Vec<BiasRule> {
+    vec![BiasRule::None, BiasRule::Classic, BiasRule::Novikoff]
+}
+fn default_orders() -> Vec<GridOrder> {
+    vec![GridOrder::Cyclic]
 }
 fn default_eta() -> Vec<f64> {
     vec![1.0]
@@ -255,20 +306,6 @@ impl Spec {
         Spec::parse(&text, path)
     }
 
-    /// The rules, parsed.
-    ///
-    /// ```
-    /// let spec = novikoff::experiment::Spec::default_spec();
-    /// assert!(!spec.rules().is_empty());
-    /// ```
-    pub fn rules(&self) -> Vec<BiasRule> {
-        self.train
-            .rules
-            .iter()
-            .filter_map(|r| BiasRule::parse(r).ok())
-            .collect()
-    }
-
     /// The built-in default experiment (compiled into the binary).
     ///
     /// ```
@@ -285,17 +322,6 @@ impl Spec {
             at: Location::new(path).line(find_key_line(text, key)),
             message,
         };
-        for rule in &self.train.rules {
-            BiasRule::parse(rule).map_err(|e| fail("rules", format!("train.rules: {e}")))?;
-        }
-        for order in &self.train.orders {
-            if order != "cyclic" && order != "shuffle" {
-                return Err(fail(
-                    "orders",
-                    format!("train.orders: unknown order `{order}`: expected cyclic or shuffle"),
-                ));
-            }
-        }
         if self.train.rules.is_empty() || self.train.orders.is_empty() || self.train.eta.is_empty()
         {
             return Err(fail(
@@ -387,7 +413,7 @@ impl Spec {
     /// The number of tasks of one dataset instance: rules × η × orders (a shuffled order once per seed).
     pub(crate) fn tasks_per_instance(&self) -> Option<u64> {
         let orders = self.train.orders.iter().try_fold(0u64, |sum, order| {
-            sum.checked_add(if order == "shuffle" {
+            sum.checked_add(if *order == GridOrder::Shuffle {
                 self.train.seeds.len() as u64
             } else {
                 1

@@ -13,40 +13,25 @@ use std::time::Instant;
 
 use ndarray::Array1;
 
-use super::params::{BiasRule, Order, check_permutation};
+use super::params::{Order, check_permutation};
 use super::trace::{TraceSink, UpdateEvent};
 use super::weights::{Weights, activation_underflowed, is_finite};
-use super::{Fit, Perceptron, StopReason};
+use super::{Augmentation, Fit, Perceptron, StopReason};
 use crate::dataset::Dataset;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::rng;
 use crate::simd::Rows;
 
 impl Perceptron {
     pub(super) fn run<S: TraceSink>(&self, data: &Dataset, sink: &mut S) -> Result<Fit> {
         let p = &self.params;
-        let (n, d) = (data.n_samples(), data.n_features());
-        let radius = if matches!(p.bias, BiasRule::Novikoff) {
-            data.radius()
-        } else {
-            0.0
-        };
-        let c = p.bias.constant(radius);
-        let w0 = match &p.initial_w {
-            Some(w) if w.len() != d => {
-                return Err(Error::Shape {
-                    what: "initial weights against features",
-                    expected: d,
-                    found: w.len(),
-                });
-            }
-            Some(w) => w.to_vec(),
-            None => vec![0.0; d],
-        };
+        let n = data.n_samples();
         if let Order::Permutation(perm) = &p.order {
             check_permutation(perm, n)?;
         }
-        let mut weights = Weights::new(w0, p.initial_b, c, p.eta, p.summation);
+        let augmentation = Augmentation::of(p.bias, data);
+        let mut weights = Weights::start(p, data.n_features(), augmentation)?;
+        let c = augmentation.constant();
 
         let started = Instant::now();
         let labels = data.labels();
@@ -74,7 +59,7 @@ impl Perceptron {
             let rows = if visit.is_empty() {
                 data.rows()
             } else {
-                Rows::indexed_prechecked(x, labels, d, &visit)
+                Rows::indexed_prechecked(x, labels, data.n_features(), &visit)
             };
             let mistakes_before = mistakes;
             let stopped = weights.train(&rows, &mut |update| {
@@ -95,6 +80,7 @@ impl Perceptron {
                         w: update.w,
                         b: update.b,
                         bias_constant: c,
+                        bias_weight: update.v,
                         eta: p.eta,
                     });
                     if let Err(error) = recorded {

@@ -27,6 +27,7 @@
 //! # Ok::<(), novikoff::Error>(())
 //! ```
 
+mod augmentation;
 mod fit;
 mod online;
 mod params;
@@ -36,6 +37,7 @@ mod weights;
 use ndarray::{Array1, ArrayView2};
 use serde::{Deserialize, Serialize};
 
+pub use augmentation::Augmentation;
 pub use online::{OnlinePerceptron, Outcome};
 pub use params::{BiasRule, Order, PerceptronParams};
 pub use trace::{CsvTrace, NoTrace, Trace, TraceRecord, TraceSink, UpdateEvent};

@@ -6,7 +6,7 @@ use ndarray::{Array1, ArrayView1};
 
 use super::trace::{NoTrace, TraceSink, UpdateEvent};
 use super::weights::{Weights, is_finite, is_mistake};
-use super::{BiasRule, Perceptron};
+use super::{Augmentation, BiasRule, Perceptron};
 use crate::error::{Error, Result};
 use crate::simd::Rows;
 
@@ -58,7 +58,7 @@ impl Perceptron {
         if n_features == 0 {
             return Err(Error::NoFeatures);
         }
-        let c = match (p.bias, radius) {
+        let augmentation = match (p.bias, radius) {
             (BiasRule::Novikoff, None) => {
                 return Err(Error::parameter(
                     "radius",
@@ -71,21 +71,10 @@ impl Perceptron {
                     format!("R = {r} for rule {}", rule.name()),
                 ));
             }
-            (rule, r) => rule.constant(r.unwrap_or(0.0)),
-        };
-        let w0 = match &p.initial_w {
-            Some(w) if w.len() != n_features => {
-                return Err(Error::Shape {
-                    what: "initial weights against features",
-                    expected: n_features,
-                    found: w.len(),
-                });
-            }
-            Some(w) => w.to_vec(),
-            None => vec![0.0; n_features],
+            (rule, r) => Augmentation::with_constant(rule.constant(r.unwrap_or(0.0))),
         };
         Ok(OnlinePerceptron {
-            weights: Weights::new(w0, p.initial_b, c, p.eta, p.summation),
+            weights: Weights::start(p, n_features, augmentation)?,
             mistakes: 0,
             seen: 0,
         })
@@ -155,7 +144,7 @@ impl OnlinePerceptron {
             // the same bits and therefore makes exactly this one update.
             let labels = [y];
             let rows = Rows::contiguous(x, &labels, x.len())?;
-            let (c, eta) = (self.weights.c, self.weights.eta);
+            let (c, eta) = (self.weights.c(), self.weights.eta);
             let update = self.mistakes + 1;
             let mut recorded = None;
             let mut finite = true;
@@ -171,6 +160,7 @@ impl OnlinePerceptron {
                     w: made.w,
                     b: made.b,
                     bias_constant: c,
+                    bias_weight: made.v,
                     eta,
                 }));
                 ControlFlow::Continue(())

@@ -28,6 +28,8 @@ pub struct UpdateEvent<'a> {
     pub b: f64,
     /// The augmentation constant `c` of the bias rule.
     pub bias_constant: f64,
+    /// The weight `v` of the constant coordinate after the update, so that `b = c·v` exactly.
+    pub bias_weight: f64,
     /// The learning rate η.
     pub eta: f64,
 }

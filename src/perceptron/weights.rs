@@ -1,20 +1,24 @@
 //! The state that batch fitting and online learning share; the kernel's training pass is the only code
 //! that updates it.
 
-use crate::error::Result;
+use super::{Augmentation, PerceptronParams};
+use crate::error::{Error, Result};
 use crate::simd::{self, Learner, OnUpdate, Rows, SimdPath, Summation, Update};
 
-/// The weights of the perceptron on augmented vectors `(x, c)`: `w` for the features and `v` for the
-/// constant coordinate, so that the bias is `b = c·v`.
+/// The state of a run, batch or online: the weights of the perceptron on augmented vectors `(x, c)`,
+/// `w` for the features and `v` for the constant coordinate, so that the bias is `b = c·v`.
 ///
 /// The activation is `dot(w, x) + c·v`, which is exactly the augmented dot product with its last term
 /// added last. In [`Summation::Sequential`] order this makes a biased run bit-identical to the no-bias
 /// perceptron on the materialised vectors `(x, c)`.
+///
+/// The kernel borrows it for a pass as a [`Learner`] (the BLAS-like view of the weights the `simd`
+/// layer takes), and nothing else updates it.
 #[derive(Debug, Clone)]
 pub(crate) struct Weights {
     pub(crate) w: Vec<f64>,
     pub(crate) v: f64,
-    pub(crate) c: f64,
+    pub(crate) augmentation: Augmentation,
     pub(crate) eta: f64,
     pub(crate) summation: Summation,
     /// The kernels, resolved once rather than on every call.
@@ -22,21 +26,42 @@ pub(crate) struct Weights {
 }
 
 impl Weights {
-    pub(crate) fn new(w: Vec<f64>, b: f64, c: f64, eta: f64, summation: Summation) -> Self {
-        let v = if c == 0.0 { 0.0 } else { b / c };
-        Self {
+    /// The start of a run on `n_features` features: the parameters' initial `(w, b)`, or zero. The one
+    /// setup batch fitting and online learning share.
+    pub(crate) fn start(
+        params: &PerceptronParams,
+        n_features: usize,
+        augmentation: Augmentation,
+    ) -> Result<Self> {
+        let w = match &params.initial_w {
+            Some(w) if w.len() != n_features => {
+                return Err(Error::Shape {
+                    what: "initial weights against features",
+                    expected: n_features,
+                    found: w.len(),
+                });
+            }
+            Some(w) => w.to_vec(),
+            None => vec![0.0; n_features],
+        };
+        Ok(Self {
             w,
-            v,
-            c,
-            eta,
-            summation,
+            v: augmentation.weight_of_bias(params.initial_b),
+            augmentation,
+            eta: params.eta,
+            summation: params.summation,
             path: simd::active(),
-        }
+        })
+    }
+
+    /// The augmentation constant `c`.
+    pub(crate) fn c(&self) -> f64 {
+        self.augmentation.constant()
     }
 
     /// The bias `b = c·v`.
     pub(crate) fn bias(&self) -> f64 {
-        self.c * self.v
+        self.augmentation.bias(self.v)
     }
 
     /// `w·x + b`, with the bits every training pass computes for the same weights.
@@ -55,7 +80,7 @@ impl Weights {
         let mut learner = Learner {
             w: &mut self.w,
             v: self.v,
-            c: self.c,
+            c: self.augmentation.constant(),
             eta: self.eta,
         };
         let stopped = self

@@ -97,6 +97,8 @@ pub struct Update<'a> {
     pub activation: f64,
     /// The weights after the update.
     pub w: &'a [f64],
+    /// The weight `v` of the constant coordinate after the update.
+    pub v: f64,
     /// The bias `c·v` after the update.
     pub b: f64,
 }
@@ -195,6 +197,7 @@ impl Pass<'_, '_> {
             offset,
             activation,
             w,
+            v: self.v,
             b: self.b,
         };
         match self.on_update.as_mut() {
