@@ -195,6 +195,25 @@ pub enum Error {
     #[error("solver failure: {0}")]
     Solver(String),
 
+    /// An algorithm that needs the dense matrix was given a sparse dataset too large to hold densely. Not
+    /// an input error: the data are valid, and the algorithm does not yet work on sparse rows.
+    #[error(
+        "{what} needs the dense matrix, and this sparse {n} × {d} dataset would take {bytes} bytes as one \
+         (the limit is {limit} bytes)"
+    )]
+    TooLargeToDensify {
+        /// The algorithm that needs the dense matrix.
+        what: &'static str,
+        /// Rows.
+        n: usize,
+        /// Columns.
+        d: usize,
+        /// The bytes the dense matrix would take.
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+    },
+
     /// An experiment spec or results file is inconsistent.
     #[error("{at}: {message}")]
     Spec {
@@ -280,7 +299,7 @@ impl Error {
                     | std::io::ErrorKind::PermissionDenied
                     | std::io::ErrorKind::UnexpectedEof
             ),
-            Error::Solver(_) => false,
+            Error::Solver(_) | Error::TooLargeToDensify { .. } => false,
             Error::TasksFailed { input, .. } => *input,
             _ => true,
         }

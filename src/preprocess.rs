@@ -59,7 +59,22 @@ fn check_width(expected: usize, data: &Dataset) -> Result<()> {
 }
 
 /// Apply `f(j, value)` to every entry, keeping the labels.
+///
+/// A sparse dataset stays sparse when `f` keeps every zero at zero (a scaling); otherwise (a shift) it is
+/// densified, within [`DENSIFY_LIMIT_BYTES`](crate::dataset::DENSIFY_LIMIT_BYTES).
 fn map_entries(data: &Dataset, f: impl Fn(usize, f64) -> f64) -> Result<Dataset> {
+    if let Some(x) = data.csr() {
+        if (0..data.n_features()).all(|j| f(j, 0.0) == 0.0) {
+            let mut x = x.clone();
+            for mut row in x.outer_iterator_mut() {
+                for (j, v) in row.iter_mut() {
+                    *v = f(j, *v);
+                }
+            }
+            return Dataset::from_csr(x, data.y().to_owned());
+        }
+        return map_entries(&data.densified("a preprocessing shift")?, f);
+    }
     let (n, d) = data.x().dim();
     let mut values = crate::simd::advised_buffer(n * d);
     for row in data.x().rows() {
@@ -112,6 +127,14 @@ impl Transform for Standardizer {
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn standardize(data: &Dataset) -> Result<(Dataset, Standardizer)> {
+    // Centring fills every zero: a sparse dataset is standardised densely.
+    let dense;
+    let data = if data.is_sparse() {
+        dense = data.densified("standardisation")?;
+        &dense
+    } else {
+        data
+    };
     let n = data.n_samples() as f64;
     let d = data.n_features();
     let mut mean = Array1::zeros(d);
@@ -169,6 +192,13 @@ impl Transform for MinMax {
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn min_max(data: &Dataset) -> Result<(Dataset, MinMax)> {
+    let dense;
+    let data = if data.is_sparse() {
+        dense = data.densified("min-max scaling")?;
+        &dense
+    } else {
+        data
+    };
     let x = data.x();
     let min = x.fold_axis(ndarray::Axis(0), f64::INFINITY, |&a, &b| a.min(b));
     let max = x.fold_axis(ndarray::Axis(0), f64::NEG_INFINITY, |&a, &b| a.max(b));

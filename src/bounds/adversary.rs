@@ -13,11 +13,11 @@ use super::geometry::{Geometry, Separation};
 use super::invariants::InvariantReport;
 use super::kinds::BoundKind;
 use super::verify::{invariant_check, run_separation, verify_with};
-use crate::dataset::Dataset;
+use crate::dataset::{Dataset, DenseRow};
 use crate::error::{Error, Result};
 use crate::perceptron::{Order, Perceptron};
 use crate::rng;
-use crate::simd;
+use crate::simd::Summation;
 
 /// How the adversary picks the next example among those the current weights misclassify
 /// (`y·(w·x + b) ≤ 0`). Ties go to the lowest row index.
@@ -361,16 +361,30 @@ fn adversarial_run(
     sink: &mut super::InvariantCheck,
 ) -> Result<(u64, bool)> {
     let (n, d) = (data.n_samples(), data.n_features());
+    // Sparse rows have one order, the sequential one, and the online learner's dense sequential sum of a
+    // spread-out sparse row has its bits, so on sparse data the learner runs in that order.
+    let sequential;
+    let perceptron = if data.is_sparse() && perceptron.summation() != Summation::Sequential {
+        sequential = perceptron
+            .params()
+            .clone()
+            .summation(Summation::Sequential)
+            .check()?;
+        &sequential
+    } else {
+        perceptron
+    };
     let summation = perceptron.summation();
     let labels = data.labels();
     let mut learner = perceptron.online(d, Some(data.radius()))?;
+    let mut dense_row = DenseRow::default();
     // y·u·x̂ for every example: how far an update on it advances u·ŵ.
     let progress: Vec<f64> = match (strategy, run_vectors) {
         (Strategy::LeastProgress, Separation::Found(s)) => {
             let u = s.u.as_slice().expect("u is contiguous");
             (0..n)
                 .map(|i| {
-                    let mut p = simd::dot(&u[..d], data.row(i), summation);
+                    let mut p = data.row_view(i).dot(&u[..d], summation);
                     if c != 0.0 {
                         p += u[d] * c;
                     }
@@ -392,7 +406,7 @@ fn adversarial_run(
         // The activation exactly as the learner computes it, so that the pick is a mistake there too.
         candidates.clear();
         candidates.extend((0..n).filter_map(|i| {
-            let margin = labels[i] * (simd::dot(w, data.row(i), summation) + b);
+            let margin = labels[i] * (data.row_view(i).dot(w, summation) + b);
             (margin <= 0.0).then_some((margin, i))
         }));
         if candidates.is_empty() {
@@ -415,7 +429,7 @@ fn adversarial_run(
         let mut updated = false;
         for &(_, i) in &candidates {
             if learner
-                .observe_with_trace(data.row(i), labels[i], sink)?
+                .observe_with_trace(dense_row.of(data.row_view(i), d), labels[i], sink)?
                 .mistake
             {
                 updated = true;

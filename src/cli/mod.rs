@@ -84,6 +84,10 @@ pub struct DataArgs {
     /// The number of features (LIBSVM: the dimension, default the largest index; other formats: a check).
     #[arg(long, value_name = "D")]
     pub features: Option<usize>,
+    /// The storage of a sparse format (LIBSVM): auto (sparse when at most a quarter of the values are
+    /// stored and the dense matrix would exceed 16 MiB), dense or sparse.
+    #[arg(long, value_name = "STORAGE", default_value = "auto")]
+    pub storage: String,
 }
 
 impl DataArgs {
@@ -112,7 +116,7 @@ impl DataArgs {
             }
             options = options.n_features(d);
         }
-        Ok(options)
+        Ok(options.storage(novikoff::io::Storage::parse(&self.storage)?))
     }
 
     /// The format the data file is read as.
@@ -121,7 +125,8 @@ impl DataArgs {
     }
 
     pub fn load(&self) -> Result<novikoff::Dataset> {
-        novikoff::io::open(&self.data, &self.read_options()?).map_err(name_the_flag)
+        let options = self.read_options().map_err(name_the_flag)?;
+        novikoff::io::open(&self.data, &options).map_err(name_the_flag)
     }
 }
 
@@ -134,6 +139,7 @@ fn name_the_flag(error: novikoff::Error) -> novikoff::Error {
                 "header" => "--no-header",
                 "delimiter" => "--delimiter",
                 "features" => "--features",
+                "storage" => "--storage",
                 other => other,
             };
             novikoff::Error::parameter(flag, reason)

@@ -1,4 +1,5 @@
-//! [`Dataset`]: examples as the rows of an `Array2<f64>`, labels ±1, validated once at construction.
+//! [`Dataset`]: examples as the rows of an `Array2<f64>` or of a sparse CSR matrix, labels ±1, validated
+//! once at construction. Every algorithm reads a row through [`RowView`], whichever storage holds it.
 //!
 //! The transforms here are the simplifications the source documents use on the way to the theorem:
 //!
@@ -11,17 +12,32 @@
 
 use std::sync::OnceLock;
 
-use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
+use sprs::CsMat;
 
+mod features;
 mod norms;
+mod row;
+pub(crate) mod sparse;
+mod transform;
 
+pub(crate) use features::Features;
 pub(crate) use norms::{RowNorms, norm};
+pub(crate) use row::DenseRow;
+pub use row::RowView;
+pub use sparse::DENSIFY_LIMIT_BYTES;
 
 use crate::error::{Error, Result};
 use crate::simd::{LabelSigns, Rows};
 
-/// A labelled dataset: `x` is `n × d`, one example per row, in standard (row-major) layout; `y` holds
-/// `n` labels, each exactly `+1.0` or `-1.0`.
+/// A labelled dataset: `x` is `n × d`, one example per row, stored densely in standard (row-major)
+/// layout ([`Dataset::new`]) or as compressed sparse rows ([`Dataset::from_csr`]); `y` holds `n` labels,
+/// each exactly `+1.0` or `-1.0`.
+///
+/// Every algorithm of the crate takes either storage and reads rows through [`Dataset::row_view`]. A
+/// sparse dataset stays sparse through training, prediction, `R`, the margin of a separator and the
+/// transforms below; the maximum-margin solver still works on the dense matrix, and densifies a sparse
+/// dataset up to [`DENSIFY_LIMIT_BYTES`] (beyond it: [`Error::TooLargeToDensify`]).
 ///
 /// Construction checks that the lengths match, that there is at least one row and one column, that every
 /// value is finite and that every label is ±1. A dataset may hold a single class (Helmbold's
@@ -46,7 +62,7 @@ use crate::simd::{LabelSigns, Rows};
 /// ```
 #[derive(Debug)]
 pub struct Dataset {
-    x: Array2<f64>,
+    features: Features,
     y: Array1<f64>,
     // Quantities derived from the data, each computed on first use by the module that owns it and kept,
     // since the data never change. The dataset only holds them; none is computed at construction.
@@ -61,7 +77,7 @@ pub struct Dataset {
 /// Equal data and labels (whether a cached value was computed yet does not matter).
 impl PartialEq for Dataset {
     fn eq(&self, other: &Self) -> bool {
-        self.x == other.x && self.y == other.y
+        self.features == other.features && self.y == other.y
     }
 }
 
@@ -70,7 +86,7 @@ impl PartialEq for Dataset {
 impl Clone for Dataset {
     fn clone(&self) -> Self {
         Dataset {
-            x: advised_copy(&self.x),
+            features: self.features.clone_advised(),
             y: self.y.clone(),
             largest_value: self.largest_value.clone(),
             norms: self.norms.clone(),
@@ -100,20 +116,7 @@ impl Dataset {
     }
 
     fn checked(x: Array2<f64>, y: Array1<f64>, check_finite: bool) -> Result<Self> {
-        let (n, d) = x.dim();
-        if y.len() != n {
-            return Err(Error::Shape {
-                what: "labels against rows",
-                expected: n,
-                found: y.len(),
-            });
-        }
-        if n == 0 {
-            return Err(Error::Empty);
-        }
-        if d == 0 {
-            return Err(Error::NoFeatures);
-        }
+        let y = checked_labels(x.dim(), y)?;
         if check_finite {
             for (row, values) in x.outer_iter().enumerate() {
                 if let Some((column, &value)) =
@@ -123,31 +126,52 @@ impl Dataset {
                 }
             }
         }
-        // Branch-free first, so that the common all-valid case vectorises; then locate the culprit.
-        if y.fold(false, |bad, &v| bad | ((v != 1.0) & (v != -1.0)))
-            && let Some((row, &value)) = y.iter().enumerate().find(|&(_, &v)| v != 1.0 && v != -1.0)
-        {
-            return Err(Error::Label { row, value });
-        }
         let x = if x.is_standard_layout() {
             x
         } else {
             x.as_standard_layout().into_owned()
         };
-        // Labels sliced with a step (or reversed) in place are owned but not contiguous.
-        let y = if y.is_standard_layout() {
-            y
-        } else {
-            y.as_standard_layout().into_owned()
-        };
-        Ok(Self::from_valid(x, y))
+        Ok(Self::from_valid(Features::Dense(x), y))
     }
 
-    /// Wrap a standard-layout matrix and labels already known to be valid.
-    fn from_valid(x: Array2<f64>, y: Array1<f64>) -> Self {
-        debug_assert!(x.is_standard_layout() && x.nrows() == y.len());
+    /// Validate and wrap a sparse feature matrix (CSR; a CSC matrix is converted) and its labels. The
+    /// checks are those of [`Dataset::new`]: at least one row and one column, finite stored values,
+    /// labels ±1. Rows with no stored entry are the zero vector.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use sprs::CsMat;
+    /// // Row 0 = (0, 2, 0), row 1 = (−1, 0, 0).
+    /// let x = CsMat::new((2, 3), vec![0, 1, 2], vec![1, 0], vec![2.0, -1.0]);
+    /// let data = novikoff::Dataset::from_csr(x, array![1.0, -1.0])?;
+    /// assert!(data.is_sparse());
+    /// assert_eq!((data.n_samples(), data.n_features(), data.nnz()), (2, 3, 2));
+    /// assert_eq!(data.radius(), 2.0);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn from_csr(x: CsMat<f64>, y: Array1<f64>) -> Result<Self> {
+        let x = if x.is_csr() { x } else { x.to_csr() };
+        let y = checked_labels((x.rows(), x.cols()), y)?;
+        for (row, values) in x.outer_iterator().enumerate() {
+            if let Some((column, &value)) = values.iter().find(|(_, v)| !v.is_finite()) {
+                return Err(Error::NonFinite { row, column, value });
+            }
+        }
+        Ok(Self::from_valid(Features::Sparse(x), y))
+    }
+
+    /// [`Dataset::from_csr`] for a reader that has checked the matrix as it built it.
+    pub(crate) fn with_checked_csr(x: CsMat<f64>, y: Array1<f64>) -> Result<Self> {
+        debug_assert!(x.is_csr() && x.data().iter().all(|v| v.is_finite()));
+        let y = checked_labels((x.rows(), x.cols()), y)?;
+        Ok(Self::from_valid(Features::Sparse(x), y))
+    }
+
+    /// Wrap features and labels already known to be valid.
+    fn from_valid(features: Features, y: Array1<f64>) -> Self {
+        debug_assert_eq!(features.n_rows(), y.len());
         Self {
-            x,
+            features,
             y,
             largest_value: OnceLock::new(),
             norms: OnceLock::new(),
@@ -195,8 +219,12 @@ impl Dataset {
     /// assert_eq!(data.x()[[0, 1]], 2.0);
     /// # Ok::<(), novikoff::Error>(())
     /// ```
+    ///
+    /// # Panics
+    /// For a sparse dataset; [`Dataset::dense`] returns `None` there instead.
     pub fn x(&self) -> ArrayView2<'_, f64> {
-        self.x.view()
+        self.dense()
+            .expect("Dataset::x on a sparse dataset: use dense(), csr() or row_view()")
     }
 
     /// The labels, each ±1.
@@ -219,10 +247,128 @@ impl Dataset {
     /// assert_eq!(data.row(1), &[3.0, 4.0]);
     /// # Ok::<(), novikoff::Error>(())
     /// ```
+    ///
+    /// # Panics
+    /// For a sparse dataset, whose rows are not slices: use [`Dataset::row_view`], which every storage
+    /// has.
     #[inline]
     pub fn row(&self, i: usize) -> &[f64] {
-        let d = self.x.ncols();
-        &self.as_flat_slice()[i * d..(i + 1) * d]
+        match self.features.row(i) {
+            RowView::Dense(x) => x,
+            RowView::Sparse { .. } => panic!("Dataset::row on a sparse dataset: use row_view"),
+        }
+    }
+
+    /// Row `i`, whichever storage holds it: the way every algorithm reads a row.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// use novikoff::dataset::RowView;
+    /// let data = novikoff::Dataset::new(array![[1.0, 2.0], [3.0, 4.0]], array![1.0, -1.0])?;
+    /// assert_eq!(data.row_view(1), RowView::Dense(&[3.0, 4.0]));
+    /// let sparse = data.to_sparse();
+    /// assert_eq!(sparse.row_view(1), RowView::Sparse { indices: &[0, 1], values: &[3.0, 4.0] });
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    #[inline]
+    pub fn row_view(&self, i: usize) -> RowView<'_> {
+        self.features.row(i)
+    }
+
+    /// True when the features are stored as compressed sparse rows.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[1.0, 0.0]], array![1.0])?;
+    /// assert!(!data.is_sparse() && data.to_sparse().is_sparse());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn is_sparse(&self) -> bool {
+        matches!(self.features, Features::Sparse(_))
+    }
+
+    /// The number of stored values: `n·d` for a dense dataset, the non-zeros kept for a sparse one.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[1.0, 0.0], [0.0, 0.0]], array![1.0, -1.0])?;
+    /// assert_eq!((data.nnz(), data.to_sparse().nnz()), (4, 1));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn nnz(&self) -> usize {
+        self.features.values().len()
+    }
+
+    /// The dense matrix, or `None` for a sparse dataset.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[1.0, 0.0]], array![1.0])?;
+    /// assert!(data.dense().is_some() && data.to_sparse().dense().is_none());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn dense(&self) -> Option<ArrayView2<'_, f64>> {
+        match &self.features {
+            Features::Dense(x) => Some(x.view()),
+            Features::Sparse(_) => None,
+        }
+    }
+
+    /// The CSR matrix, or `None` for a dense dataset.
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[1.0, 0.0]], array![1.0])?.to_sparse();
+    /// assert_eq!(data.csr().map(|x| x.nnz()), Some(1));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn csr(&self) -> Option<&CsMat<f64>> {
+        match &self.features {
+            Features::Dense(_) => None,
+            Features::Sparse(x) => Some(x),
+        }
+    }
+
+    /// The same examples stored as compressed sparse rows (the non-zero values; a copy, or a clone of
+    /// a dataset that is sparse already).
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[0.0, 3.0], [4.0, 0.0]], array![1.0, -1.0])?;
+    /// assert_eq!(data.to_sparse().radius(), data.radius());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn to_sparse(&self) -> Dataset {
+        match &self.features {
+            Features::Dense(x) => {
+                Dataset::from_valid(Features::Sparse(sparse::from_dense(x)), self.y.clone())
+            }
+            Features::Sparse(_) => self.clone(),
+        }
+    }
+
+    /// The same examples stored densely, refused beyond [`DENSIFY_LIMIT_BYTES`]
+    /// ([`Error::TooLargeToDensify`]).
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[0.0, 3.0], [4.0, 0.0]], array![1.0, -1.0])?;
+    /// assert_eq!(data.to_sparse().to_dense()?, data);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn to_dense(&self) -> Result<Dataset> {
+        self.densified("a dense copy")
+    }
+
+    /// [`Dataset::to_dense`], naming the algorithm that needs the dense matrix in the error.
+    pub(crate) fn densified(&self, what: &'static str) -> Result<Dataset> {
+        match &self.features {
+            Features::Dense(_) => Ok(self.clone()),
+            Features::Sparse(x) => Ok(Dataset::from_valid(
+                Features::Dense(sparse::to_dense(x, what)?),
+                self.y.clone(),
+            )),
+        }
     }
 
     /// The whole matrix as one row-major slice of length `n·d`.
@@ -236,9 +382,12 @@ impl Dataset {
     #[inline]
     #[doc(hidden)]
     pub fn as_flat_slice(&self) -> &[f64] {
-        self.x
-            .as_slice()
-            .expect("Dataset keeps its matrix in standard layout")
+        match &self.features {
+            Features::Dense(x) => x
+                .as_slice()
+                .expect("Dataset keeps its matrix in standard layout"),
+            Features::Sparse(_) => panic!("as_flat_slice on a sparse dataset"),
+        }
     }
 
     /// The labels as a slice.
@@ -284,7 +433,7 @@ impl Dataset {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn n_samples(&self) -> usize {
-        self.x.nrows()
+        self.features.n_rows()
     }
 
     /// Number of features `d`.
@@ -295,7 +444,7 @@ impl Dataset {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn n_features(&self) -> usize {
-        self.x.ncols()
+        self.features.n_cols()
     }
 
     /// `(positives, negatives)`.
@@ -331,133 +480,39 @@ impl Dataset {
 
     /// The rows' lengths, computed once per dataset (one pass over the data on the first call).
     pub(crate) fn row_norms(&self) -> RowNorms {
-        *self.norms.get_or_init(|| RowNorms::of(self.x.view()))
+        *self
+            .norms
+            .get_or_init(|| RowNorms::of_rows((0..self.n_samples()).map(|i| self.row_view(i))))
+    }
+
+    /// Every stored value, row after row (all `n·d` of a dense dataset).
+    pub(crate) fn stored_values(&self) -> &[f64] {
+        self.features.values()
+    }
+
+    /// The same storage with `f` applied to every stored value; `f(0)` must be `0` (unstored values stay
+    /// zero). Only the label-derived cache carries over.
+    pub(crate) fn map_values(&self, f: impl Fn(f64) -> f64) -> Dataset {
+        let mut features = self.features.clone_advised();
+        for i in 0..features.n_rows() {
+            features
+                .row_values_mut(i)
+                .iter_mut()
+                .for_each(|v| *v = f(*v));
+        }
+        debug_assert_eq!(f(0.0), 0.0);
+        self.with_features(features)
     }
 
     /// The largest magnitude of a feature value, `maxᵢⱼ |xᵢⱼ|`, computed once per dataset (a pass over the
     /// data on the first call). Training uses it to bound every activation of a pass without mistakes.
     pub(crate) fn largest_value(&self) -> f64 {
-        *self
-            .largest_value
-            .get_or_init(|| self.x.iter().fold(0.0_f64, |m, v| m.max(v.abs())))
-    }
-
-    /// Append a constant coordinate `c` to every row: `x ↦ (x, c)`.
-    ///
-    /// With `c = 1` this is Helmbold's "add-a-dimension" trick (Simplification 1, seed 000), which turns
-    /// `w·x + b` into `(w, b)·(x, 1)`. With `c = R` it gives the vectors `x̂ = (x, R)` of seed 002's proof.
-    /// The crate's bias rules are the plain perceptron on these vectors; see
-    /// [`BiasRule`](crate::perceptron::BiasRule).
-    ///
-    /// ```
-    /// # use ndarray::array;
-    /// let data = novikoff::Dataset::new(array![[3.0, 4.0]], array![1.0])?;
-    /// assert_eq!(data.augment(1.0).x(), array![[3.0, 4.0, 1.0]]);
-    /// # Ok::<(), novikoff::Error>(())
-    /// ```
-    pub fn augment(&self, c: f64) -> Dataset {
-        let (n, d) = self.x.dim();
-        let mut values = crate::simd::advised_buffer(n * (d + 1));
-        for row in self.x.rows() {
-            values.extend(row.iter().copied());
-            values.push(c);
-        }
-        let x = Array2::from_shape_vec((n, d + 1), values)
-            .expect("n·(d + 1) values were written for an n × (d + 1) matrix");
-        self.with_matrix(x)
-    }
-
-    /// Replace each negative example `(x, −1)` by `(−x, +1)` (Helmbold, Simplification 2, seed 000).
-    ///
-    /// A separator through the origin of the old data separates the new data with every label +1 and the
-    /// same margins, and the no-bias perceptron makes the same updates on both.
-    ///
-    /// ```
-    /// # use ndarray::array;
-    /// let data = novikoff::Dataset::new(array![[1.0, 2.0], [3.0, -1.0]], array![1.0, -1.0])?;
-    /// let flipped = data.negate_negatives();
-    /// assert_eq!(flipped.x(), array![[1.0, 2.0], [-3.0, 1.0]]);
-    /// assert_eq!(flipped.y().to_vec(), vec![1.0, 1.0]);
-    /// # Ok::<(), novikoff::Error>(())
-    /// ```
-    pub fn negate_negatives(&self) -> Dataset {
-        let mut x = advised_copy(&self.x);
-        for (mut row, &label) in x.outer_iter_mut().zip(self.y.iter()) {
-            if label < 0.0 {
-                row.mapv_inplace(|v| -v);
-            }
-        }
-        Dataset::from_valid(x, Array1::ones(self.y.len()))
-    }
-
-    /// Scale every row to unit Euclidean length (Helmbold, Simplification 3; the normalised data of
-    /// CS 536, seed 001). Scaling a row by a positive number does not change the sign of `w·x`, so a
-    /// separator through the origin still separates; it does change the margin. A zero row is an error.
-    ///
-    /// ```
-    /// # use ndarray::array;
-    /// let data = novikoff::Dataset::new(array![[3.0, 4.0], [0.0, -2.0]], array![1.0, -1.0])?;
-    /// let unit = data.unit_normalize()?;
-    /// assert_eq!(unit.x(), array![[0.6, 0.8], [0.0, -1.0]]);
-    /// # Ok::<(), novikoff::Error>(())
-    /// ```
-    pub fn unit_normalize(&self) -> Result<Dataset> {
-        let mut x = advised_copy(&self.x);
-        for (row, mut values) in x.outer_iter_mut().enumerate() {
-            // A scaled norm: a row of tiny values is not a zero row, nor a row of huge ones all zeros.
-            let mut length = norm(values.iter().copied());
-            if length == 0.0 {
-                return Err(Error::ZeroRow { row });
-            }
-            if length.is_infinite() {
-                // Longer than f64::MAX: shrink it by 2⁻⁶⁰⁰ first (values this far below its largest would
-                // be 0 after the division anyway).
-                values.mapv_inplace(|v| v * 2f64.powi(-600));
-                length = norm(values.iter().copied());
-            }
-            values.mapv_inplace(|v| v / length);
-        }
-        Ok(self.with_matrix(x))
-    }
-
-    /// True when every row has unit length to within `tol` (relative).
-    ///
-    /// ```
-    /// # use ndarray::array;
-    /// let data = novikoff::Dataset::new(array![[0.6, 0.8]], array![1.0])?;
-    /// assert!(data.is_unit_norm(1e-12));
-    /// # Ok::<(), novikoff::Error>(())
-    /// ```
-    pub fn is_unit_norm(&self, tol: f64) -> bool {
-        self.row_norms().unit_length(tol)
-    }
-
-    /// A new dataset holding the rows at `indices`, in that order.
-    ///
-    /// ```
-    /// # use ndarray::array;
-    /// let data = novikoff::Dataset::new(array![[1.0], [2.0], [3.0]], array![1.0, -1.0, 1.0])?;
-    /// assert_eq!(data.select(&[2, 0]).x(), array![[3.0], [1.0]]);
-    /// # Ok::<(), novikoff::Error>(())
-    /// ```
-    pub fn select(&self, indices: &[usize]) -> Dataset {
-        Dataset::from_valid(
-            self.x.select(Axis(0), indices),
-            self.y.select(Axis(0), indices),
-        )
-    }
-
-    /// A dataset of a new matrix with these labels: the label-derived cache carries over, the others are
-    /// computed again when asked for.
-    fn with_matrix(&self, x: Array2<f64>) -> Dataset {
-        debug_assert!(x.is_standard_layout() && x.nrows() == self.y.len());
-        Dataset {
-            x,
-            y: self.y.clone(),
-            largest_value: OnceLock::new(),
-            norms: OnceLock::new(),
-            signs: self.signs.clone(),
-        }
+        *self.largest_value.get_or_init(|| {
+            self.features
+                .values()
+                .iter()
+                .fold(0.0_f64, |m, v| m.max(v.abs()))
+        })
     }
 
     /// Take the matrix and the labels back.
@@ -468,15 +523,42 @@ impl Dataset {
     /// assert_eq!((x[[0, 0]], y[0]), (1.0, 1.0));
     /// # Ok::<(), novikoff::Error>(())
     /// ```
+    ///
+    /// # Panics
+    /// For a sparse dataset; see [`Dataset::to_dense`].
     pub fn into_parts(self) -> (Array2<f64>, Array1<f64>) {
-        (self.x, self.y)
+        match self.features {
+            Features::Dense(x) => (x, self.y),
+            Features::Sparse(_) => panic!("into_parts on a sparse dataset: use to_dense first"),
+        }
     }
 }
 
-/// A copy of a standard-layout matrix in a buffer advised for huge pages before it is written (see
-/// [`crate::simd::advise_huge_pages`]): the matrices made from a dataset are read like the dataset.
-fn advised_copy(x: &Array2<f64>) -> Array2<f64> {
-    let mut values = crate::simd::advised_buffer(x.len());
-    values.extend(x.iter().copied());
-    Array2::from_shape_vec(x.dim(), values).expect("as many values as the matrix it copies")
+/// The labels of an `n × d` matrix, checked: one per row, at least one row and one column, each ±1; in
+/// standard layout (labels sliced with a step in place are owned but not contiguous).
+fn checked_labels((n, d): (usize, usize), y: Array1<f64>) -> Result<Array1<f64>> {
+    if y.len() != n {
+        return Err(Error::Shape {
+            what: "labels against rows",
+            expected: n,
+            found: y.len(),
+        });
+    }
+    if n == 0 {
+        return Err(Error::Empty);
+    }
+    if d == 0 {
+        return Err(Error::NoFeatures);
+    }
+    // Branch-free first, so that the common all-valid case vectorises; then locate the culprit.
+    if y.fold(false, |bad, &v| bad | ((v != 1.0) & (v != -1.0)))
+        && let Some((row, &value)) = y.iter().enumerate().find(|&(_, &v)| v != 1.0 && v != -1.0)
+    {
+        return Err(Error::Label { row, value });
+    }
+    Ok(if y.is_standard_layout() {
+        y
+    } else {
+        y.as_standard_layout().into_owned()
+    })
 }

@@ -24,13 +24,27 @@ pub(crate) struct RowNorms {
 impl RowNorms {
     /// One pass over the rows of `x`.
     pub(crate) fn of(x: ArrayView2<'_, f64>) -> RowNorms {
+        Self::of_values(x.outer_iter().map(|row| match row.to_slice() {
+            Some(values) => std::borrow::Cow::Borrowed(values),
+            None => std::borrow::Cow::Owned(row.to_vec()),
+        }))
+    }
+
+    /// One pass over rows of either storage: the unstored zeros of a sparse row add nothing to a sum of
+    /// squares, so both storages give the same bits.
+    pub(crate) fn of_rows<'a>(rows: impl Iterator<Item = super::RowView<'a>>) -> RowNorms {
+        Self::of_values(rows.map(|row| row.values()))
+    }
+
+    fn of_values<V: AsRef<[f64]>>(rows: impl Iterator<Item = V>) -> RowNorms {
         let mut norms = RowNorms {
             radius: 0.0,
             max_sq_norm: 0.0,
             min_sq_norm: f64::INFINITY,
             min_norm: f64::INFINITY,
         };
-        for row in x.outer_iter() {
+        for row in rows {
+            let row = row.as_ref();
             let sq = row.iter().fold(0.0, |acc, v| acc + v * v);
             norms.max_sq_norm = norms.max_sq_norm.max(sq);
             norms.min_sq_norm = norms.min_sq_norm.min(sq);

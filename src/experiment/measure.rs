@@ -10,7 +10,7 @@ use super::plan::{DatasetInstance, Source, Task};
 use super::record::TaskRecord;
 use super::spec::Measure;
 use crate::bounds::{BoundKind, Geometry, Verdict, VerifyOptions, verify_with_options};
-use crate::dataset::Dataset;
+use crate::dataset::{Dataset, DenseRow};
 use crate::error::{Error, Result};
 
 /// The bound columns of `results.csv`, one per form of the theorem, in report order.
@@ -152,7 +152,10 @@ fn fill(
         }
     };
     if data.n_features() == 2 && data.n_samples() <= MAX_PLOTTED_POINTS {
-        let points: Vec<Value> = (0..data.n_samples()).map(|i| json!(data.row(i))).collect();
+        let mut dense_row = DenseRow::default();
+        let points: Vec<Value> = (0..data.n_samples())
+            .map(|i| json!(dense_row.of(data.row_view(i), 2)))
+            .collect();
         extra.insert("points".into(), Value::Array(points));
         extra.insert("labels".into(), json!(data.labels()));
         if let (Some(w), Some(b)) = (w, b) {

@@ -41,6 +41,7 @@ mod labels;
 mod libsvm;
 mod npy;
 mod source;
+mod storage;
 mod text;
 
 use std::path::Path;
@@ -48,6 +49,7 @@ use std::path::Path;
 pub use self::csv::{read_csv, read_csv_stream, write_csv};
 pub use self::libsvm::{read_libsvm, read_libsvm_stream, write_libsvm};
 pub use self::npy::{read_npy, read_npz, write_npy, write_npz};
+pub use self::storage::Storage;
 // Readers of bytes and writers to any `Write`, for the tests and benches: not the documented API.
 #[doc(hidden)]
 pub use self::{
@@ -119,6 +121,8 @@ pub struct ReadOptions {
     /// The format, whatever the file's name says; required for standard input (`-`), which has no
     /// name. `None` picks the format by extension (see [`Format::from_path`]).
     pub format: Option<Format>,
+    /// The storage of a sparse format (LIBSVM, scipy's sparse `.npz`); see [`Storage`].
+    pub storage: Storage,
 }
 
 impl Default for ReadOptions {
@@ -130,6 +134,7 @@ impl Default for ReadOptions {
             delimiter: None,
             n_features: None,
             format: None,
+            storage: Storage::Auto,
         }
     }
 }
@@ -189,6 +194,18 @@ impl ReadOptions {
     #[must_use]
     pub fn n_features(mut self, d: usize) -> Self {
         self.n_features = Some(d);
+        self
+    }
+
+    /// Set the storage of a sparse format (see [`Storage`]).
+    ///
+    /// ```
+    /// use novikoff::io::{ReadOptions, Storage};
+    /// assert_eq!(ReadOptions::default().storage(Storage::Sparse).storage, Storage::Sparse);
+    /// ```
+    #[must_use]
+    pub fn storage(mut self, storage: Storage) -> Self {
+        self.storage = storage;
         self
     }
 

@@ -13,6 +13,8 @@
 //! subnormal units per operation, and [`norm_bounds`] and [`norm`](crate::dataset::norm) scale before they square, so lengths
 //! never overflow or underflow on the way.
 
+use crate::dataset::RowView;
+
 /// The unit roundoff of `f64`, `2⁻⁵³`.
 pub(crate) const UNIT_ROUNDOFF: f64 = f64::EPSILON / 2.0;
 
@@ -130,6 +132,38 @@ pub(crate) fn dot2_plus(a: &[f64], b: &[f64], c: f64) -> (f64, f64) {
     }
     acc.add(c);
     acc.result()
+}
+
+/// `w·x` for a row of either storage, in twice working precision, with its error bound: [`dot2`] over
+/// the stored entries (the unstored zeros add nothing).
+#[inline]
+pub(crate) fn row_dot2(w: &[f64], x: RowView<'_>) -> (f64, f64) {
+    match x {
+        RowView::Dense(x) => dot2(w, x),
+        sparse => {
+            let mut acc = Accumulator::default();
+            for (j, v) in sparse.entries() {
+                acc.add_product(w[j], v);
+            }
+            acc.result()
+        }
+    }
+}
+
+/// `w·x + c` for a row of either storage, as [`dot2_plus`].
+#[inline]
+pub(crate) fn row_dot2_plus(w: &[f64], x: RowView<'_>, c: f64) -> (f64, f64) {
+    match x {
+        RowView::Dense(x) => dot2_plus(w, x, c),
+        sparse => {
+            let mut acc = Accumulator::default();
+            for (j, v) in sparse.entries() {
+                acc.add_product(w[j], v);
+            }
+            acc.add(c);
+            acc.result()
+        }
+    }
 }
 
 /// An interval `[lo, hi]` that contains `‖v‖` for the exact vector `v` with `|vⱼ − values[j]| ≤

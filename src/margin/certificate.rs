@@ -182,14 +182,16 @@ impl Certificate {
 /// the residual against the smallest feature scale as well turns such cases into an honest
 /// `Inaccurate`, at no cost to well-scaled data.
 pub(crate) fn certificate_threshold(data: &Dataset, tolerance: f64) -> f64 {
-    let x = data.x();
-    let mut smallest_scale = f64::INFINITY;
-    for column in x.columns() {
-        let scale = column.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        if scale > 0.0 {
-            smallest_scale = smallest_scale.min(scale);
+    let mut column_scales = vec![0.0f64; data.n_features()];
+    for i in 0..data.n_samples() {
+        for (j, v) in data.row_view(i).entries() {
+            column_scales[j] = column_scales[j].max(v.abs());
         }
     }
+    let smallest_scale = column_scales
+        .into_iter()
+        .filter(|&scale| scale > 0.0)
+        .fold(f64::INFINITY, f64::min);
     tolerance * data.radius().min(smallest_scale)
 }
 
@@ -232,8 +234,8 @@ impl HullPoint {
             // the two group means are subtracted at the end.
             let sign = if groups == 1 { y } else { 1.0 };
             totals[g].add(c);
-            for (acc, &x) in sums[g].iter_mut().zip(data.row(i)) {
-                acc.add_product(c, sign * x);
+            for (j, x) in data.row_view(i).entries() {
+                sums[g][j].add_product(c, sign * x);
             }
         }
         if totals.iter().any(|t| t.value() <= 0.0) {

@@ -2,7 +2,7 @@
 
 use ndarray::ArrayView1;
 
-use super::accurate::{dot2, dot2_plus, norm_bounds, round_down};
+use super::accurate::{dot2, norm_bounds, round_down, row_dot2, row_dot2_plus};
 
 use super::result::MarginResult;
 use super::scale::Scaled;
@@ -116,7 +116,7 @@ pub(crate) fn best_bias(data: &Dataset, w: ArrayView1<'_, f64>) -> f64 {
     let mut lowest_positive = f64::INFINITY;
     let mut highest_negative = f64::NEG_INFINITY;
     for (i, &y) in data.labels().iter().enumerate() {
-        let (s, _) = dot2(&w, data.row(i));
+        let (s, _) = row_dot2(&w, data.row_view(i));
         if y > 0.0 {
             lowest_positive = lowest_positive.min(s);
         } else {
@@ -144,7 +144,7 @@ pub(crate) fn certified_margin(data: &Dataset, w: ArrayView1<'_, f64>, b: f64) -
     }
     let mut lower = f64::INFINITY;
     for (i, &y) in data.labels().iter().enumerate() {
-        let (s, err) = dot2_plus(&w, data.row(i), b);
+        let (s, err) = row_dot2_plus(&w, data.row_view(i), b);
         let numerator = round_down(y * s - err);
         let m = if numerator >= 0.0 {
             numerator / norm_hi

@@ -94,7 +94,19 @@ impl MaxMargin {
     /// [`Error::SingleClass`](crate::Error::SingleClass) with a free bias and one class; [`Error::Range`](crate::Error::Range) for values no power-of-two
     /// scaling brings into range (10³⁰⁰ and 10⁻³⁰⁰ in one matrix); [`Error::Solver`](crate::Error::Solver) if an answer fails
     /// its own check (a bug, reported rather than returned).
+    ///
+    /// On a sparse dataset the solver works on a dense copy (the answer is the same one; its bracket and
+    /// certificate hold for the sparse data), refused beyond
+    /// [`DENSIFY_LIMIT_BYTES`](crate::dataset::DENSIFY_LIMIT_BYTES) with
+    /// [`Error::TooLargeToDensify`](crate::Error::TooLargeToDensify).
     pub fn solve(&self, data: &Dataset) -> Result<MarginResult> {
+        let dense;
+        let data = if data.is_sparse() {
+            dense = data.densified("the maximum-margin solver")?;
+            &dense
+        } else {
+            data
+        };
         let bias = self.params.bias;
         if bias == Bias::Free {
             data.require_both_classes()?;

@@ -73,7 +73,7 @@ use serde::{Deserialize, Serialize};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 pub(crate) use accurate::{binary_exponent, times_power_of_two};
-use accurate::{dot2, dot2_plus};
+use accurate::{dot2, row_dot2_plus};
 
 /// Whether a separator may have a bias `b`.
 ///
@@ -188,7 +188,7 @@ pub fn margins(data: &Dataset, w: ArrayView1<'_, f64>, b: f64) -> Result<Array1<
     let data = scaled.data();
     Ok((0..data.n_samples())
         .map(|i| {
-            let (s, _) = dot2_plus(&w, data.row(i), b_scaled);
+            let (s, _) = row_dot2_plus(&w, data.row_view(i), b_scaled);
             scaled.back(data.labels()[i] * s / norm)
         })
         .collect())

@@ -36,12 +36,11 @@ pub(crate) struct Scaled<'a> {
 impl<'a> Scaled<'a> {
     /// Bring `data` into the safe range, or refuse it.
     pub(crate) fn new(data: &'a Dataset) -> Result<Scaled<'a>> {
-        let shift = shift_into_range(data.as_flat_slice(), "feature")?;
+        let shift = shift_into_range(data.stored_values(), "feature")?;
         let data = if shift == 0 {
             Cow::Borrowed(data)
         } else {
-            let x = data.x().mapv(|v| times_power_of_two(v, shift));
-            Cow::Owned(Dataset::new(x, data.y().to_owned())?)
+            Cow::Owned(data.map_values(|v| times_power_of_two(v, shift)))
         };
         Ok(Scaled { data, shift })
     }

@@ -168,11 +168,15 @@ fn pseudo_solve(
     v.dot(&coefficients)
 }
 
-fn least_squares_system(data: &Dataset, bias: Bias) -> Array2<f64> {
-    match bias {
-        Bias::Free => data.augment(1.0).into_parts().0,
-        Bias::ThroughOrigin => data.x().to_owned(),
-    }
+fn least_squares_system(data: &Dataset, bias: Bias) -> Result<Array2<f64>> {
+    let data = match bias {
+        Bias::Free => data.augment(1.0),
+        Bias::ThroughOrigin => data.clone(),
+    };
+    Ok(data
+        .densified("the least-squares separator")?
+        .into_parts()
+        .0)
 }
 
 fn split_bias(solution: Array1<f64>, bias: Bias) -> (Array1<f64>, f64) {
@@ -202,7 +206,7 @@ fn split_bias(solution: Array1<f64>, bias: Bias) -> (Array1<f64>, f64) {
 /// # Errors
 /// [`Error::Solver`] if the SVD does not converge.
 pub fn least_squares_separator(data: &Dataset, bias: Bias) -> Result<(Array1<f64>, f64)> {
-    let a = least_squares_system(data, bias);
+    let a = least_squares_system(data, bias)?;
     let factors = thin_svd(a.view())?;
     let solution = pseudo_solve(&factors, a.dim(), &data.y().to_owned());
     Ok(split_bias(solution, bias))
@@ -329,7 +333,7 @@ pub mod lapack {
     /// # Errors
     /// [`Error::Solver`] if LAPACK fails.
     pub fn least_squares_separator(data: &Dataset, bias: Bias) -> Result<(Array1<f64>, f64)> {
-        let a = least_squares_system(data, bias);
+        let a = least_squares_system(data, bias)?;
         let factors = thin_svd(a.view())?;
         let solution = pseudo_solve(&factors, a.dim(), &data.y().to_owned());
         Ok(split_bias(solution, bias))

@@ -2,7 +2,7 @@
 
 use ndarray::ArrayView1;
 
-use super::accurate::{dot2, dot2_plus};
+use super::accurate::{dot2, row_dot2_plus};
 use super::polish::Polished;
 use super::problem::Problem;
 use crate::dataset::Dataset;
@@ -21,7 +21,7 @@ pub(super) fn support_rows(
     let limit = lower + (upper - lower) + tolerance * upper;
     (0..data.n_samples())
         .filter(|&i| {
-            let (s, _) = dot2_plus(&w, data.row(i), b);
+            let (s, _) = row_dot2_plus(&w, data.row_view(i), b);
             data.labels()[i] * s <= limit
         })
         .collect()

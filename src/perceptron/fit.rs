@@ -17,10 +17,10 @@ use super::params::{Order, check_permutation};
 use super::trace::{TraceSink, UpdateEvent};
 use super::weights::{Weights, activation_underflowed, is_finite};
 use super::{Augmentation, Fit, Perceptron, StopReason};
-use crate::dataset::Dataset;
+use crate::dataset::{Dataset, DenseRow};
 use crate::error::Result;
 use crate::rng;
-use crate::simd::Rows;
+use crate::simd::Summation;
 
 impl Perceptron {
     pub(super) fn run<S: TraceSink>(&self, data: &Dataset, sink: &mut S) -> Result<Fit> {
@@ -45,7 +45,10 @@ impl Perceptron {
             _ => None,
         };
 
-        let x = data.as_flat_slice();
+        // A sparse row is spread into a dense one only for what reads a row as a slice: a trace event
+        // (O(d) per update, like the invariant checks that record them) and a zero activation's check.
+        let mut dense_row = DenseRow::default();
+        let d = data.n_features();
         let mut mistakes: u64 = 0;
         let mut epochs = 0;
         let mut stop_reason = StopReason::EpochCap;
@@ -56,13 +59,8 @@ impl Perceptron {
             if let Some(stream) = shuffler.as_mut() {
                 rng::shuffle(stream, &mut visit);
             }
-            let rows = if visit.is_empty() {
-                data.rows()
-            } else {
-                Rows::indexed_prechecked(x, labels, data.n_features(), &visit)
-            };
             let mistakes_before = mistakes;
-            let stopped = weights.train(&rows, &mut |update| {
+            let stopped = weights.train_on(data, &visit, &mut |update| {
                 mistakes += 1;
                 if records {
                     let row = if visit.is_empty() {
@@ -76,7 +74,7 @@ impl Perceptron {
                         row,
                         label: labels[row],
                         activation: update.activation,
-                        x: data.row(row),
+                        x: dense_row.of(data.row_view(row), d),
                         w: update.w,
                         b: update.b,
                         bias_constant: c,
@@ -100,7 +98,8 @@ impl Perceptron {
                     } else {
                         visit[update.offset]
                     };
-                    if activation_underflowed(update, data.row(row), labels[row], c, p.eta) {
+                    let x = dense_row.of(data.row_view(row), d);
+                    if activation_underflowed(update, x, labels[row], c, p.eta) {
                         stop_reason = StopReason::Underflow;
                         return ControlFlow::Break(());
                     }
@@ -138,7 +137,12 @@ impl Perceptron {
             train_seconds,
             bias_constant: c,
             bias_weight: v,
-            summation: p.summation,
+            // Sparse rows are summed in the one sequential order, whatever was asked for.
+            summation: if data.is_sparse() {
+                Summation::Sequential
+            } else {
+                p.summation
+            },
         })
     }
 }
@@ -160,5 +164,5 @@ fn final_pass_is_finite(data: &Dataset, weights: &Weights) -> bool {
     if bound.is_finite() {
         return true;
     }
-    (0..data.n_samples()).all(|i| weights.activation(data.row(i)).is_finite())
+    (0..data.n_samples()).all(|i| weights.activation_of(data.row_view(i)).is_finite())
 }

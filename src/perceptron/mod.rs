@@ -300,13 +300,52 @@ impl Fit {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn accuracy(&self, data: &Dataset) -> Result<f64> {
-        let predicted = self.predict(data.x())?;
+        let predicted = self.predict_dataset(data)?;
         let correct = predicted
             .iter()
             .zip(data.labels())
             .filter(|(p, y)| p == y)
             .count();
         Ok(correct as f64 / data.n_samples() as f64)
+    }
+
+    /// `w·xᵢ + b` for every row of a dataset of either storage.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[1.0, 0.0], [0.0, -1.0]], array![1.0, -1.0])?;
+    /// let fit = novikoff::perceptron::PerceptronParams::new().fit(&data)?;
+    /// let sparse = data.to_sparse();
+    /// assert_eq!(fit.decision_function_dataset(&sparse)?, fit.decision_function(data.x())?);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn decision_function_dataset(&self, data: &Dataset) -> Result<Array1<f64>> {
+        if data.n_features() != self.w.len() {
+            return Err(Error::Shape {
+                what: "columns against the fitted weights",
+                expected: self.w.len(),
+                found: data.n_features(),
+            });
+        }
+        let w = self.w.as_slice().expect("fitted weights are contiguous");
+        Ok((0..data.n_samples())
+            .map(|i| data.row_view(i).dot(w, self.summation) + self.b)
+            .collect())
+    }
+
+    /// `sign(w·xᵢ + b)` for every row of a dataset of either storage, with sign(0) = +1.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[2.0], [-1.0]], array![1.0, -1.0])?;
+    /// let fit = novikoff::perceptron::PerceptronParams::new().fit(&data)?;
+    /// assert_eq!(fit.predict_dataset(&data.to_sparse())?.to_vec(), vec![1.0, -1.0]);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn predict_dataset(&self, data: &Dataset) -> Result<Array1<f64>> {
+        Ok(self
+            .decision_function_dataset(data)?
+            .mapv(|a| if a >= 0.0 { 1.0 } else { -1.0 }))
     }
 
     /// The weights of the equivalent no-bias perceptron on `(x, c)`: `(w, w_{d+1})` with `b = c·w_{d+1}`.

@@ -2,8 +2,9 @@
 //! that updates it.
 
 use super::{Augmentation, PerceptronParams};
+use crate::dataset::{Dataset, RowView};
 use crate::error::{Error, Result};
-use crate::simd::{self, Learner, OnUpdate, Rows, SimdPath, Summation, Update};
+use crate::simd::{self, Learner, OnUpdate, Rows, SimdPath, SparseRows, Summation, Update};
 
 /// The state of a run, batch or online: the weights of the perceptron on augmented vectors `(x, c)`,
 /// `w` for the features and `v` for the constant coordinate, so that the bias is `b = c·v`.
@@ -68,6 +69,56 @@ impl Weights {
     #[inline(always)]
     pub(crate) fn activation(&self, x: &[f64]) -> f64 {
         self.path.dot(&self.w, x, self.summation) + self.bias()
+    }
+
+    /// [`Weights::activation`] of a row of either storage.
+    pub(crate) fn activation_of(&self, x: RowView<'_>) -> f64 {
+        match x {
+            RowView::Dense(x) => self.activation(x),
+            sparse => sparse.dot(&self.w, self.summation) + self.bias(),
+        }
+    }
+
+    /// One training pass over `data` in the order `visit` (empty: row order), on the kernel of its
+    /// storage: the SIMD pass for dense rows, the pass over stored entries for sparse ones.
+    pub(crate) fn train_on(
+        &mut self,
+        data: &Dataset,
+        visit: &[usize],
+        on_update: &mut OnUpdate<'_>,
+    ) -> Result<Option<usize>> {
+        match data.csr() {
+            None if visit.is_empty() => self.train(&data.rows(), on_update),
+            None => {
+                let rows = Rows::indexed_prechecked(
+                    data.as_flat_slice(),
+                    data.labels(),
+                    data.n_features(),
+                    visit,
+                );
+                self.train(&rows, on_update)
+            }
+            Some(x) => {
+                let indptr = x.indptr();
+                let indptr = indptr.to_proper();
+                let rows = SparseRows {
+                    indptr: &indptr,
+                    indices: x.indices(),
+                    values: x.data(),
+                    labels: data.labels(),
+                    index: (!visit.is_empty()).then_some(visit),
+                };
+                let mut learner = Learner {
+                    w: &mut self.w,
+                    v: self.v,
+                    c: self.augmentation.constant(),
+                    eta: self.eta,
+                };
+                let stopped = simd::train_sparse(&mut learner, &rows, on_update);
+                self.v = learner.v;
+                Ok(stopped)
+            }
+        }
     }
 
     /// One training pass of the kernel ([`simd::train`]) over `rows` with these weights, the only code

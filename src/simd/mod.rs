@@ -117,6 +117,7 @@ pub use pages::advise_huge_pages;
 
 mod pass;
 mod rows;
+mod sparse;
 
 pub(crate) use pages::{buffer as advised_buffer, reserve as reserve_advised};
 pub(crate) use rows::LabelSigns;
@@ -126,6 +127,7 @@ pub(crate) use pass::Pass;
 pub use pass::{Learner, Mistake, OnUpdate, Update, scan, train};
 #[doc(hidden)]
 pub use rows::Rows;
+pub(crate) use sparse::{SparseRows, train_sparse};
 
 /// Number of independent accumulators of [`Summation::Fast`] (see the [module documentation](self)).
 ///

@@ -53,8 +53,9 @@ pub(crate) fn write_delimited<W: Write>(out: &mut W, data: &Dataset, delimiter: 
         line.push(delimiter);
     }
     line.extend_from_slice(b"y\n");
+    let mut dense_row = crate::dataset::DenseRow::default();
     for i in 0..data.n_samples() {
-        for &value in data.row(i) {
+        for &value in dense_row.of(data.row_view(i), d) {
             push_f64(&mut line, value);
             line.push(delimiter);
         }

@@ -1,15 +1,18 @@
 //! LIBSVM / SVMlight text: `label index:value index:value … # comment`, sparse, 1-based indices.
 //!
-//! On a regular file the reader makes two streamed passes: the first counts the records and finds the
-//! largest index (the last one of each line, since indices increase), the second parses straight into
-//! the dense matrix, allocated once at its final size. Peak memory is that matrix plus one block of
-//! text. A stream (standard input, a pipe, gzip) is read once: its pairs are kept sparse until the
-//! dimension is known.
+//! On a regular file the reader makes two streamed passes: the first counts the records and the stored
+//! pairs and finds the largest index (the last one of each line, since indices increase); the second
+//! parses straight into the final storage, allocated once at its final size: the dense matrix, or the
+//! three arrays of compressed sparse rows (see [`Storage`](super::Storage)). Peak memory is that storage
+//! plus one block of text. A stream (standard input, a pipe, gzip) is read once: its pairs are kept as
+//! sparse rows until the dimension is known, and scattered into a dense matrix only if that is the
+//! storage.
 
 use std::io::Write;
 use std::path::Path;
 
 use ndarray::{Array1, Array2};
+use sprs::CsMat;
 
 use super::ReadOptions;
 use super::labels::LabelMapper;
@@ -127,16 +130,57 @@ fn parse_twice(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Da
     let file = Location::new(path);
     let mut records = 0usize;
     let mut largest = 0usize;
+    // An upper bound on the stored pairs (a `qid:` pair counts too), to allocate sparse rows once.
+    let mut pairs = 0usize;
     let bytes = text.for_each_line(path, |_, line| {
         let line = content(line);
         if !is_empty(line) {
             records += 1;
             largest = largest.max(last_index(line));
+            pairs += line.iter().filter(|&&b| b == b':').count();
         }
         Ok(())
     })?;
-    let (d, mut values) = zero_matrix(options, records, largest, bytes, &file, path)?;
     let mut labels = LabelMapper::new(options.positive.as_deref());
+    if records > 0
+        && options
+            .storage
+            .is_sparse_for(records, options.n_features.unwrap_or(largest), pairs)
+    {
+        let d = sparse_dimension(options, largest, bytes, &file)?;
+        labels.reserve(records, path)?;
+        let mut rows = SparseRows::with_capacity(records, pairs, path)?;
+        let mut row = 0usize;
+        text.for_each_line(path, |number, line| {
+            let line = content(line);
+            if is_empty(line) {
+                return Ok(());
+            }
+            if row == records {
+                return Err(changed(&file));
+            }
+            parse_line(
+                line,
+                number,
+                path,
+                options,
+                &mut labels,
+                Some(d),
+                |index, value| {
+                    rows.push(index, value);
+                    Ok(())
+                },
+            )?;
+            rows.end_row();
+            row += 1;
+            Ok(())
+        })?;
+        if row != records {
+            return Err(changed(&file));
+        }
+        return finish_sparse(rows, labels, d, path);
+    }
+    let (d, mut values) = zero_matrix(options, records, largest, bytes, &file, path)?;
     labels.reserve(records, path)?;
 
     let mut row = 0usize;
@@ -174,8 +218,7 @@ fn parse_twice(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Da
 /// the dense matrix. Peak memory is the pairs (16 bytes each) plus that matrix.
 fn parse_once(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dataset> {
     let file = Location::new(path);
-    let mut pairs: Vec<(usize, f64)> = Vec::new();
-    let mut row_ends: Vec<usize> = Vec::new();
+    let mut rows = SparseRows::with_capacity(0, 0, path)?;
     let mut largest = 0usize;
     let mut labels = LabelMapper::new(options.positive.as_deref());
     let no_memory = |number: usize| {
@@ -189,12 +232,10 @@ fn parse_once(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dat
         if is_empty(line) {
             return Ok(());
         }
-        let held = row_ends.len() * std::mem::size_of::<usize>()
-            + pairs.len() * std::mem::size_of::<(usize, f64)>();
-        if held > source::stream_budget() {
+        if rows.bytes() > source::stream_budget() {
             return Err(source::over_budget(Location::new(path).line(number)));
         }
-        row_ends.try_reserve(1).map_err(|_| no_memory(number))?;
+        rows.indptr.try_reserve(1).map_err(|_| no_memory(number))?;
         parse_line(
             line,
             number,
@@ -203,25 +244,37 @@ fn parse_once(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dat
             &mut labels,
             options.n_features,
             |index, value| {
-                pairs.try_reserve(1).map_err(|_| no_memory(number))?;
-                pairs.push((index, value));
+                rows.try_reserve_one().map_err(|_| no_memory(number))?;
+                rows.push(index, value);
                 largest = largest.max(index);
                 Ok(())
             },
         )?;
-        row_ends.push(pairs.len());
+        rows.end_row();
         Ok(())
     })?;
-    let records = row_ends.len();
-    let (d, mut values) = zero_matrix(options, records, largest, bytes, &file, path)?;
-    let mut start = 0;
-    for (row, &end) in row_ends.iter().enumerate() {
-        for &(index, value) in &pairs[start..end] {
-            values[row * d + index - 1] = value;
-        }
-        start = end;
+    let records = rows.len();
+    if records > 0
+        && options.storage.is_sparse_for(
+            records,
+            options.n_features.unwrap_or(largest),
+            rows.indices.len(),
+        )
+    {
+        let d = sparse_dimension(options, largest, bytes, &file)?;
+        return finish_sparse(rows, labels, d, path);
     }
-    drop(pairs);
+    let (d, mut values) = zero_matrix(options, records, largest, bytes, &file, path)?;
+    for row in 0..records {
+        let (start, end) = (rows.indptr[row], rows.indptr[row + 1]);
+        for (&j, &value) in rows.indices[start..end]
+            .iter()
+            .zip(&rows.values[start..end])
+        {
+            values[row * d + j] = value;
+        }
+    }
+    drop(rows);
     finish(values, labels, (records, d), path)
 }
 
@@ -386,6 +439,104 @@ fn finish(
     let x = Array2::from_shape_vec((records, d), values)
         .map_err(|e| Error::parse(file.clone(), format!("internal shape error: {e}")))?;
     Dataset::new(x, Array1::from_vec(y)).map_err(|e| e.at_file(&file, |_| 0))
+}
+
+/// Compressed sparse rows as the parser fills them: 0-based column indices.
+struct SparseRows {
+    indptr: Vec<usize>,
+    indices: Vec<usize>,
+    values: Vec<f64>,
+}
+
+impl SparseRows {
+    fn with_capacity(records: usize, pairs: usize, path: &Path) -> Result<SparseRows> {
+        let fail = || {
+            Error::parse(
+                Location::new(path),
+                "the sparse rows are too large for memory",
+            )
+        };
+        let mut indptr = Vec::new();
+        let mut indices = Vec::new();
+        let mut values = Vec::new();
+        indptr.try_reserve_exact(records + 1).map_err(|_| fail())?;
+        indices.try_reserve_exact(pairs).map_err(|_| fail())?;
+        values.try_reserve_exact(pairs).map_err(|_| fail())?;
+        indptr.push(0);
+        Ok(SparseRows {
+            indptr,
+            indices,
+            values,
+        })
+    }
+
+    fn try_reserve_one(&mut self) -> std::result::Result<(), std::collections::TryReserveError> {
+        self.indices.try_reserve(1)?;
+        self.values.try_reserve(1)
+    }
+
+    #[inline]
+    fn push(&mut self, index: usize, value: f64) {
+        self.indices.push(index - 1);
+        self.values.push(value);
+    }
+
+    fn end_row(&mut self) {
+        self.indptr.push(self.values.len());
+    }
+
+    fn len(&self) -> usize {
+        self.indptr.len() - 1
+    }
+
+    fn bytes(&self) -> usize {
+        8 * (self.indptr.len() + self.indices.len() + self.values.len())
+    }
+}
+
+/// The sparse dataset: the indices were checked to increase and to lie below `d` as they were parsed,
+/// and every value to be finite.
+fn finish_sparse(rows: SparseRows, labels: LabelMapper, d: usize, path: &Path) -> Result<Dataset> {
+    let file = Location::new(path);
+    if d == 0 {
+        return Err(Error::parse(
+            file,
+            "no features: every line holds only a label (give --features D for all-zero data)",
+        ));
+    }
+    let y = labels.finish(path, |line| (Location::new(path).line(line), String::new()))?;
+    let n = rows.len();
+    let x = CsMat::try_new((n, d), rows.indptr, rows.indices, rows.values)
+        .map_err(|(_, _, _, e)| Error::parse(file.clone(), format!("invalid sparse rows: {e}")))?;
+    Dataset::with_checked_csr(x, Array1::from_vec(y)).map_err(|e| e.at_file(&file, |_| 0))
+}
+
+/// The dimension of sparse rows: `--features`, or the largest index. Sparse rows hold no zeros, but a
+/// model holds one weight per feature, so an index out of all proportion to the file (a corrupt or
+/// mistyped one) is refused as for dense data, with the same way to confirm it.
+fn sparse_dimension(
+    options: &ReadOptions,
+    largest: usize,
+    bytes: u64,
+    file: &Location,
+) -> Result<usize> {
+    match options.n_features {
+        Some(d) => Ok(d),
+        None => {
+            const SLACK: u64 = 64 << 20;
+            let weights = (largest as u64).saturating_mul(8);
+            if weights > bytes.saturating_mul(64).saturating_add(SLACK) {
+                return Err(Error::parse(
+                    file.clone(),
+                    format!(
+                        "the largest feature index {largest} needs {weights} bytes of weights for a \
+                         {bytes}-byte file; if that dimension is intended, pass --features {largest}"
+                    ),
+                ));
+            }
+            Ok(largest)
+        }
+    }
 }
 
 /// A dense matrix far larger than the sparse file is almost always a corrupt or mistyped index; the user

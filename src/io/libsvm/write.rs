@@ -34,16 +34,26 @@ pub fn write_libsvm(path: &Path, data: &Dataset) -> Result<()> {
 pub fn write_libsvm_to<W: Write>(out: &mut W, data: &Dataset) -> Result<()> {
     let d = data.n_features();
     let n = data.n_samples();
-    let last_used = (0..n).any(|i| data.row(i)[d - 1].to_bits() != 0);
+    // A sparse row's stored entries in column order, a dense row's every value: the same loop.
+    let last_used = (0..n).any(|i| {
+        data.row_view(i)
+            .entries()
+            .any(|(j, v)| j == d - 1 && v.to_bits() != 0)
+    });
     let mut line = Vec::with_capacity(1 << 16);
     for i in 0..n {
         line.extend_from_slice(if data.labels()[i] > 0.0 { b"+1" } else { b"-1" });
-        for (j, &value) in data.row(i).iter().enumerate() {
+        let row = data.row_view(i);
+        for (j, value) in row.entries() {
             let keep_for_dimension = i == 0 && j == d - 1 && !last_used;
             if value.to_bits() != 0 || keep_for_dimension {
                 line.extend_from_slice(format!(" {}:", j + 1).as_bytes());
                 push_f64(&mut line, value);
             }
+        }
+        // A sparse first row that does not store the last column still carries the dimension.
+        if i == 0 && !last_used && row.entries().last().is_none_or(|(j, _)| j != d - 1) {
+            line.extend_from_slice(format!(" {d}:0").as_bytes());
         }
         line.push(b'\n');
         if line.len() >= 1 << 16 {

@@ -62,8 +62,9 @@ pub fn write_npy_to<W: Write>(out: &mut W, data: &Dataset) -> Result<()> {
     let io = |e: std::io::Error| Error::io("<output>", e);
     write_header(out, &[n, d + 1]).map_err(io)?;
     let mut block = Vec::with_capacity(BLOCK + 8 * (d + 1));
+    let mut dense_row = crate::dataset::DenseRow::default();
     for i in 0..n {
-        for value in data.row(i) {
+        for value in dense_row.of(data.row_view(i), d) {
             block.extend_from_slice(&value.to_le_bytes());
         }
         block.extend_from_slice(&data.labels()[i].to_le_bytes());
@@ -91,6 +92,13 @@ pub fn write_npz(path: &Path, data: &Dataset) -> Result<()> {
     super::super::write_atomically(path, |out| {
         let fail = |e: ndarray_npy::WriteNpzError| Error::io("<output>", std::io::Error::other(e));
         let mut npz = ndarray_npy::NpzWriter::new(&mut *out);
+        let dense;
+        let data = if data.is_sparse() {
+            dense = data.densified("a dense .npz")?;
+            &dense
+        } else {
+            data
+        };
         npz.add_array("x", &data.x()).map_err(fail)?;
         npz.add_array("y", &data.y()).map_err(fail)?;
         npz.finish().map_err(fail)?;

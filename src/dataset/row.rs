@@ -1,0 +1,157 @@
+//! One example's features, whichever storage holds them: the abstraction every algorithm reads rows
+//! through, so that no algorithm needs a second, sparse copy.
+
+use crate::simd::{self, Summation};
+
+/// The features of one example: a dense row, or the stored entries of a sparse (CSR) row as column
+/// indices in increasing order with their values. Entries not stored are zero.
+///
+/// For a sparse row every sum runs left to right over the stored entries in index order. That is the
+/// dense [`Summation::Sequential`] sum with its zero terms left out, and adding `±0` to a sum that
+/// started at `+0` changes nothing, so on the same data a sparse run and a dense sequential run compute
+/// the same activations and make the same updates; their weights agree up to the sign of zero (a dense
+/// update adds `η·y·0 = ±0` to every weight, a sparse one leaves unstored weights alone). A sparse row
+/// has this one order whatever summation is asked for.
+///
+/// ```
+/// use novikoff::dataset::RowView;
+/// use novikoff::simd::Summation;
+/// let dense = RowView::Dense(&[0.0, 2.0, 0.0, -1.0]);
+/// let sparse = RowView::Sparse { indices: &[1, 3], values: &[2.0, -1.0] };
+/// let w = [5.0, 1.0, 7.0, 3.0];
+/// assert_eq!(dense.dot(&w, Summation::Sequential), -1.0);
+/// assert_eq!(sparse.dot(&w, Summation::Sequential), -1.0);
+/// assert_eq!(sparse.nnz(), 2);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RowView<'a> {
+    /// Every value, in column order.
+    Dense(&'a [f64]),
+    /// The stored entries of a sparse row: `indices` strictly increasing, `values` beside them.
+    Sparse {
+        /// Column indices, strictly increasing.
+        indices: &'a [usize],
+        /// The values at those columns.
+        values: &'a [f64],
+    },
+}
+
+impl<'a> RowView<'a> {
+    /// `w·x`: for a dense row in the given summation order; for a sparse row left to right over the
+    /// stored entries.
+    ///
+    /// ```
+    /// use novikoff::{dataset::RowView, simd::Summation};
+    /// let x = RowView::Sparse { indices: &[0, 2], values: &[1.0, 3.0] };
+    /// assert_eq!(x.dot(&[2.0, 9.0, 1.0], Summation::Fast), 5.0);
+    /// ```
+    #[inline]
+    pub fn dot(&self, w: &[f64], summation: Summation) -> f64 {
+        match *self {
+            RowView::Dense(x) => simd::dot(w, x, summation),
+            RowView::Sparse { indices, values } => {
+                let mut sum = 0.0;
+                for (&j, &x) in indices.iter().zip(values) {
+                    sum += w[j] * x;
+                }
+                sum
+            }
+        }
+    }
+
+    /// `w ← w + step·x`, each product rounded and then added, over the stored entries of a sparse row.
+    ///
+    /// ```
+    /// use novikoff::dataset::RowView;
+    /// let mut w = [1.0, 1.0, 1.0];
+    /// RowView::Sparse { indices: &[1], values: &[4.0] }.add_to(0.5, &mut w);
+    /// assert_eq!(w, [1.0, 3.0, 1.0]);
+    /// ```
+    #[inline]
+    pub fn add_to(&self, step: f64, w: &mut [f64]) {
+        match *self {
+            RowView::Dense(x) => {
+                for (w, &x) in w.iter_mut().zip(x) {
+                    *w += step * x;
+                }
+            }
+            RowView::Sparse { indices, values } => {
+                for (&j, &x) in indices.iter().zip(values) {
+                    w[j] += step * x;
+                }
+            }
+        }
+    }
+
+    /// The stored values (every value of a dense row).
+    ///
+    /// ```
+    /// let x = novikoff::dataset::RowView::Sparse { indices: &[4], values: &[2.0] };
+    /// assert_eq!(x.values(), &[2.0]);
+    /// ```
+    pub fn values(self) -> &'a [f64] {
+        match self {
+            RowView::Dense(x) => x,
+            RowView::Sparse { values, .. } => values,
+        }
+    }
+
+    /// The number of stored values (`d` for a dense row).
+    ///
+    /// ```
+    /// assert_eq!(novikoff::dataset::RowView::Dense(&[0.0, 1.0]).nnz(), 2);
+    /// ```
+    pub fn nnz(self) -> usize {
+        self.values().len()
+    }
+
+    /// `(column, value)` of every stored entry, in column order.
+    ///
+    /// ```
+    /// let x = novikoff::dataset::RowView::Sparse { indices: &[1, 5], values: &[2.0, 3.0] };
+    /// assert_eq!(x.entries().collect::<Vec<_>>(), vec![(1, 2.0), (5, 3.0)]);
+    /// ```
+    pub fn entries(self) -> impl Iterator<Item = (usize, f64)> + 'a {
+        let (indices, values): (Option<&[usize]>, &[f64]) = match self {
+            RowView::Dense(x) => (None, x),
+            RowView::Sparse { indices, values } => (Some(indices), values),
+        };
+        values
+            .iter()
+            .enumerate()
+            .map(move |(k, &v)| (indices.map_or(k, |ix| ix[k]), v))
+    }
+}
+
+/// A dense copy of one row at a time, for the code that needs a row as a slice (a trace event, a
+/// writer of dense formats): O(d) once, then O(nnz) per sparse row, since only the entries the last
+/// row stored are cleared.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DenseRow {
+    values: Vec<f64>,
+    stored: Vec<usize>,
+}
+
+impl DenseRow {
+    /// The row as a dense slice of length `d`: the row itself when it is dense.
+    pub(crate) fn of<'a>(&'a mut self, row: RowView<'a>, d: usize) -> &'a [f64] {
+        match row {
+            RowView::Dense(x) => x,
+            RowView::Sparse { indices, values } => {
+                if self.values.len() != d {
+                    self.values = vec![0.0; d];
+                } else {
+                    for &j in &self.stored {
+                        self.values[j] = 0.0;
+                    }
+                }
+                self.stored.clear();
+                self.stored.extend_from_slice(indices);
+                for (&j, &v) in indices.iter().zip(values) {
+                    self.values[j] = v;
+                }
+                &self.values
+            }
+        }
+    }
+}

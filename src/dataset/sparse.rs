@@ -1,0 +1,216 @@
+//! Compressed sparse rows: building a checked `CsMat` from raw arrays, and the sparse forms of the
+//! transforms. Nothing here forms a dense matrix, except [`to_dense`], which says so and has a limit.
+
+use ndarray::Array2;
+use sprs::CsMat;
+
+use crate::error::{Error, Result};
+
+/// The most memory an algorithm may take to hold a sparse dataset densely (2 GiB), where it needs the
+/// dense matrix.
+pub const DENSIFY_LIMIT_BYTES: u64 = 2 << 30;
+
+/// What is wrong with raw CSR arrays, located at a row and a stored entry, for the readers to anchor at a
+/// file's place.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CsrProblem {
+    /// The 0-based row, when the problem is in one.
+    pub(crate) row: Option<usize>,
+    /// What is wrong, in words (naming the entry).
+    pub(crate) message: String,
+}
+
+/// Check raw CSR arrays (`indptr` of length n + 1 starting at 0 and never decreasing, indices in
+/// `0..d` strictly increasing within a row, finite values) and build the matrix.
+pub(crate) fn from_raw(
+    shape: (usize, usize),
+    indptr: Vec<usize>,
+    indices: Vec<usize>,
+    data: Vec<f64>,
+) -> std::result::Result<CsMat<f64>, CsrProblem> {
+    let (n, d) = shape;
+    let whole = |message: String| CsrProblem { row: None, message };
+    if indptr.len() != n + 1 {
+        return Err(whole(format!(
+            "indptr has {} entries, and {n} rows need {}",
+            indptr.len(),
+            n + 1
+        )));
+    }
+    if indices.len() != data.len() {
+        return Err(whole(format!(
+            "indices has {} entries and data {}: they must have the same length",
+            indices.len(),
+            data.len()
+        )));
+    }
+    if indptr[0] != 0 {
+        return Err(whole(format!("indptr starts at {}, not 0", indptr[0])));
+    }
+    if indptr[n] != data.len() {
+        return Err(whole(format!(
+            "indptr ends at {}, but there are {} stored values",
+            indptr[n],
+            data.len()
+        )));
+    }
+    for i in 0..n {
+        let (start, end) = (indptr[i], indptr[i + 1]);
+        if end < start {
+            return Err(CsrProblem {
+                row: Some(i),
+                message: format!("indptr decreases from {start} to {end} (it must not decrease)"),
+            });
+        }
+        let mut previous = None;
+        for k in start..end {
+            let (j, value) = (indices[k], data[k]);
+            let at = |message: String| CsrProblem {
+                row: Some(i),
+                message,
+            };
+            if j >= d {
+                return Err(at(format!(
+                    "stored entry {k}: column index {j} is beyond the {d} columns"
+                )));
+            }
+            if previous.is_some_and(|p| j <= p) {
+                return Err(at(format!(
+                    "stored entry {k}: column index {j} follows {} (indices must increase within a row)",
+                    previous.unwrap_or(0)
+                )));
+            }
+            if !value.is_finite() {
+                return Err(at(format!(
+                    "stored entry {k}, column {j}: value {value} is not finite"
+                )));
+            }
+            previous = Some(j);
+        }
+    }
+    CsMat::try_new(shape, indptr, indices, data).map_err(|(_, _, _, e)| whole(e.to_string()))
+}
+
+/// `(x, c)`: one more column, stored only when `c ≠ 0`.
+pub(crate) fn append_column(x: &CsMat<f64>, c: f64) -> CsMat<f64> {
+    let (n, d) = (x.rows(), x.cols());
+    let extra = usize::from(c != 0.0);
+    let mut indptr = Vec::with_capacity(n + 1);
+    let mut indices = Vec::with_capacity(x.nnz() + n * extra);
+    let mut data = Vec::with_capacity(x.nnz() + n * extra);
+    indptr.push(0);
+    for i in 0..n {
+        let range = x.indptr().outer_inds_sz(i);
+        indices.extend_from_slice(&x.indices()[range.clone()]);
+        data.extend_from_slice(&x.data()[range]);
+        if c != 0.0 {
+            indices.push(d);
+            data.push(c);
+        }
+        indptr.push(data.len());
+    }
+    CsMat::new((n, d + 1), indptr, indices, data)
+}
+
+/// The rows at `indices`, in that order.
+pub(crate) fn select_rows(x: &CsMat<f64>, rows: &[usize]) -> CsMat<f64> {
+    let mut indptr = Vec::with_capacity(rows.len() + 1);
+    let mut indices = Vec::new();
+    let mut data = Vec::new();
+    indptr.push(0);
+    for &i in rows {
+        let range = x.indptr().outer_inds_sz(i);
+        indices.extend_from_slice(&x.indices()[range.clone()]);
+        data.extend_from_slice(&x.data()[range]);
+        indptr.push(data.len());
+    }
+    CsMat::new((rows.len(), x.cols()), indptr, indices, data)
+}
+
+/// The dense matrix of a sparse one, refused beyond [`DENSIFY_LIMIT_BYTES`] with what needed it.
+pub(crate) fn to_dense(x: &CsMat<f64>, what: &'static str) -> Result<Array2<f64>> {
+    let (n, d) = (x.rows(), x.cols());
+    let bytes = (n as u64).saturating_mul(d as u64).saturating_mul(8);
+    if bytes > DENSIFY_LIMIT_BYTES {
+        return Err(Error::TooLargeToDensify {
+            what,
+            n,
+            d,
+            bytes,
+            limit: DENSIFY_LIMIT_BYTES,
+        });
+    }
+    let mut values = crate::simd::advised_buffer(n * d);
+    values.resize(n * d, 0.0);
+    for i in 0..n {
+        let range = x.indptr().outer_inds_sz(i);
+        for (&j, &v) in x.indices()[range.clone()].iter().zip(&x.data()[range]) {
+            values[i * d + j] = v;
+        }
+    }
+    Ok(Array2::from_shape_vec((n, d), values).expect("n·d values for an n × d matrix"))
+}
+
+/// The CSR form of a dense matrix: its non-zero values (a stored `-0.0` is dropped like `+0.0`).
+pub(crate) fn from_dense(x: &Array2<f64>) -> CsMat<f64> {
+    let (n, d) = x.dim();
+    let mut indptr = Vec::with_capacity(n + 1);
+    let mut indices = Vec::new();
+    let mut data = Vec::new();
+    indptr.push(0);
+    for row in x.rows() {
+        for (j, &v) in row.iter().enumerate() {
+            if v != 0.0 {
+                indices.push(j);
+                data.push(v);
+            }
+        }
+        indptr.push(data.len());
+    }
+    CsMat::new((n, d), indptr, indices, data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_arrays_are_checked_entry_by_entry() {
+        let ok = from_raw((2, 3), vec![0, 1, 3], vec![2, 0, 1], vec![1.0, 2.0, 3.0]).unwrap();
+        assert_eq!(ok.nnz(), 3);
+        let bad = |indptr: Vec<usize>, indices: Vec<usize>, data: Vec<f64>| {
+            from_raw((2, 3), indptr, indices, data).unwrap_err()
+        };
+        let e = bad(vec![0, 2, 1], vec![0, 1], vec![1.0, 1.0]);
+        assert!(e.message.contains("indptr"), "{e:?}");
+        let e = bad(vec![0, 1, 2], vec![0, 3], vec![1.0, 1.0]);
+        assert_eq!(e.row, Some(1));
+        assert!(e.message.contains("column index 3"), "{e:?}");
+        let e = bad(vec![0, 2, 2], vec![1, 1], vec![1.0, 1.0]);
+        assert!(e.message.contains("follows"), "{e:?}");
+        let e = bad(vec![0, 2, 2], vec![2, 1], vec![1.0, 1.0]);
+        assert!(e.message.contains("follows"), "{e:?}");
+        let e = bad(vec![0, 1, 1], vec![0], vec![f64::NAN]);
+        assert!(e.message.contains("not finite"), "{e:?}");
+        let e = bad(vec![0, 1], vec![0], vec![1.0]);
+        assert!(
+            e.message.contains("3 entries") || e.message.contains("need 3"),
+            "{e:?}"
+        );
+        let e = bad(vec![0, 1, 2], vec![0], vec![1.0, 2.0]);
+        assert!(e.message.contains("same length"), "{e:?}");
+    }
+
+    #[test]
+    fn dense_and_sparse_round_trip() {
+        let x = ndarray::array![[0.0, 1.5, 0.0], [0.0, 0.0, 0.0], [-2.0, 0.0, 4.0]];
+        let csr = from_dense(&x);
+        assert_eq!(csr.nnz(), 3);
+        assert_eq!(to_dense(&csr, "test").unwrap(), x);
+        let augmented = to_dense(&append_column(&csr, 2.0), "test").unwrap();
+        assert_eq!(augmented.column(3).to_vec(), vec![2.0; 3]);
+        assert_eq!(append_column(&csr, 0.0).nnz(), 3);
+        let picked = to_dense(&select_rows(&csr, &[2, 0]), "test").unwrap();
+        assert_eq!(picked.row(0).to_vec(), vec![-2.0, 0.0, 4.0]);
+    }
+}

@@ -1,0 +1,390 @@
+//! Sparse (CSR) datasets: every stage on either storage, and the sequential run's bits.
+//!
+//! The claim checked here (documented on `novikoff::dataset::RowView`): on the same data a sparse run and
+//! a dense run in `Summation::Sequential` order make the same updates with the same activations, and end
+//! with the same weights up to the sign of zero.
+
+mod common;
+
+use ndarray::{Array1, Array2, array};
+use novikoff::bounds::{Geometry, verify, verify_with};
+use novikoff::io::{ReadOptions, Storage, read_libsvm_from, write_libsvm_to};
+use novikoff::margin::{self, Bias};
+use novikoff::perceptron::{BiasRule, Order, PerceptronParams, Trace};
+use novikoff::simd::Summation;
+use novikoff::{Dataset, Error, rng};
+use rand::Rng;
+
+/// A dataset whose rows are mostly zeros: `nnz` random entries a row, labelled by a random `u` (so it is
+/// separable through the origin) or at random.
+fn random_sparse(seed: u64, n: usize, d: usize, nnz: usize, separable: bool) -> Dataset {
+    let mut stream = rng::from_seed(seed);
+    let u: Vec<f64> = (0..d).map(|_| stream.random_range(-1.0..1.0)).collect();
+    let mut x = Array2::zeros((n, d));
+    let mut y = Array1::zeros(n);
+    for i in 0..n {
+        for _ in 0..nnz {
+            let j = stream.random_range(0..d);
+            x[[i, j]] = stream.random_range(-2.0..2.0);
+        }
+        let s: f64 = (0..d).map(|j| u[j] * x[[i, j]]).sum();
+        y[i] = if separable {
+            if s >= 0.0 { 1.0 } else { -1.0 }
+        } else if stream.random_bool(0.5) {
+            1.0
+        } else {
+            -1.0
+        };
+    }
+    Dataset::new(x, y).unwrap()
+}
+
+fn rules() -> [BiasRule; 4] {
+    [
+        BiasRule::None,
+        BiasRule::Classic,
+        BiasRule::Novikoff,
+        BiasRule::Constant(0.75),
+    ]
+}
+
+/// Equal as numbers (so `-0.0 == 0.0`), element by element.
+fn same_up_to_zero_sign(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+#[test]
+fn sparse_and_dense_sequential_runs_make_the_same_updates() {
+    let mut checked = 0;
+    for seed in 0..12 {
+        let separable = seed % 3 != 2;
+        let dense = random_sparse(seed, 60, 25, 4, separable);
+        let sparse = dense.to_sparse();
+        assert!(sparse.is_sparse() && sparse.nnz() < dense.nnz());
+        for rule in rules() {
+            for order in [Order::Cyclic, Order::Shuffle { seed: 7 + seed }] {
+                let params = PerceptronParams::new()
+                    .bias(rule)
+                    .order(order)
+                    .max_epochs(40)
+                    .summation(Summation::Sequential)
+                    .check()
+                    .unwrap();
+                let (mut dense_trace, mut sparse_trace) = (Trace::default(), Trace::default());
+                let a = params.fit_with_trace(&dense, &mut dense_trace).unwrap();
+                let b = params.fit_with_trace(&sparse, &mut sparse_trace).unwrap();
+                assert_eq!(
+                    (a.mistakes, a.epochs, a.stop_reason),
+                    (b.mistakes, b.epochs, b.stop_reason)
+                );
+                assert!(same_up_to_zero_sign(
+                    a.w.as_slice().unwrap(),
+                    b.w.as_slice().unwrap()
+                ));
+                assert_eq!(a.b.to_bits(), b.b.to_bits(), "{rule:?}");
+                assert_eq!(a.bias_weight.to_bits(), b.bias_weight.to_bits());
+                assert_eq!(dense_trace.records.len(), sparse_trace.records.len());
+                for (p, q) in dense_trace.records.iter().zip(&sparse_trace.records) {
+                    assert_eq!((p.row, p.epoch), (q.row, q.epoch));
+                    assert_eq!(p.activation.to_bits(), q.activation.to_bits());
+                    assert!(same_up_to_zero_sign(&p.w, &q.w));
+                    assert_eq!(p.b.to_bits(), q.b.to_bits());
+                }
+                checked += a.mistakes;
+            }
+        }
+    }
+    assert!(
+        checked > 1000,
+        "the runs made updates to compare: {checked}"
+    );
+}
+
+#[test]
+fn sparse_rows_have_one_order_whatever_summation_is_asked_for() {
+    let sparse = random_sparse(3, 80, 40, 6, true).to_sparse();
+    let fast = PerceptronParams::new().summation(Summation::Fast);
+    let sequential = PerceptronParams::new().summation(Summation::Sequential);
+    let (a, b) = (fast.fit(&sparse).unwrap(), sequential.fit(&sparse).unwrap());
+    assert_eq!(a.w, b.w);
+    assert_eq!(a.mistakes, b.mistakes);
+    assert_eq!(
+        a.summation,
+        Summation::Sequential,
+        "the order used is reported"
+    );
+}
+
+#[test]
+fn geometry_margins_and_predictions_agree_between_storages() {
+    for seed in 0..6 {
+        let dense = random_sparse(100 + seed, 40, 12, 3, true);
+        let sparse = dense.to_sparse();
+        assert_eq!(dense.radius().to_bits(), sparse.radius().to_bits());
+        let w = Array1::from_iter((0..12).map(|j| (j as f64 - 5.5) / 3.0));
+        for b in [0.0, 0.25] {
+            let m_dense = margin::margins(&dense, w.view(), b).unwrap();
+            let m_sparse = margin::margins(&sparse, w.view(), b).unwrap();
+            assert_eq!(m_dense, m_sparse);
+        }
+        for bias in [Bias::Free, Bias::ThroughOrigin] {
+            let a = margin::max_margin(&dense, bias).unwrap();
+            let b = margin::max_margin(&sparse, bias).unwrap();
+            assert_eq!(a.bracket(), b.bracket(), "seed {seed}, {bias:?}");
+            if let Some(certificate) = b.certificate() {
+                assert!(certificate.verify(&sparse, 1e-9 * sparse.radius()));
+            }
+        }
+        let fit = PerceptronParams::new()
+            .summation(Summation::Sequential)
+            .fit(&dense)
+            .unwrap();
+        assert_eq!(
+            fit.predict_dataset(&sparse).unwrap(),
+            fit.predict(dense.x()).unwrap()
+        );
+        assert_eq!(
+            fit.accuracy(&sparse).unwrap(),
+            fit.accuracy(&dense).unwrap()
+        );
+    }
+}
+
+#[test]
+fn verify_gives_the_dense_sequential_verdict_on_sparse_data() {
+    let dense = random_sparse(5, 50, 10, 3, true);
+    let sparse = dense.to_sparse();
+    let (g_dense, g_sparse) = (
+        Geometry::compute(&dense).unwrap(),
+        Geometry::compute(&sparse).unwrap(),
+    );
+    for rule in rules() {
+        let params = PerceptronParams::new()
+            .bias(rule)
+            .summation(Summation::Sequential);
+        let a = verify_with(&g_dense, &params).unwrap();
+        let b = verify_with(&g_sparse, &params).unwrap();
+        assert_eq!(a.holds, b.holds, "{rule:?}");
+        assert_eq!(a.fit.mistakes, b.fit.mistakes);
+        assert_eq!(a.invariants.violations, 0);
+        assert_eq!(b.invariants.violations, 0);
+        assert_eq!(a.invariants.updates, b.invariants.updates);
+    }
+    // Non-separable sparse data: no bound applies, and nothing fails.
+    let noisy = random_sparse(6, 40, 8, 3, false).to_sparse();
+    let verdict = verify(&noisy, &PerceptronParams::new().max_epochs(30)).unwrap();
+    assert!(verdict.failures().is_empty());
+}
+
+#[test]
+fn transforms_keep_sparse_data_sparse_and_equal_to_the_dense_result() {
+    let dense = random_sparse(9, 30, 7, 2, true);
+    let sparse = dense.to_sparse();
+    let pairs = [
+        (dense.augment(1.5), sparse.augment(1.5)),
+        (dense.augment(0.0), sparse.augment(0.0)),
+        (dense.negate_negatives(), sparse.negate_negatives()),
+        (dense.select(&[4, 0, 4]), sparse.select(&[4, 0, 4])),
+    ];
+    for (a, b) in pairs {
+        assert!(b.is_sparse());
+        assert_eq!(b.to_dense().unwrap(), a);
+    }
+    let with_zero_row = Dataset::new(array![[0.0, 3.0], [4.0, 0.0]], array![1.0, -1.0]).unwrap();
+    let unit = with_zero_row.to_sparse().unit_normalize().unwrap();
+    assert!(unit.is_sparse());
+    assert_eq!(
+        unit.to_dense().unwrap(),
+        with_zero_row.unit_normalize().unwrap()
+    );
+    let zero = Dataset::new(array![[0.0, 0.0], [1.0, 0.0]], array![1.0, -1.0]).unwrap();
+    assert!(matches!(
+        zero.to_sparse().unit_normalize(),
+        Err(Error::ZeroRow { row: 0 })
+    ));
+}
+
+#[test]
+fn libsvm_reads_into_either_storage_and_round_trips() {
+    let text = b"+1 2:0.5 7:-3\n-1 1:1 # comment\n\n+1 qid:3 3:2.25 4:1e-3\n-1\n";
+    let dense = read_libsvm_from(
+        text,
+        "d.svm".as_ref(),
+        &ReadOptions::default().storage(Storage::Dense),
+    )
+    .unwrap();
+    let sparse = read_libsvm_from(
+        text,
+        "d.svm".as_ref(),
+        &ReadOptions::default().storage(Storage::Sparse),
+    )
+    .unwrap();
+    assert!(!dense.is_sparse() && sparse.is_sparse());
+    assert_eq!(
+        (sparse.n_samples(), sparse.n_features(), sparse.nnz()),
+        (4, 7, 5)
+    );
+    assert_eq!(sparse.to_dense().unwrap(), dense);
+    // An empty line holds no example; a line with only a label is the zero vector.
+    assert_eq!(sparse.row_view(3).nnz(), 0);
+    let mut out = Vec::new();
+    write_libsvm_to(&mut out, &sparse).unwrap();
+    let mut dense_out = Vec::new();
+    write_libsvm_to(&mut dense_out, &dense).unwrap();
+    assert_eq!(out, dense_out);
+    let back = read_libsvm_from(
+        &out,
+        "back.svm".as_ref(),
+        &ReadOptions::default().storage(Storage::Sparse),
+    )
+    .unwrap();
+    assert_eq!(back, sparse);
+    // The dimension survives a round trip when no row stores the last column.
+    let narrow = read_libsvm_from(
+        b"+1 1:1\n-1 2:1\n",
+        "n.svm".as_ref(),
+        &ReadOptions::default()
+            .storage(Storage::Sparse)
+            .n_features(5),
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    write_libsvm_to(&mut out, &narrow).unwrap();
+    assert_eq!(out, b"+1 1:1 5:0\n-1 2:1\n");
+}
+
+#[test]
+fn libsvm_errors_name_the_line_and_entry_in_sparse_storage_too() {
+    let sparse = ReadOptions::default().storage(Storage::Sparse);
+    let cases: [(&[u8], &str); 6] = [
+        (b"+1 3:1 2:1\n", "x.svm:1:8: feature index 2 after 3"),
+        (b"+1 3:1 3:1\n", "x.svm:1:8: feature index 3 after 3"),
+        (b"+1 0:1\n", "x.svm:1:4: feature index 0"),
+        (
+            b"+1 -2:1\n",
+            "x.svm:1:4: feature index `-2` is not a positive integer",
+        ),
+        (
+            b"-1 1:1\n+1 2:nan\n",
+            "x.svm:2:6: value `nan` is not finite",
+        ),
+        (b"+1 1:inf\n", "x.svm:1:6: value `inf` is not finite"),
+    ];
+    for (text, expected) in cases {
+        let err = read_libsvm_from(text, "x.svm".as_ref(), &sparse).unwrap_err();
+        assert!(err.to_string().starts_with(expected), "{expected} in {err}");
+        assert!(err.is_input());
+    }
+    let err =
+        read_libsvm_from(b"+1 9:1\n", "x.svm".as_ref(), &sparse.clone().n_features(4)).unwrap_err();
+    assert!(err.to_string().contains("exceeds --features 4"), "{err}");
+    // An absurd index is refused as implausible for the file, with the flag that confirms it.
+    let err = read_libsvm_from(b"+1 99999999999:1\n", "x.svm".as_ref(), &sparse).unwrap_err();
+    assert!(err.to_string().contains("--features 99999999999"), "{err}");
+}
+
+#[test]
+fn auto_storage_is_sparse_for_large_sparse_files_only() {
+    // 3 rows of 3 million features: the dense matrix would take 72 MB, the stored pairs are 5.
+    let text = b"+1 1:1 3000000:2\n-1 2:1\n+1 5:1 6:1\n";
+    let auto = read_libsvm_from(text, "a.svm".as_ref(), &ReadOptions::default()).unwrap();
+    assert!(auto.is_sparse());
+    assert_eq!(auto.n_features(), 3_000_000);
+    let small = read_libsvm_from(
+        b"+1 1:1 3:2\n-1 2:1\n",
+        "s.svm".as_ref(),
+        &ReadOptions::default(),
+    )
+    .unwrap();
+    assert!(!small.is_sparse());
+    // Dense storage keeps its plausibility check.
+    let err = read_libsvm_from(
+        text,
+        "a.svm".as_ref(),
+        &ReadOptions::default().storage(Storage::Dense),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("--features 3000000"), "{err}");
+}
+
+#[test]
+fn a_csr_matrix_is_validated_like_a_dense_one() {
+    let bad_value = sprs::CsMat::new((2, 2), vec![0, 1, 2], vec![0, 1], vec![1.0, f64::NAN]);
+    assert!(matches!(
+        Dataset::from_csr(bad_value, array![1.0, -1.0]),
+        Err(Error::NonFinite {
+            row: 1,
+            column: 1,
+            ..
+        })
+    ));
+    let ok = sprs::CsMat::new((2, 2), vec![0, 1, 1], vec![1], vec![2.0]);
+    assert!(matches!(
+        Dataset::from_csr(ok.clone(), array![1.0, 0.5]),
+        Err(Error::Label { row: 1, .. })
+    ));
+    assert!(matches!(
+        Dataset::from_csr(ok.clone(), array![1.0]),
+        Err(Error::Shape { .. })
+    ));
+    let data = Dataset::from_csr(ok.to_csc(), array![1.0, -1.0]).unwrap();
+    assert!(data.is_sparse());
+    assert_eq!(data.row_view(1).nnz(), 0, "an empty row is the zero vector");
+    // The zero row is a mistake at w = 0 (y·0 ≤ 0) and stays one: the run stops at its cap, as dense.
+    let fit = PerceptronParams::new().max_epochs(5).fit(&data).unwrap();
+    let dense_fit = PerceptronParams::new()
+        .max_epochs(5)
+        .summation(Summation::Sequential)
+        .fit(&data.to_dense().unwrap())
+        .unwrap();
+    assert_eq!(
+        (fit.mistakes, fit.converged),
+        (dense_fit.mistakes, dense_fit.converged)
+    );
+}
+
+#[test]
+fn the_cli_trains_and_verifies_a_sparse_libsvm_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = random_sparse(21, 60, 30, 3, true);
+    let mut text = Vec::new();
+    write_libsvm_to(&mut text, &data).unwrap();
+    let path = common::write(&dir, "s.svm", &text);
+    let path = path.to_str().unwrap();
+    let sparse = common::stdout(&common::novikoff(&[
+        "train",
+        path,
+        "--storage",
+        "sparse",
+        "--summation",
+        "sequential",
+        "--format",
+        "json",
+    ]));
+    let dense = common::stdout(&common::novikoff(&[
+        "train",
+        path,
+        "--storage",
+        "dense",
+        "--summation",
+        "sequential",
+        "--format",
+        "json",
+    ]));
+    let field = |json: &str, key: &str| -> serde_json::Value {
+        serde_json::from_str::<serde_json::Value>(json).unwrap()[key].clone()
+    };
+    for key in ["mistakes", "epochs", "w", "b", "converged"] {
+        assert_eq!(field(&sparse, key), field(&dense, key), "{key}");
+    }
+    let verified = common::novikoff(&["verify", path, "--storage", "sparse"]);
+    assert_eq!(
+        verified.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&verified.stderr)
+    );
+    let refused = common::novikoff(&["train", path, "--storage", "csr"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--storage"));
+}
