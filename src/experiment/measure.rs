@@ -124,6 +124,7 @@ fn fill(
     let data = prepared.data;
     record.n = Some(data.n_samples());
     record.d = Some(data.n_features());
+    record.nnz = Some(data.nnz());
     record.radius = Some(data.radius());
     record.solve_seconds = prepared.solve_seconds;
     let params = &task.params;

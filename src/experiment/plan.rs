@@ -210,7 +210,9 @@ fn expand_entry(
     out: &mut Vec<DatasetInstance>,
 ) -> Result<()> {
     let max_epochs = entry.max_epochs.unwrap_or(spec.train.max_epochs);
-    let mut options = ReadOptions::default().positive(entry.positive.clone());
+    let mut options = ReadOptions::default()
+        .positive(entry.positive.clone())
+        .storage(entry.storage);
     if let Some(label) = &entry.label_col {
         options = options.label(LabelColumn::parse(label));
     }

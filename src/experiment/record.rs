@@ -41,6 +41,8 @@ pub struct TaskRecord {
     pub n: Option<usize>,
     /// Number of features.
     pub d: Option<usize>,
+    /// Number of stored feature values: `n·d` for dense data, the non-zeros kept for sparse data.
+    pub nnz: Option<usize>,
     /// The bias rule.
     pub rule: String,
     /// `cyclic` or `shuffle`.
@@ -105,6 +107,7 @@ const LEAD: &[&str] = &[
     "source",
     "n",
     "d",
+    "nnz",
     "rule",
     "order",
     "eta",
@@ -161,6 +164,7 @@ pub(crate) fn csv_row(r: &TaskRecord, bound_names: &[String]) -> Vec<String> {
         r.source.clone(),
         opt(&r.n),
         opt(&r.d),
+        opt(&r.nnz),
         r.rule.clone(),
         r.order.clone(),
         r.eta.to_string(),

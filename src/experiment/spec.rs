@@ -259,6 +259,10 @@ pub struct DatasetSpec {
     /// Override the grid's epoch cap for this entry (useful for non-separable data).
     #[serde(default)]
     pub max_epochs: Option<usize>,
+    /// The storage of a sparse file format: `auto` (default), `dense` or `sparse` (see
+    /// [`Storage`](crate::io::Storage)).
+    #[serde(default)]
+    pub storage: crate::io::Storage,
 }
 
 fn one() -> usize {
