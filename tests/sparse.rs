@@ -388,3 +388,178 @@ fn the_cli_trains_and_verifies_a_sparse_libsvm_file() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--storage"));
 }
+
+/// A `.npz` archive of `.npy` entries built by hand, as numpy writes them: `(name, descr, shape, bytes)`.
+fn npz(entries: &[(&str, &str, &[usize], Vec<u8>)]) -> Vec<u8> {
+    use std::io::Write;
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut zip = zip::ZipWriter::new(&mut out);
+    for (name, descr, shape, payload) in entries {
+        zip.start_file(*name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        let shape = match shape {
+            [] => "()".to_string(),
+            [n] => format!("({n},)"),
+            s => format!(
+                "({})",
+                s.iter()
+                    .map(|v| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        let total = (10 + dict.len() + 1).div_ceil(64) * 64;
+        zip.write_all(b"\x93NUMPY\x01\x00").unwrap();
+        zip.write_all(&((total - 10) as u16).to_le_bytes()).unwrap();
+        zip.write_all(dict.as_bytes()).unwrap();
+        zip.write_all(&vec![b' '; total - 10 - dict.len() - 1])
+            .unwrap();
+        zip.write_all(b"\n").unwrap();
+        zip.write_all(payload).unwrap();
+    }
+    zip.finish().unwrap();
+    out.into_inner()
+}
+
+fn i32s(v: &[i32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+fn i64s(v: &[i64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+fn f64s(v: &[f64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// The arrays of scipy's `save_npz` for the 2 × 3 matrix [[0, 2, 0], [-1, 0, 4]] (int32 indices, a byte
+/// string format, an int64 shape), with labels `y`.
+fn scipy_like(indptr: &[i32], indices: &[i32], data: &[f64], y: &[f64]) -> Vec<u8> {
+    npz(&[
+        ("indices.npy", "<i4", &[indices.len()], i32s(indices)),
+        ("indptr.npy", "<i4", &[indptr.len()], i32s(indptr)),
+        ("format.npy", "|S3", &[], b"csr".to_vec()),
+        ("shape.npy", "<i8", &[2], i64s(&[2, 3])),
+        ("data.npy", "<f8", &[data.len()], f64s(data)),
+        ("y.npy", "<f8", &[y.len()], f64s(y)),
+    ])
+}
+
+#[test]
+fn scipy_sparse_npz_reads_as_csr_and_round_trips() {
+    let bytes = scipy_like(&[0, 1, 3], &[1, 0, 2], &[2.0, -1.0, 4.0], &[1.0, -1.0]);
+    let options = ReadOptions::default().storage(Storage::Sparse);
+    let data = novikoff::io::read_npz_from(&bytes, "s.npz".as_ref(), &options).unwrap();
+    assert!(data.is_sparse());
+    assert_eq!(
+        data.to_dense().unwrap().x(),
+        array![[0.0, 2.0, 0.0], [-1.0, 0.0, 4.0]]
+    );
+    // Dense storage, and auto on a small matrix, give the dense dataset.
+    let dense = novikoff::io::read_npz_from(&bytes, "s.npz".as_ref(), &Default::default()).unwrap();
+    assert!(!dense.is_sparse());
+    assert_eq!(dense, data.to_dense().unwrap());
+    // Written back as scipy's layout, and read again: the same dataset.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("back.npz");
+    novikoff::io::write_npz(&path, &data).unwrap();
+    let mut archive = zip::ZipArchive::new(std::fs::File::open(&path).unwrap()).unwrap();
+    let mut names: Vec<String> = archive.file_names().map(str::to_string).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "data.npy",
+            "format.npy",
+            "indices.npy",
+            "indptr.npy",
+            "shape.npy",
+            "y.npy"
+        ]
+    );
+    assert!(archive.by_name("format.npy").is_ok());
+    let back = novikoff::io::read_npz(&path, &options).unwrap();
+    assert_eq!(back, data);
+    // CSC is read too (the same matrix stored by columns).
+    let csc = npz(&[
+        ("indices.npy", "<i8", &[3], i64s(&[1, 0, 1])),
+        ("indptr.npy", "<i8", &[4], i64s(&[0, 1, 2, 3])),
+        ("format.npy", "|S3", &[], b"csc".to_vec()),
+        ("shape.npy", "<i8", &[2], i64s(&[2, 3])),
+        ("data.npy", "<f8", &[3], f64s(&[-1.0, 2.0, 4.0])),
+        ("y.npy", "<f8", &[2], f64s(&[1.0, -1.0])),
+    ]);
+    let from_csc = novikoff::io::read_npz_from(&csc, "c.npz".as_ref(), &options).unwrap();
+    assert_eq!(from_csc, data);
+}
+
+#[test]
+fn a_broken_sparse_npz_is_refused_with_the_array_row_and_entry() {
+    let options = ReadOptions::default().storage(Storage::Sparse);
+    let read = |bytes: Vec<u8>| {
+        novikoff::io::read_npz_from(&bytes, "b.npz".as_ref(), &options)
+            .unwrap_err()
+            .to_string()
+    };
+    let y = [1.0, -1.0];
+    let cases = [
+        (
+            read(scipy_like(&[0, 4, 3], &[1, 0, 2], &[2.0, -1.0, 4.0], &y)),
+            "csr matrix, row 0: indptr reaches 4, beyond the 3 stored values",
+        ),
+        (
+            read(scipy_like(&[0, 2, 1, 3], &[1, 0, 2], &[2.0, -1.0, 4.0], &y)),
+            "indptr has 4 entries, and 2 rows need 3",
+        ),
+        (
+            read(scipy_like(&[0, 1, 3], &[1, 0, 3], &[2.0, -1.0, 4.0], &y)),
+            "row 1: stored entry 2: column index 3 is beyond the 3 columns",
+        ),
+        (
+            read(scipy_like(&[0, 1, 3], &[1, 2, 0], &[2.0, -1.0, 4.0], &y)),
+            "row 1: stored entry 2: column index 0 follows 2",
+        ),
+        (
+            read(scipy_like(&[0, 1, 3], &[1, 0, 2], &[2.0, -1.0], &y)),
+            "indices has 3 entries and data 2",
+        ),
+        (
+            read(scipy_like(
+                &[0, 1, 3],
+                &[1, 0, 2],
+                &[2.0, f64::NAN, 4.0],
+                &y,
+            )),
+            "row 1: stored entry 1, column 0: value NaN is not finite",
+        ),
+        (
+            read(scipy_like(
+                &[0, 1, 3],
+                &[1, 0, 2],
+                &[2.0, -1.0, 4.0],
+                &[1.0],
+            )),
+            "arrays `shape` and `y` disagree",
+        ),
+        (
+            read(scipy_like(&[0, 1, 3], &[1, -1, 2], &[2.0, -1.0, 4.0], &y)),
+            "array `indices`: entry [1]: -1 is not a valid index",
+        ),
+        (
+            read(npz(&[
+                ("row.npy", "<i8", &[1], i64s(&[0])),
+                ("format.npy", "|S3", &[], b"coo".to_vec()),
+                ("indices.npy", "<i8", &[1], i64s(&[0])),
+                ("indptr.npy", "<i8", &[3], i64s(&[0, 1, 1])),
+                ("data.npy", "<f8", &[1], f64s(&[1.0])),
+                ("shape.npy", "<i8", &[2], i64s(&[2, 3])),
+                ("y.npy", "<f8", &[2], f64s(&y)),
+            ])),
+            "stored as `coo`",
+        ),
+    ];
+    for (message, expected) in cases {
+        assert!(message.starts_with("b.npz: "), "{message}");
+        assert!(message.contains(expected), "{expected} in {message}");
+    }
+}

@@ -62,6 +62,15 @@ pub(crate) fn from_raw(
                 message: format!("indptr decreases from {start} to {end} (it must not decrease)"),
             });
         }
+        if end > data.len() {
+            return Err(CsrProblem {
+                row: Some(i),
+                message: format!(
+                    "indptr reaches {end}, beyond the {} stored values (it must not decrease)",
+                    data.len()
+                ),
+            });
+        }
         let mut previous = None;
         for k in start..end {
             let (j, value) = (indices[k], data[k]);
@@ -183,6 +192,9 @@ mod tests {
         };
         let e = bad(vec![0, 2, 1], vec![0, 1], vec![1.0, 1.0]);
         assert!(e.message.contains("indptr"), "{e:?}");
+        let e = bad(vec![0, 4, 2], vec![0, 1], vec![1.0, 1.0]);
+        assert_eq!(e.row, Some(0));
+        assert!(e.message.contains("beyond the 2 stored values"), "{e:?}");
         let e = bad(vec![0, 1, 2], vec![0, 3], vec![1.0, 1.0]);
         assert_eq!(e.row, Some(1));
         assert!(e.message.contains("column index 3"), "{e:?}");

@@ -27,6 +27,7 @@ use crate::error::{Error, Location, Result};
 
 mod header;
 mod npz;
+mod sparse;
 mod write;
 
 use header::*;

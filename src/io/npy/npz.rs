@@ -32,10 +32,24 @@ pub(super) fn read_archive<R: Read + Seek>(
             format!("it has: {}", sorted.join(", "))
         }
     };
-    let x_name = find(&["x.npy", "x", "X.npy", "X"])
-        .ok_or_else(|| fail(format!("no array `x` in the archive ({})", listing())))?;
     let y_name = find(&["y.npy", "y", "Y.npy", "Y"])
         .ok_or_else(|| fail(format!("no array `y` in the archive ({})", listing())))?;
+    if super::sparse::is_sparse_archive(&names) {
+        return super::sparse::read_sparse_archive(
+            &mut archive,
+            &names,
+            &y_name,
+            total,
+            path,
+            options,
+        );
+    }
+    let x_name = find(&["x.npy", "x", "X.npy", "X"]).ok_or_else(|| {
+        fail(format!(
+            "no array `x` (dense) nor `data`, `indices` and `indptr` (scipy sparse) in the archive ({})",
+            listing()
+        ))
+    })?;
 
     // x: n × d.
     let x_array = x_name.trim_end_matches(".npy").to_string();
@@ -75,11 +89,26 @@ pub(super) fn read_archive<R: Read + Seek>(
         (filler.x, n, d, finite)
     };
 
-    // y: n labels.
+    let y = read_labels(&mut archive, &y_name, (&x_array, n), total, path, options)?;
+    let fail_x = |message: String| fail(format!("array `{x_array}`: {message}"));
+    finish(x, y, (n, d, finite), &file, &fail_x)
+}
+
+/// The labels: the entry `y_name`, one per example (the `n` rows of the array `rows_of`).
+pub(super) fn read_labels<R: Read + Seek>(
+    archive: &mut zip::ZipArchive<R>,
+    y_name: &str,
+    (rows_of, n): (&str, usize),
+    total: u64,
+    path: &Path,
+    options: &ReadOptions,
+) -> Result<Vec<f64>> {
+    let file = Location::new(path);
+    let fail = |message: String| Error::parse(file.clone(), message);
     let array = y_name.trim_end_matches(".npy").to_string();
     let fail_y = |message: String| fail(format!("array `{array}`: {message}"));
     let mut entry = archive
-        .by_name(&y_name)
+        .by_name(y_name)
         .map_err(|e| fail_y(format!("cannot open: {e}")))?;
     let available = entry_size(&entry, total, &fail_y)?;
     let header = read_header(&mut entry, available, &fail_y)?;
@@ -93,7 +122,7 @@ pub(super) fn read_archive<R: Read + Seek>(
     };
     if count != n {
         return Err(fail(format!(
-            "arrays `x` and `{array}` disagree: x has {n} rows, {array} has {count} labels"
+            "arrays `{rows_of}` and `{array}` disagree: {rows_of} has {n} rows, {array} has {count} labels"
         )));
     }
     check_size(&header, available, &fail_y)?;
@@ -108,11 +137,9 @@ pub(super) fn read_archive<R: Read + Seek>(
         Ok(())
     })?;
     drop(entry);
-    let y = labels.finish(path, |row| {
+    labels.finish(path, |row| {
         (Location::new(path), format!(" (first at {array}[{row}])"))
-    })?;
-    let fail_x = |message: String| fail(format!("array `{x_array}`: {message}"));
-    finish(x, y, (n, d, finite), &file, &fail_x)
+    })
 }
 
 /// The entry's uncompressed size, once it is plausible for the archive it sits in.

@@ -6,7 +6,17 @@ use super::*;
 /// Write the `.npy` header for a little-endian float64 C-order array of `shape` (format version 1.0,
 /// padded to 64 bytes as NumPy does).
 pub(super) fn write_header<W: Write>(out: &mut W, shape: &[usize]) -> std::io::Result<()> {
+    write_header_of(out, "<f8", shape)
+}
+
+/// Write a version-1.0 `.npy` header for a C-order array of `shape` with the dtype `descr`.
+pub(super) fn write_header_of<W: Write>(
+    out: &mut W,
+    descr: &str,
+    shape: &[usize],
+) -> std::io::Result<()> {
     let shape_text = match shape {
+        [] => "()".to_string(),
         [n] => format!("({n},)"),
         _ => format!(
             "({})",
@@ -17,7 +27,7 @@ pub(super) fn write_header<W: Write>(out: &mut W, shape: &[usize]) -> std::io::R
                 .join(", ")
         ),
     };
-    let dict = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': {shape_text}, }}");
+    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_text}, }}");
     let unpadded = 10 + dict.len() + 1;
     let total = unpadded.div_ceil(64) * 64;
     let header_length = u16::try_from(total - 10)
@@ -77,7 +87,9 @@ pub fn write_npy_to<W: Write>(out: &mut W, data: &Dataset) -> Result<()> {
 }
 
 /// Write a dataset as a `.npz` archive (uncompressed, like `np.savez`) with the arrays `x` (n × d,
-/// float64) and `y` (n labels ±1, float64). The file is replaced atomically.
+/// float64) and `y` (n labels ±1, float64). A sparse dataset is written as scipy's sparse `.npz`
+/// (`data`, `indices`, `indptr`, `shape`, `format` = `csr`, which `scipy.sparse.load_npz` reads) with
+/// `y` beside them. The file is replaced atomically.
 ///
 /// ```
 /// use ndarray::array;
@@ -90,15 +102,11 @@ pub fn write_npy_to<W: Write>(out: &mut W, data: &Dataset) -> Result<()> {
 /// ```
 pub fn write_npz(path: &Path, data: &Dataset) -> Result<()> {
     super::super::write_atomically(path, |out| {
+        if let Some(x) = data.csr() {
+            return super::sparse::write_sparse_npz(&mut *out, x, data.labels());
+        }
         let fail = |e: ndarray_npy::WriteNpzError| Error::io("<output>", std::io::Error::other(e));
         let mut npz = ndarray_npy::NpzWriter::new(&mut *out);
-        let dense;
-        let data = if data.is_sparse() {
-            dense = data.densified("a dense .npz")?;
-            &dense
-        } else {
-            data
-        };
         npz.add_array("x", &data.x()).map_err(fail)?;
         npz.add_array("y", &data.y()).map_err(fail)?;
         npz.finish().map_err(fail)?;
