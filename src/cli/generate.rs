@@ -6,7 +6,7 @@ use clap::{Args, Subcommand};
 use novikoff::Result;
 use novikoff::generate::{
     AnisotropicParams, BasisParams, BlobsParams, ConcentricParams, Generated, GeneratorSpec,
-    NoisyParams, SeparableParams, XorParams,
+    NoisyParams, SeparableParams, SparseParams, XorParams,
 };
 use novikoff::io::Format;
 use serde_json::json;
@@ -154,6 +154,33 @@ enum FamilyArgs {
         #[command(flatten)]
         out: OutArgs,
     },
+    /// Sparse rows (CSR) of NNZ values in dimension d: one signal column of a sparse u, the rest noise;
+    /// margin ≥ γ by construction. Write it as LIBSVM (.svm) or scipy sparse .npz.
+    Sparse {
+        /// Number of examples.
+        #[arg(long)]
+        n: usize,
+        /// Dimension.
+        #[arg(long)]
+        d: usize,
+        /// Stored values per row.
+        #[arg(long, default_value_t = 50)]
+        nnz: usize,
+        /// The size of the separator's support (2·margin·√support < radius).
+        #[arg(long, default_value_t = 16)]
+        support: usize,
+        /// The prescribed margin γ.
+        #[arg(long, default_value_t = 0.01)]
+        margin: f64,
+        /// The radius R.
+        #[arg(long, default_value_t = 1.0)]
+        radius: f64,
+        /// The seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        #[command(flatten)]
+        out: OutArgs,
+    },
 }
 
 impl FamilyArgs {
@@ -251,6 +278,26 @@ impl FamilyArgs {
                 ),
                 out,
             ),
+            FamilyArgs::Sparse {
+                n,
+                d,
+                nnz,
+                support,
+                margin,
+                radius,
+                seed,
+                out,
+            } => (
+                GeneratorSpec::Sparse(
+                    SparseParams::new(*n, *d)
+                        .nnz(*nnz)
+                        .support(*support)
+                        .margin(*margin)
+                        .radius(*radius)
+                        .seed(*seed),
+                ),
+                out,
+            ),
         }
     }
 }
@@ -273,7 +320,9 @@ fn measured_margin(generated: &Generated) -> Option<f64> {
         (0..data.n_samples())
             .map(|i| {
                 data.labels()[i]
-                    * (novikoff::simd::dot(data.row(i), u, novikoff::simd::Summation::Sequential)
+                    * (data
+                        .row_view(i)
+                        .dot(u, novikoff::simd::Summation::Sequential)
                         + b)
             })
             .fold(f64::INFINITY, f64::min),
@@ -328,7 +377,7 @@ fn report(
                 ("seed", spec.seed().map_or("-".into(), |s| s.to_string())),
                 ("prescribed margin γ", optional(generated.margin)),
                 ("prescribed radius R", optional(generated.radius)),
-                ("u", u.as_deref().map_or("-".into(), format_vector)),
+                ("u", u.as_deref().map_or("-".into(), summarise_vector)),
                 ("b", optional(generated.b)),
                 ("min y(u·x + b)", optional(measured)),
                 ("measured radius", data.radius().to_string()),
@@ -336,4 +385,31 @@ fn report(
             ])
         }
     }
+}
+
+/// A vector for the table: in full when short; otherwise its length and non-zero entries, the first few
+/// of them (the JSON output has it whole).
+fn summarise_vector(v: &[f64]) -> String {
+    const SHOWN: usize = 16;
+    if v.len() <= SHOWN {
+        return format_vector(v);
+    }
+    let non_zero: Vec<String> = v
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| **x != 0.0)
+        .map(|(j, x)| format!("{j}:{x}"))
+        .collect();
+    let listed = non_zero
+        .iter()
+        .take(8)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let more = if non_zero.len() > 8 { " …" } else { "" };
+    format!(
+        "{} values, {} non-zero: {listed}{more} (all of them with --format json)",
+        v.len(),
+        non_zero.len()
+    )
 }

@@ -360,6 +360,23 @@ impl Dataset {
         self.densified("a dense copy")
     }
 
+    /// An error unless the dense matrix of this dataset is within [`DENSIFY_LIMIT_BYTES`] (always true for
+    /// a dense dataset): for what writes or needs every value, such as a dense file format.
+    pub(crate) fn check_dense_size(&self, what: &'static str) -> Result<()> {
+        let (n, d) = (self.n_samples(), self.n_features());
+        let bytes = (n as u64).saturating_mul(d as u64).saturating_mul(8);
+        if self.is_sparse() && bytes > DENSIFY_LIMIT_BYTES {
+            return Err(Error::TooLargeToDensify {
+                what,
+                n,
+                d,
+                bytes,
+                limit: DENSIFY_LIMIT_BYTES,
+            });
+        }
+        Ok(())
+    }
+
     /// [`Dataset::to_dense`], naming the algorithm that needs the dense matrix in the error.
     pub(crate) fn densified(&self, what: &'static str) -> Result<Dataset> {
         match &self.features {

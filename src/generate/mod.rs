@@ -19,6 +19,7 @@
 //! | [`ConcentricParams`] | `concentric` | a ball inside a shell (rings in 2-D) | never |
 //! | [`BasisParams`] | `basis` | the worst case xᵢ = eᵢ in ℝ^m, all labels +1 | yes, γ = 1/√m, R = 1: the bound m is attained |
 //! | [`AnisotropicParams`] | `anisotropic` | `separable` with feature j scaled by ratio^{j/(d−1)} | yes, but R/γ inflated |
+//! | [`SparseParams`] | `sparse` | CSR rows of `nnz` values in dimension d (to 10⁷ and beyond): one signal column of a sparse `u`, the rest noise | yes, margin ≥ γ by construction |
 //!
 //! The batch runner names a family with [`GeneratorSpec`], which deserialises from TOML or JSON with a
 //! `family` tag: `{ family = "separable", n = 100, d = 5, margin = 0.1, seed = 3 }`.
@@ -39,6 +40,7 @@ mod detmath;
 mod noisy;
 mod sampling;
 mod separable;
+mod sparse;
 mod xor;
 
 use ndarray::Array1;
@@ -50,6 +52,7 @@ pub use blobs::{BlobsParams, blobs};
 pub use concentric::{ConcentricParams, concentric};
 pub use noisy::{NoisyParams, noisy};
 pub use separable::{SeparableParams, separable};
+pub use sparse::SparseParams;
 pub use xor::{XorParams, xor};
 
 use crate::dataset::Dataset;
@@ -158,7 +161,7 @@ impl<P: Family> Checked<P> {
 /// ```
 /// assert!(novikoff::generate::FAMILIES.contains(&"separable"));
 /// ```
-pub const FAMILIES: [&str; 7] = [
+pub const FAMILIES: [&str; 8] = [
     SeparableParams::NAME,
     NoisyParams::NAME,
     BlobsParams::NAME,
@@ -166,6 +169,7 @@ pub const FAMILIES: [&str; 7] = [
     ConcentricParams::NAME,
     BasisParams::NAME,
     AnisotropicParams::NAME,
+    SparseParams::NAME,
 ];
 
 /// Any family with its parameters, tagged by the family name: what an experiment spec holds.
@@ -198,6 +202,8 @@ pub enum GeneratorSpec {
     Basis(BasisParams),
     /// [`AnisotropicParams`].
     Anisotropic(AnisotropicParams),
+    /// [`SparseParams`].
+    Sparse(SparseParams),
 }
 
 impl GeneratorSpec {
@@ -216,6 +222,7 @@ impl GeneratorSpec {
             GeneratorSpec::Concentric(_) => ConcentricParams::NAME,
             GeneratorSpec::Basis(_) => BasisParams::NAME,
             GeneratorSpec::Anisotropic(_) => AnisotropicParams::NAME,
+            GeneratorSpec::Sparse(_) => SparseParams::NAME,
         }
     }
 
@@ -234,6 +241,7 @@ impl GeneratorSpec {
             GeneratorSpec::Concentric(p) => Some(p.seed),
             GeneratorSpec::Basis(_) => None,
             GeneratorSpec::Anisotropic(p) => Some(p.seed),
+            GeneratorSpec::Sparse(p) => Some(p.seed),
         }
     }
 
@@ -254,6 +262,7 @@ impl GeneratorSpec {
             GeneratorSpec::Concentric(p) => p.seed = seed,
             GeneratorSpec::Basis(_) => {}
             GeneratorSpec::Anisotropic(p) => p.seed = seed,
+            GeneratorSpec::Sparse(p) => p.seed = seed,
         }
         self
     }
@@ -274,6 +283,7 @@ impl GeneratorSpec {
             GeneratorSpec::Concentric(p) => p.validate(),
             GeneratorSpec::Basis(p) => p.validate(),
             GeneratorSpec::Anisotropic(p) => p.validate(),
+            GeneratorSpec::Sparse(p) => p.validate(),
         }
     }
 
@@ -296,6 +306,7 @@ impl GeneratorSpec {
             GeneratorSpec::Concentric(p) => p.sample(),
             GeneratorSpec::Basis(p) => p.sample(),
             GeneratorSpec::Anisotropic(p) => p.sample(),
+            GeneratorSpec::Sparse(p) => p.sample(),
         }
     }
 }

@@ -46,6 +46,7 @@ pub fn write_csv_to<W: Write>(out: &mut W, data: &Dataset) -> Result<()> {
 }
 
 pub(crate) fn write_delimited<W: Write>(out: &mut W, data: &Dataset, delimiter: u8) -> Result<()> {
+    data.check_dense_size("a CSV file")?;
     let d = data.n_features();
     let mut line = Vec::with_capacity(32 * (d + 1));
     for j in 1..=d {

@@ -68,6 +68,7 @@ pub fn write_npy(path: &Path, data: &Dataset) -> Result<()> {
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn write_npy_to<W: Write>(out: &mut W, data: &Dataset) -> Result<()> {
+    data.check_dense_size("a .npy file")?;
     let (n, d) = (data.n_samples(), data.n_features());
     let io = |e: std::io::Error| Error::io("<output>", e);
     write_header(out, &[n, d + 1]).map_err(io)?;
