@@ -9,7 +9,8 @@ mod common;
 use ndarray::{Array1, Array2, array};
 use novikoff::bounds::{Geometry, verify, verify_with};
 use novikoff::io::{ReadOptions, Storage, read_libsvm_from, write_libsvm_to};
-use novikoff::margin::{self, Bias};
+use novikoff::generate::{Family, SparseParams};
+use novikoff::margin::{self, Bias, MarginResult};
 use novikoff::perceptron::{BiasRule, Order, PerceptronParams, Trace};
 use novikoff::simd::Summation;
 use novikoff::{Dataset, Error, rng};
@@ -130,10 +131,7 @@ fn geometry_margins_and_predictions_agree_between_storages() {
         for bias in [Bias::Free, Bias::ThroughOrigin] {
             let a = margin::max_margin(&dense, bias).unwrap();
             let b = margin::max_margin(&sparse, bias).unwrap();
-            assert_eq!(a.bracket(), b.bracket(), "seed {seed}, {bias:?}");
-            if let Some(certificate) = b.certificate() {
-                assert!(certificate.verify(&sparse, 1e-9 * sparse.radius()));
-            }
+            agree(&a, &b, &sparse, &format!("seed {seed}, {bias:?}"));
         }
         let fit = PerceptronParams::new()
             .summation(Summation::Sequential)
@@ -147,6 +145,57 @@ fn geometry_margins_and_predictions_agree_between_storages() {
             fit.accuracy(&sparse).unwrap(),
             fit.accuracy(&dense).unwrap()
         );
+    }
+}
+
+/// Two answers to the same maximum-margin problem (one from the dense solver, one from the row-subset
+/// solver of sparse data) agree: the same outcome, and rigorous brackets that overlap; a certificate
+/// verifies on the sparse data.
+fn agree(dense: &MarginResult, sparse: &MarginResult, data: &Dataset, case: &str) {
+    assert_eq!(dense.is_separable(), sparse.is_separable(), "{case}");
+    match (dense.bracket(), sparse.bracket()) {
+        (Some((a_lo, a_hi)), Some((b_lo, b_hi))) => {
+            assert!(a_lo <= b_hi && b_lo <= a_hi, "{case}: [{a_lo}, {a_hi}] and [{b_lo}, {b_hi}]");
+            assert!(matches!(sparse, MarginResult::Separable { .. }), "{case}: {sparse:?}");
+            assert!(b_hi - b_lo <= 1e-6 * b_hi, "{case}");
+        }
+        (None, None) => {
+            let certificate = sparse.certificate().expect("not separable");
+            assert!(certificate.verify(data, 1e-9 * data.radius()), "{case}");
+        }
+        other => panic!("{case}: {other:?}"),
+    }
+}
+
+#[test]
+fn the_row_subset_solver_certifies_sparse_data_without_the_dense_matrix() {
+    // Enough rows that the first subset (32 a class) misses some of the support.
+    for seed in 0..2 {
+        let generated = SparseParams::new(300, 1500)
+            .nnz(8)
+            .support(4)
+            .margin(0.05)
+            .seed(seed)
+            .check()
+            .unwrap()
+            .generate()
+            .unwrap();
+        let sparse = generated.data;
+        let dense = sparse.to_dense().unwrap();
+        for bias in [Bias::ThroughOrigin, Bias::Free] {
+            let a = margin::max_margin(&dense, bias).unwrap();
+            let b = margin::max_margin(&sparse, bias).unwrap();
+            agree(&a, &b, &sparse, &format!("seed {seed}, {bias:?}"));
+            // γ* is at least the prescribed margin of u.
+            assert!(b.bracket().unwrap().1 >= 0.05, "seed {seed}");
+        }
+    }
+    // Random labels: not separable through the origin, with a certificate checked on all rows.
+    let noisy = random_sparse(77, 300, 6, 3, false).to_sparse();
+    for bias in [Bias::ThroughOrigin, Bias::Free] {
+        let a = margin::max_margin(&noisy.to_dense().unwrap(), bias).unwrap();
+        let b = margin::max_margin(&noisy, bias).unwrap();
+        agree(&a, &b, &noisy, &format!("noisy, {bias:?}"));
     }
 }
 

@@ -95,27 +95,23 @@ impl MaxMargin {
     /// scaling brings into range (10³⁰⁰ and 10⁻³⁰⁰ in one matrix); [`Error::Solver`](crate::Error::Solver) if an answer fails
     /// its own check (a bug, reported rather than returned).
     ///
-    /// On a sparse dataset the solver works on a dense copy (the answer is the same one; its bracket and
-    /// certificate hold for the sparse data), refused beyond
-    /// [`DENSIFY_LIMIT_BYTES`](crate::dataset::DENSIFY_LIMIT_BYTES) with
-    /// [`Error::TooLargeToDensify`](crate::Error::TooLargeToDensify).
+    /// A sparse dataset is never made dense: the solver works on subsets of its rows restricted to the
+    /// columns they use, checked against every row after each round (the `row_subsets` module: the
+    /// bracket is rigorous for the whole dataset at every round).
     pub fn solve(&self, data: &Dataset) -> Result<MarginResult> {
-        let dense;
-        let data = if data.is_sparse() {
-            dense = data.densified("the maximum-margin solver")?;
-            &dense
-        } else {
-            data
-        };
         let bias = self.params.bias;
         if bias == Bias::Free {
             data.require_both_classes()?;
         }
         let scaled = Scaled::new(data)?;
         let working = scaled.data();
-        let problem = Problem::new(working, bias);
-        let polished = self.solve_problem(&problem);
-        let result = self.assemble(working, &problem, &polished);
+        let result = if working.is_sparse() {
+            self.solve_by_row_subsets(working)?
+        } else {
+            let problem = Problem::new(working, bias);
+            let polished = self.solve_problem(&problem);
+            self.assemble(working, &problem, &polished)
+        };
         let tolerance = self.params.certificate_tolerance * working.radius();
         checked(
             data,

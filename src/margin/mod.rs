@@ -56,6 +56,7 @@ mod params;
 mod polish;
 mod problem;
 mod result;
+mod row_subsets;
 mod scale;
 #[doc(hidden)]
 pub mod svd;
