@@ -33,8 +33,9 @@
 //!
 //! ```text
 //!  file, stream ──► io ─────┐
-//!  generator ────► generate ┼──► Dataset (x: Array2<f64> in row-major order, y = ±1)
-//!  textbook ────────────────┘        │  caches what is derived from it, each computed once by its owner:
+//!  generator ────► generate ┼──► Dataset (x: Array2<f64> row-major, or CSR sprs::CsMat; y = ±1)
+//!  textbook ────────────────┘        │  every algorithm reads a row through dataset::RowView; what is
+//!                                    │  derived from the data is computed once by its owner and cached:
 //!                                    │  R and the row lengths, the largest value, the labels' sign bits
 //!        ┌───────────────────────────┼───────────────────────────────┐
 //!        ▼                           ▼                               ▼

@@ -406,6 +406,8 @@ fn specs_deserialise_by_family_name_with_defaults() {
 m = 3"#
                 .to_string(),
             "xor" => "family = \"xor\"\nn = 8\nseed = 2".to_string(),
+            // 50 values a row by default, drawn outside a support of 16 columns.
+            "sparse" => "family = \"sparse\"\nn = 12\nd = 200\nseed = 2".to_string(),
             other => format!("family = \"{other}\"\nn = 12\nd = 3\nseed = 2"),
         };
         let spec: GeneratorSpec = toml::from_str(&text).unwrap_or_else(|e| panic!("{family}: {e}"));

@@ -1326,6 +1326,36 @@ fn loading_peaks_below_one_and_a_half_times_the_final_dataset() {
     }
 }
 
+#[test]
+fn sparse_loading_peaks_below_one_and_two_tenths_of_the_final_csr() {
+    let (n, d, nnz) = (20_000, 200_000, 20);
+    let data = novikoff::generate::SparseParams::new(n, d)
+        .nnz(nnz)
+        .margin(0.02)
+        .seed(9);
+    let data = {
+        use novikoff::generate::Family;
+        data.check().unwrap().generate().unwrap().data
+    };
+    // What the dataset holds: values and column indices (8 bytes each), the row pointers, the labels.
+    let final_bytes = n * nnz * 16 + (n + 1) * 8 + n * 8;
+    let dir = tempfile::tempdir().unwrap();
+    let options = defaults().storage(io::Storage::Sparse);
+    for name in ["s.svm", "s.npz"] {
+        let path = dir.path().join(name);
+        io::save(&path, &data).unwrap();
+        let (loaded, peak) = peak_during(|| io::open(&path, &options).unwrap());
+        assert!(loaded.is_sparse());
+        assert_eq!(loaded, data);
+        let ratio = peak as f64 / final_bytes as f64;
+        eprintln!("{name}: peak {peak} bytes = {ratio:.3} × the final CSR");
+        assert!(
+            ratio <= 1.2,
+            "{name}: peak {peak} bytes = {ratio:.3} × the final {final_bytes}"
+        );
+    }
+}
+
 /// An n × 3 `.npy` body (two features, then the label) spanning several of the reader's 256 KiB blocks.
 fn many_rows(n: usize, label: impl Fn(usize) -> f64) -> Vec<f64> {
     (0..n)

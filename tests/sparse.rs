@@ -8,10 +8,11 @@ mod common;
 
 use ndarray::{Array1, Array2, array};
 use novikoff::bounds::{Geometry, verify, verify_with};
-use novikoff::io::{ReadOptions, Storage, read_libsvm_from, write_libsvm_to};
+use novikoff::dataset::RowView;
 use novikoff::generate::{Family, SparseParams};
+use novikoff::io::{ReadOptions, Storage, read_libsvm_from, write_libsvm_to};
 use novikoff::margin::{self, Bias, MarginResult};
-use novikoff::perceptron::{BiasRule, Order, PerceptronParams, Trace};
+use novikoff::perceptron::{BiasRule, Fit, Order, PerceptronParams, Trace};
 use novikoff::simd::Summation;
 use novikoff::{Dataset, Error, rng};
 use rand::Rng;
@@ -102,18 +103,40 @@ fn sparse_and_dense_sequential_runs_make_the_same_updates() {
 }
 
 #[test]
-fn sparse_rows_have_one_order_whatever_summation_is_asked_for() {
-    let sparse = random_sparse(3, 80, 40, 6, true).to_sparse();
-    let fast = PerceptronParams::new().summation(Summation::Fast);
-    let sequential = PerceptronParams::new().summation(Summation::Sequential);
-    let (a, b) = (fast.fit(&sparse).unwrap(), sequential.fit(&sparse).unwrap());
-    assert_eq!(a.w, b.w);
-    assert_eq!(a.mistakes, b.mistakes);
+fn the_fast_order_on_sparse_rows_is_fixed_and_recomputed_by_predictions() {
+    let sparse = random_sparse(3, 80, 40, 9, true).to_sparse();
+    let params = PerceptronParams::new().summation(Summation::Fast);
+    let (a, b) = (params.fit(&sparse).unwrap(), params.fit(&sparse).unwrap());
     assert_eq!(
-        a.summation,
-        Summation::Sequential,
-        "the order used is reported"
+        a,
+        Fit {
+            train_seconds: a.train_seconds,
+            ..b.clone()
+        },
+        "the same bits twice"
     );
+    assert!(a.converged);
+    assert_eq!(a.summation, Summation::Fast);
+    // Predictions sum each row as the pass did: four lanes by entry position, (l0 + l2) + (l1 + l3).
+    let w = a.w.as_slice().unwrap();
+    let decisions = a.decision_function_dataset(&sparse).unwrap();
+    for i in 0..sparse.n_samples() {
+        let RowView::Sparse { indices, values } = sparse.row_view(i) else {
+            panic!("a sparse row")
+        };
+        let mut lanes = [0.0f64; 4];
+        for (k, (&j, &x)) in indices.iter().zip(values).enumerate() {
+            lanes[k % 4] += w[j] * x;
+        }
+        let expected = (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]) + a.b;
+        assert_eq!(decisions[i].to_bits(), expected.to_bits(), "row {i}");
+    }
+    // The sequential order is another fixed order, which both storages share (tested above).
+    let sequential = PerceptronParams::new()
+        .summation(Summation::Sequential)
+        .fit(&sparse)
+        .unwrap();
+    assert!(sequential.converged);
 }
 
 #[test]
@@ -155,8 +178,14 @@ fn agree(dense: &MarginResult, sparse: &MarginResult, data: &Dataset, case: &str
     assert_eq!(dense.is_separable(), sparse.is_separable(), "{case}");
     match (dense.bracket(), sparse.bracket()) {
         (Some((a_lo, a_hi)), Some((b_lo, b_hi))) => {
-            assert!(a_lo <= b_hi && b_lo <= a_hi, "{case}: [{a_lo}, {a_hi}] and [{b_lo}, {b_hi}]");
-            assert!(matches!(sparse, MarginResult::Separable { .. }), "{case}: {sparse:?}");
+            assert!(
+                a_lo <= b_hi && b_lo <= a_hi,
+                "{case}: [{a_lo}, {a_hi}] and [{b_lo}, {b_hi}]"
+            );
+            assert!(
+                matches!(sparse, MarginResult::Separable { .. }),
+                "{case}: {sparse:?}"
+            );
             assert!(b_hi - b_lo <= 1e-6 * b_hi, "{case}");
         }
         (None, None) => {

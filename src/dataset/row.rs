@@ -6,12 +6,13 @@ use crate::simd::{self, Summation};
 /// The features of one example: a dense row, or the stored entries of a sparse (CSR) row as column
 /// indices in increasing order with their values. Entries not stored are zero.
 ///
-/// For a sparse row every sum runs left to right over the stored entries in index order. That is the
-/// dense [`Summation::Sequential`] sum with its zero terms left out, and adding `±0` to a sum that
-/// started at `+0` changes nothing, so on the same data a sparse run and a dense sequential run compute
-/// the same activations and make the same updates; their weights agree up to the sign of zero (a dense
-/// update adds `η·y·0 = ±0` to every weight, a sparse one leaves unstored weights alone). A sparse row
-/// has this one order whatever summation is asked for.
+/// A sparse row is summed over its stored entries ([`simd::sparse_dot`]). In [`Summation::Sequential`]
+/// order the sum runs left to right in index order: that is the dense sequential sum with its zero terms
+/// left out, and adding `±0` to a sum that started at `+0` changes nothing, so on the same data a sparse
+/// run and a dense sequential run compute the same activations and make the same updates; their weights
+/// agree up to the sign of zero (a dense update adds `η·y·0 = ±0` to every weight, a sparse one leaves
+/// unstored weights alone). [`Summation::Fast`] on a sparse row is its own fixed order (four lanes by
+/// entry position), the same bits on every CPU, but not the dense Fast order's bits.
 ///
 /// ```
 /// use novikoff::dataset::RowView;
@@ -37,8 +38,7 @@ pub enum RowView<'a> {
 }
 
 impl<'a> RowView<'a> {
-    /// `w·x`: for a dense row in the given summation order; for a sparse row left to right over the
-    /// stored entries.
+    /// `w·x` in the given summation order, over the stored entries of a sparse row.
     ///
     /// ```
     /// use novikoff::{dataset::RowView, simd::Summation};
@@ -49,13 +49,7 @@ impl<'a> RowView<'a> {
     pub fn dot(&self, w: &[f64], summation: Summation) -> f64 {
         match *self {
             RowView::Dense(x) => simd::dot(w, x, summation),
-            RowView::Sparse { indices, values } => {
-                let mut sum = 0.0;
-                for (&j, &x) in indices.iter().zip(values) {
-                    sum += w[j] * x;
-                }
-                sum
-            }
+            RowView::Sparse { indices, values } => simd::sparse_dot(w, indices, values, summation),
         }
     }
 

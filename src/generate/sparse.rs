@@ -203,7 +203,8 @@ impl super::private::Sample for SparseParams {
         }
         check_positive("margin", self.margin)?;
         check_positive("radius", self.radius)?;
-        if !(2.0 * self.margin * (self.support as f64).sqrt() < self.radius) {
+        // Both are finite and positive (checked above), so `>=` is the negation of `<`.
+        if 2.0 * self.margin * (self.support as f64).sqrt() >= self.radius {
             return Err(Error::parameter(
                 "margin",
                 format!(

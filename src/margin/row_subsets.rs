@@ -46,7 +46,12 @@ impl MaxMargin {
         for _ in 0..self.params.max_rounds.max(1) {
             let (columns, values) = subset_columns(data, &working);
             if working.len().saturating_mul(columns.len()) > SUBPROBLEM_LIMIT_VALUES {
-                return Ok(too_large(last, working.len(), columns.len(), data.n_features()));
+                return Ok(too_large(
+                    last,
+                    working.len(),
+                    columns.len(),
+                    data.n_features(),
+                ));
             }
             let sub = Dataset::new(
                 Array2::from_shape_vec((working.len(), columns.len()), values)
@@ -59,10 +64,16 @@ impl MaxMargin {
                     return Ok(self.lift_certificate(data, &working, &certificate));
                 }
                 MarginResult::Separable {
-                    w, b, bracket: (_, upper), ..
+                    w,
+                    b,
+                    bracket: (_, upper),
+                    ..
                 }
                 | MarginResult::Inaccurate {
-                    w, b, bracket: (_, upper), ..
+                    w,
+                    b,
+                    bracket: (_, upper),
+                    ..
                 } => (w, b, upper),
             };
             // The subset's separator in all d coordinates.
@@ -146,7 +157,10 @@ impl MaxMargin {
                     self.params.tolerance
                 )
             } else {
-                format!("{} rows still violate the working set's optimum", violators.len())
+                format!(
+                    "{} rows still violate the working set's optimum",
+                    violators.len()
+                )
             },
         }
     }
@@ -182,9 +196,10 @@ impl MaxMargin {
                 bracket: (f64::NEG_INFINITY, 0.0),
                 w: Array1::zeros(data.n_features()),
                 b: 0.0,
-                reason: "a subset of the rows is not separable, but its certificate does not verify \
+                reason:
+                    "a subset of the rows is not separable, but its certificate does not verify \
                          within the tolerance on the whole dataset"
-                    .into(),
+                        .into(),
             },
         }
     }
@@ -197,8 +212,7 @@ fn first_subset(data: &Dataset, bias: Bias) -> Vec<usize> {
     let labels = data.labels();
     let mut direction = vec![0.0; d];
     let (positives, negatives) = data.class_counts();
-    for i in 0..n {
-        let y = labels[i];
+    for (i, &y) in labels.iter().enumerate() {
         let weight = match bias {
             Bias::ThroughOrigin => y / n as f64,
             Bias::Free if y > 0.0 => 1.0 / positives as f64,

@@ -15,12 +15,11 @@ use ndarray::Array1;
 
 use super::params::{Order, check_permutation};
 use super::trace::{TraceSink, UpdateEvent};
-use super::weights::{Weights, activation_underflowed, is_finite};
+use super::weights::{Weights, activation_underflowed, is_finite_after};
 use super::{Augmentation, Fit, Perceptron, StopReason};
 use crate::dataset::{Dataset, DenseRow};
 use crate::error::Result;
 use crate::rng;
-use crate::simd::Summation;
 
 impl Perceptron {
     pub(super) fn run<S: TraceSink>(&self, data: &Dataset, sink: &mut S) -> Result<Fit> {
@@ -45,8 +44,8 @@ impl Perceptron {
             _ => None,
         };
 
-        // A sparse row is spread into a dense one only for what reads a row as a slice: a trace event
-        // (O(d) per update, like the invariant checks that record them) and a zero activation's check.
+        // A sparse row is spread into a dense one only for a trace event, which reads a row as a slice
+        // (O(d) per update, like the invariant checks that record them).
         let mut dense_row = DenseRow::default();
         let d = data.n_features();
         let mut mistakes: u64 = 0;
@@ -62,12 +61,12 @@ impl Perceptron {
             let mistakes_before = mistakes;
             let stopped = weights.train_on(data, &visit, &mut |update| {
                 mistakes += 1;
+                let row = if visit.is_empty() {
+                    update.offset
+                } else {
+                    visit[update.offset]
+                };
                 if records {
-                    let row = if visit.is_empty() {
-                        update.offset
-                    } else {
-                        visit[update.offset]
-                    };
                     let recorded = sink.record(&UpdateEvent {
                         update: mistakes,
                         epoch,
@@ -87,22 +86,16 @@ impl Perceptron {
                     }
                 }
                 // An activation that overflowed has no trustworthy sign, whichever way the test went.
-                if !(update.activation.is_finite() && is_finite(update)) {
+                if !(update.activation.is_finite() && is_finite_after(update, data.row_view(row))) {
                     stop_reason = StopReason::NonFinite;
                     return ControlFlow::Break(());
                 }
                 // Likewise an activation that underflowed to zero: the run cannot tell it from a tie.
-                if update.activation == 0.0 {
-                    let row = if visit.is_empty() {
-                        update.offset
-                    } else {
-                        visit[update.offset]
-                    };
-                    let x = dense_row.of(data.row_view(row), d);
-                    if activation_underflowed(update, x, labels[row], c, p.eta) {
-                        stop_reason = StopReason::Underflow;
-                        return ControlFlow::Break(());
-                    }
+                if update.activation == 0.0
+                    && activation_underflowed(update, data.row_view(row), labels[row], c, p.eta)
+                {
+                    stop_reason = StopReason::Underflow;
+                    return ControlFlow::Break(());
                 }
                 if p.max_updates.is_some_and(|cap| mistakes >= cap) {
                     stop_reason = StopReason::UpdateCap;
@@ -137,12 +130,7 @@ impl Perceptron {
             train_seconds,
             bias_constant: c,
             bias_weight: v,
-            // Sparse rows are summed in the one sequential order, whatever was asked for.
-            summation: if data.is_sparse() {
-                Summation::Sequential
-            } else {
-                p.summation
-            },
+            summation: p.summation,
         })
     }
 }

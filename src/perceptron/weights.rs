@@ -34,17 +34,22 @@ impl Weights {
         n_features: usize,
         augmentation: Augmentation,
     ) -> Result<Self> {
-        let w = match &params.initial_w {
-            Some(w) if w.len() != n_features => {
-                return Err(Error::Shape {
-                    what: "initial weights against features",
-                    expected: n_features,
-                    found: w.len(),
-                });
-            }
-            Some(w) => w.to_vec(),
-            None => vec![0.0; n_features],
-        };
+        if let Some(w) = &params.initial_w
+            && w.len() != n_features
+        {
+            return Err(Error::Shape {
+                what: "initial weights against features",
+                expected: n_features,
+                found: w.len(),
+            });
+        }
+        // Huge pages under a long weight vector: sparse rows gather from all of it at random, and with
+        // 4 KiB pages every gather of a vector of millions of weights is a TLB miss.
+        let mut w = simd::advised_buffer(n_features);
+        match &params.initial_w {
+            Some(initial) => w.extend(initial.iter().copied()),
+            None => w.resize(n_features, 0.0),
+        }
         Ok(Self {
             w,
             v: augmentation.weight_of_bias(params.initial_b),
@@ -114,7 +119,7 @@ impl Weights {
                     c: self.augmentation.constant(),
                     eta: self.eta,
                 };
-                let stopped = simd::train_sparse(&mut learner, &rows, on_update);
+                let stopped = simd::train_sparse(&mut learner, &rows, self.summation, on_update);
                 self.v = learner.v;
                 Ok(stopped)
             }
@@ -142,6 +147,17 @@ impl Weights {
     }
 }
 
+/// True when the weights after an update on the row `x` are all finite (so are the data, so only an
+/// overflow fails). The weights were finite before it, so only those the row changed need a look: all of
+/// them for a dense row, the stored entries' columns for a sparse one (O(nnz), not O(d), per update).
+#[inline]
+pub(crate) fn is_finite_after(update: &Update<'_>, x: RowView<'_>) -> bool {
+    match x {
+        RowView::Dense(_) => is_finite(update),
+        sparse => update.b.is_finite() && sparse.entries().all(|(j, _)| update.w[j].is_finite()),
+    }
+}
+
 /// True when the weights after an update are all finite (so are the data, so only an overflow fails).
 #[inline]
 pub(crate) fn is_finite(update: &Update<'_>) -> bool {
@@ -155,21 +171,20 @@ pub(crate) fn is_finite(update: &Update<'_>) -> bool {
 /// Whether the zero activation of an update is an underflow rather than a point on the plane: every
 /// product `wⱼ·xⱼ` of non-zero factors (weights before the update) was too small to be represented at
 /// all, and the bias was tiny too (data near 10⁻³⁰⁰), so the sum 0 says nothing of the sign.
-/// Called only for a zero activation, which is rare, so the O(d) cost stays off the hot path.
+/// Called only for a zero activation, off the hot path; it reads the row's stored entries only (a
+/// sparse row's zero activations are common: a row that shares no column with `w`).
 pub(crate) fn activation_underflowed(
     update: &Update<'_>,
-    x: &[f64],
+    x: RowView<'_>,
     y: f64,
     c: f64,
     eta: f64,
 ) -> bool {
     // The largest product of non-zero factors, as a base-2 logarithm: the product itself may underflow.
     // The weights before the update are w − η·y·x, to within rounding (only their size matters).
-    let largest = update
-        .w
-        .iter()
-        .zip(x)
-        .map(|(&w, &xj)| ((w - eta * y * xj).abs(), xj.abs()))
+    let largest = x
+        .entries()
+        .map(|(j, xj)| ((update.w[j] - eta * y * xj).abs(), xj.abs()))
         .filter(|&(w, xj)| w > 0.0 && xj > 0.0)
         .map(|(w, xj)| w.log2() + xj.log2())
         .fold(f64::NEG_INFINITY, f64::max);

@@ -1,0 +1,124 @@
+//! Sparse (CSR) data at the size of the LIBSVM benchmark sets: one clean epoch against the plainest CSR
+//! loop, and the LIBSVM parser into CSR.
+//!
+//! * `epoch_clean/fit`, `fit_sequential`: `PerceptronParams::new().initial(u, 0).max_epochs(1)` on a
+//!   `sparse` generated set, in the Fast (4 lanes) and Sequential orders, where `u` separates the data,
+//!   so the epoch makes no mistake: the pass every run ends with.
+//! * `epoch_clean/csr_gather`: the floor: a loop that reads every row's indices and values, gathers
+//!   `w[j]`, sums, and tests the sign; nothing else (what a C loop over a CSR matrix does). It gathers
+//!   from a written copy of the weights, as `fit` does (see the comment at the copy).
+//! * `libsvm_sparse/parse`: `read_libsvm_from` with `Storage::Sparse` on the same data written as
+//!   LIBSVM text (full-precision values, about 20 characters a value), in bytes of text per second.
+//!
+//! Shapes: rcv1 (20 242 × 47 236, 74 values a row) and news20 (19 996 × 1 355 191, 450 values a row).
+//!
+//! `cargo bench --bench sparse -- --warm-up-time 1 --measurement-time 3`
+
+use std::hint::black_box;
+
+mod common;
+
+use common::Clock;
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use novikoff::Dataset;
+use novikoff::generate::{Family, SparseParams};
+use novikoff::io::{ReadOptions, Storage};
+use novikoff::perceptron::PerceptronParams;
+
+/// `(name, n, d, nnz per row)`.
+const SHAPES: [(&str, usize, usize, usize); 2] = [
+    ("rcv1", 20_242, 47_236, 74),
+    ("news20", 19_996, 1_355_191, 450),
+];
+
+/// The floor: every stored entry read, `w` gathered, the sign tested; returns the rows on the wrong
+/// side (0 on separable data with w = u), so that nothing is optimised away.
+fn csr_gather(data: &Dataset, w: &[f64]) -> usize {
+    let x = data.csr().expect("sparse");
+    let indptr = x.indptr();
+    let indptr = indptr.to_proper();
+    let (indices, values, labels) = (x.indices(), x.data(), data.labels());
+    let mut wrong = 0;
+    for i in 0..labels.len() {
+        let mut s = 0.0;
+        for k in indptr[i]..indptr[i + 1] {
+            s += w[indices[k]] * values[k];
+        }
+        wrong += usize::from(labels[i] * s <= 0.0);
+    }
+    wrong
+}
+
+fn sparse(c: &mut Criterion<Clock>) {
+    for (name, n, d, nnz) in SHAPES {
+        let generated = SparseParams::new(n, d)
+            .nnz(nnz)
+            .support(16)
+            .margin(0.01)
+            .seed(1)
+            .check()
+            .and_then(|p| p.generate())
+            .expect("generate");
+        let data = generated.data;
+        let u = generated.u.expect("the family returns u");
+        let clean = PerceptronParams::new()
+            .initial(u.clone(), 0.0)
+            .max_epochs(1)
+            .check()
+            .expect("params");
+        let sequential = PerceptronParams::new()
+            .initial(u.clone(), 0.0)
+            .max_epochs(1)
+            .summation(novikoff::simd::Summation::Sequential)
+            .check()
+            .expect("params");
+        let fit = clean.fit(&data).expect("fit");
+        assert!(fit.converged && fit.mistakes == 0, "u separates the data");
+        // The floor gathers from a written copy of u, in memory advised for huge pages, as `fit`'s own
+        // weights are: u itself is mostly untouched zero pages, which all map to one physical page and
+        // make every gather a cache hit.
+        let mut w = Vec::with_capacity(d);
+        novikoff::simd::advise_huge_pages(&mut w);
+        w.extend(u.iter().copied());
+        let w = w.as_slice();
+        assert_eq!(csr_gather(&data, w), 0);
+
+        let shape = format!("{name}:{n}x{d}:{nnz}");
+        let stored_bytes = (data.nnz() * 16 + (n + 1) * 8) as u64;
+        let mut group = c.benchmark_group("epoch_clean");
+        group.sample_size(20);
+        group.throughput(Throughput::Bytes(stored_bytes));
+        group.bench_function(BenchmarkId::new("fit", &shape), |b| {
+            b.iter(|| clean.fit(black_box(&data)).expect("fit").mistakes)
+        });
+        group.bench_function(BenchmarkId::new("fit_sequential", &shape), |b| {
+            b.iter(|| sequential.fit(black_box(&data)).expect("fit").mistakes)
+        });
+        group.bench_function(BenchmarkId::new("csr_gather", &shape), |b| {
+            b.iter(|| csr_gather(black_box(&data), black_box(w)))
+        });
+        group.finish();
+
+        let mut text = Vec::new();
+        novikoff::io::write_libsvm_to(&mut text, &data).expect("write");
+        let options = ReadOptions::default().storage(Storage::Sparse);
+        let mut group = c.benchmark_group("libsvm_sparse");
+        group.sample_size(10);
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_function(BenchmarkId::new("parse", &shape), |b| {
+            b.iter(|| {
+                novikoff::io::read_libsvm_from(black_box(&text), "b.svm".as_ref(), &options)
+                    .expect("parse")
+                    .nnz()
+            })
+        });
+        group.finish();
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = common::criterion();
+    targets = sparse
+}
+criterion_main!(benches);
