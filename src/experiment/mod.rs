@@ -13,6 +13,7 @@
 //! (one task) ← `runner` (the pool), with `record`, `store`, `merge` and `lock` for the files.
 
 mod atomic;
+mod axes;
 mod env;
 mod grid;
 mod locate;

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use super::axes::GridOrder;
+use super::axes::rule_names;
 use super::grid::{ParamValue, generator, grid};
 use super::locate::{find_key_line, key_line_in_table, line_of_offset, nth_table_line};
 use crate::error::{Error, Location, Result};
@@ -98,55 +100,6 @@ pub struct TrainGrid {
     /// The summation order.
     #[serde(default)]
     pub summation: Summation,
-}
-
-/// An order of the training grid. A shuffled order runs once per replicate of
-/// [`TrainGrid::seeds`], each with its own seed derived from the spec's seed and the task.
-///
-/// ```
-/// assert_eq!(novikoff::experiment::GridOrder::Shuffle.name(), "shuffle");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum GridOrder {
-    /// The rows in their stored order, every epoch.
-    Cyclic,
-    /// A seeded reshuffle every epoch.
-    Shuffle,
-}
-
-impl GridOrder {
-    /// The name the spec, the task keys and the results use.
-    ///
-    /// ```
-    /// assert_eq!(novikoff::experiment::GridOrder::Cyclic.name(), "cyclic");
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            GridOrder::Cyclic => "cyclic",
-            GridOrder::Shuffle => "shuffle",
-        }
-    }
-}
-
-/// The spec spells a bias rule by its name ([`BiasRule::parse`], [`BiasRule::name`]).
-mod rule_names {
-    use serde::{Deserialize, Deserializer, Serializer, de::Error as _};
-
-    use crate::perceptron::BiasRule;
-
-    pub(super) fn serialize<S: Serializer>(rules: &[BiasRule], s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(rules.iter().map(|r| r.name()))
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<BiasRule>, D::Error> {
-        Vec::<String>::deserialize(d)?
-            .iter()
-            .map(|name| {
-                BiasRule::parse(name).map_err(|e| D::Error::custom(format!("train.rules: {e}")))
-            })
-            .collect()
-    }
 }
 
 fn default_rules() -> Vec<BiasRule> {

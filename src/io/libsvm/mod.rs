@@ -21,9 +21,13 @@ use super::text::{Text, find_byte, push_f64, shown, tidy, zeros};
 use crate::dataset::Dataset;
 use crate::error::{Error, Location, Result};
 
+mod dense;
+mod sparse;
 mod tokens;
 mod write;
 
+use dense::{finish, zero_matrix};
+use sparse::{SparseRows, finish_sparse, sparse_dimension};
 use tokens::*;
 pub use write::{write_libsvm, write_libsvm_to};
 
@@ -309,43 +313,6 @@ fn changed(file: &Location) -> Error {
     Error::parse(file.clone(), "the file changed while it was being read")
 }
 
-/// The zeros that `records` rows fill, `records × d` with `d` from [`dimension`]; refused when there is no
-/// record or the matrix cannot be held.
-fn zero_matrix(
-    options: &ReadOptions,
-    records: usize,
-    largest: usize,
-    bytes: u64,
-    file: &Location,
-    path: &Path,
-) -> Result<(usize, Vec<f64>)> {
-    if records == 0 {
-        return Err(no_records(file));
-    }
-    let d = dimension(options, records, largest, bytes, file)?;
-    let len = records
-        .checked_mul(d)
-        .ok_or_else(|| Error::parse(file.clone(), "the matrix is too large for memory"))?;
-    Ok((d, zeros(len, path)?))
-}
-
-/// The dimension: `--features`, or the largest index if it is plausible for the size of the input.
-fn dimension(
-    options: &ReadOptions,
-    records: usize,
-    largest: usize,
-    bytes: u64,
-    file: &Location,
-) -> Result<usize> {
-    match options.n_features {
-        Some(d) => Ok(d),
-        None => {
-            check_expansion(records, largest, bytes, file)?;
-            Ok(largest)
-        }
-    }
-}
-
 /// Parse one data line (comments stripped, not blank): push its label and call `put(index, value)` for
 /// each pair. An index above `limit` is an error.
 fn parse_line(
@@ -418,140 +385,6 @@ fn parse_line(
             ));
         }
         put(index, value)?;
-    }
-    Ok(())
-}
-
-fn finish(
-    values: Vec<f64>,
-    labels: LabelMapper,
-    (records, d): (usize, usize),
-    path: &Path,
-) -> Result<Dataset> {
-    let file = Location::new(path);
-    if d == 0 {
-        return Err(Error::parse(
-            file,
-            "no features: every line holds only a label (give --features D for all-zero data)",
-        ));
-    }
-    let y = labels.finish(path, |line| (Location::new(path).line(line), String::new()))?;
-    let x = Array2::from_shape_vec((records, d), values)
-        .map_err(|e| Error::parse(file.clone(), format!("internal shape error: {e}")))?;
-    Dataset::new(x, Array1::from_vec(y)).map_err(|e| e.at_file(&file, |_| 0))
-}
-
-/// Compressed sparse rows as the parser fills them: 0-based column indices.
-struct SparseRows {
-    indptr: Vec<usize>,
-    indices: Vec<usize>,
-    values: Vec<f64>,
-}
-
-impl SparseRows {
-    fn with_capacity(records: usize, pairs: usize, path: &Path) -> Result<SparseRows> {
-        let fail = || {
-            Error::parse(
-                Location::new(path),
-                "the sparse rows are too large for memory",
-            )
-        };
-        let mut indptr = Vec::new();
-        let mut indices = Vec::new();
-        let mut values = Vec::new();
-        indptr.try_reserve_exact(records + 1).map_err(|_| fail())?;
-        indices.try_reserve_exact(pairs).map_err(|_| fail())?;
-        values.try_reserve_exact(pairs).map_err(|_| fail())?;
-        indptr.push(0);
-        Ok(SparseRows {
-            indptr,
-            indices,
-            values,
-        })
-    }
-
-    fn try_reserve_one(&mut self) -> std::result::Result<(), std::collections::TryReserveError> {
-        self.indices.try_reserve(1)?;
-        self.values.try_reserve(1)
-    }
-
-    #[inline]
-    fn push(&mut self, index: usize, value: f64) {
-        self.indices.push(index - 1);
-        self.values.push(value);
-    }
-
-    fn end_row(&mut self) {
-        self.indptr.push(self.values.len());
-    }
-
-    fn len(&self) -> usize {
-        self.indptr.len() - 1
-    }
-
-    fn bytes(&self) -> usize {
-        8 * (self.indptr.len() + self.indices.len() + self.values.len())
-    }
-}
-
-/// The sparse dataset: the indices were checked to increase and to lie below `d` as they were parsed,
-/// and every value to be finite.
-fn finish_sparse(rows: SparseRows, labels: LabelMapper, d: usize, path: &Path) -> Result<Dataset> {
-    let file = Location::new(path);
-    if d == 0 {
-        return Err(Error::parse(
-            file,
-            "no features: every line holds only a label (give --features D for all-zero data)",
-        ));
-    }
-    let y = labels.finish(path, |line| (Location::new(path).line(line), String::new()))?;
-    let n = rows.len();
-    let x = CsMat::try_new((n, d), rows.indptr, rows.indices, rows.values)
-        .map_err(|(_, _, _, e)| Error::parse(file.clone(), format!("invalid sparse rows: {e}")))?;
-    Dataset::with_checked_csr(x, Array1::from_vec(y)).map_err(|e| e.at_file(&file, |_| 0))
-}
-
-/// The dimension of sparse rows: `--features`, or the largest index. Sparse rows hold no zeros, but a
-/// model holds one weight per feature, so an index out of all proportion to the file (a corrupt or
-/// mistyped one) is refused as for dense data, with the same way to confirm it.
-fn sparse_dimension(
-    options: &ReadOptions,
-    largest: usize,
-    bytes: u64,
-    file: &Location,
-) -> Result<usize> {
-    match options.n_features {
-        Some(d) => Ok(d),
-        None => {
-            const SLACK: u64 = 64 << 20;
-            let weights = (largest as u64).saturating_mul(8);
-            if weights > bytes.saturating_mul(64).saturating_add(SLACK) {
-                return Err(Error::parse(
-                    file.clone(),
-                    format!(
-                        "the largest feature index {largest} needs {weights} bytes of weights for a \
-                         {bytes}-byte file; if that dimension is intended, pass --features {largest}"
-                    ),
-                ));
-            }
-            Ok(largest)
-        }
-    }
-}
-
-/// A dense matrix far larger than the sparse file is almost always a corrupt or mistyped index; the user
-/// can confirm a genuinely huge dimension with `--features`.
-fn check_expansion(records: usize, d: usize, file_bytes: u64, file: &Location) -> Result<()> {
-    const SLACK: u64 = 64 << 20;
-    let dense = (records as u64).saturating_mul(d as u64).saturating_mul(8);
-    if dense > file_bytes.saturating_mul(64).saturating_add(SLACK) {
-        return Err(Error::parse(
-            file.clone(),
-            format!(
-                "the largest feature index {d} makes a dense {records} × {d} matrix of {dense} bytes from a \
-                 {file_bytes}-byte file; if that dimension is intended, pass --features {d}"
-            ),
-        ));
     }
     Ok(())
 }

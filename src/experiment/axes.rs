@@ -1,0 +1,57 @@
+//! The axes of the training grid as a spec spells them: orders by name, bias rules by name.
+
+use serde::{Deserialize, Serialize};
+
+/// An order of the training grid. A shuffled order runs once per replicate of
+/// [`TrainGrid::seeds`], each with its own seed derived from the spec's seed and the task.
+///
+/// ```
+/// assert_eq!(novikoff::experiment::GridOrder::Shuffle.name(), "shuffle");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GridOrder {
+    /// The rows in their stored order, every epoch.
+    Cyclic,
+    /// A seeded reshuffle every epoch.
+    Shuffle,
+}
+
+impl GridOrder {
+    /// The name the spec, the task keys and the results use.
+    ///
+    /// ```
+    /// assert_eq!(novikoff::experiment::GridOrder::Cyclic.name(), "cyclic");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            GridOrder::Cyclic => "cyclic",
+            GridOrder::Shuffle => "shuffle",
+        }
+    }
+}
+
+/// The spec spells a bias rule by its name ([`BiasRule::parse`], [`BiasRule::name`]).
+pub(super) mod rule_names {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error as _};
+
+    use crate::perceptron::BiasRule;
+
+    pub(in crate::experiment) fn serialize<S: Serializer>(
+        rules: &[BiasRule],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.collect_seq(rules.iter().map(|r| r.name()))
+    }
+
+    pub(in crate::experiment) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<BiasRule>, D::Error> {
+        Vec::<String>::deserialize(d)?
+            .iter()
+            .map(|name| {
+                BiasRule::parse(name).map_err(|e| D::Error::custom(format!("train.rules: {e}")))
+            })
+            .collect()
+    }
+}

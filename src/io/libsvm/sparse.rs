@@ -1,0 +1,108 @@
+//! LIBSVM into compressed sparse rows: the arrays the parser fills, and the dataset they become.
+
+use super::*;
+
+/// Compressed sparse rows as the parser fills them: 0-based column indices.
+pub(super) struct SparseRows {
+    pub(super) indptr: Vec<usize>,
+    pub(super) indices: Vec<usize>,
+    pub(super) values: Vec<f64>,
+}
+
+impl SparseRows {
+    pub(super) fn with_capacity(records: usize, pairs: usize, path: &Path) -> Result<SparseRows> {
+        let fail = || {
+            Error::parse(
+                Location::new(path),
+                "the sparse rows are too large for memory",
+            )
+        };
+        let mut indptr = Vec::new();
+        let mut indices = Vec::new();
+        let mut values = Vec::new();
+        indptr.try_reserve_exact(records + 1).map_err(|_| fail())?;
+        indices.try_reserve_exact(pairs).map_err(|_| fail())?;
+        values.try_reserve_exact(pairs).map_err(|_| fail())?;
+        indptr.push(0);
+        Ok(SparseRows {
+            indptr,
+            indices,
+            values,
+        })
+    }
+
+    pub(super) fn try_reserve_one(
+        &mut self,
+    ) -> std::result::Result<(), std::collections::TryReserveError> {
+        self.indices.try_reserve(1)?;
+        self.values.try_reserve(1)
+    }
+
+    #[inline]
+    pub(super) fn push(&mut self, index: usize, value: f64) {
+        self.indices.push(index - 1);
+        self.values.push(value);
+    }
+
+    pub(super) fn end_row(&mut self) {
+        self.indptr.push(self.values.len());
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.indptr.len() - 1
+    }
+
+    pub(super) fn bytes(&self) -> usize {
+        8 * (self.indptr.len() + self.indices.len() + self.values.len())
+    }
+}
+
+/// The sparse dataset: the indices were checked to increase and to lie below `d` as they were parsed,
+/// and every value to be finite.
+pub(super) fn finish_sparse(
+    rows: SparseRows,
+    labels: LabelMapper,
+    d: usize,
+    path: &Path,
+) -> Result<Dataset> {
+    let file = Location::new(path);
+    if d == 0 {
+        return Err(Error::parse(
+            file,
+            "no features: every line holds only a label (give --features D for all-zero data)",
+        ));
+    }
+    let y = labels.finish(path, |line| (Location::new(path).line(line), String::new()))?;
+    let n = rows.len();
+    let x = CsMat::try_new((n, d), rows.indptr, rows.indices, rows.values)
+        .map_err(|(_, _, _, e)| Error::parse(file.clone(), format!("invalid sparse rows: {e}")))?;
+    Dataset::with_checked_csr(x, Array1::from_vec(y)).map_err(|e| e.at_file(&file, |_| 0))
+}
+
+/// The dimension of sparse rows: `--features`, or the largest index. Sparse rows hold no zeros, but a
+/// model holds one weight per feature, so an index out of all proportion to the file (a corrupt or
+/// mistyped one) is refused as for dense data, with the same way to confirm it.
+pub(super) fn sparse_dimension(
+    options: &ReadOptions,
+    largest: usize,
+    bytes: u64,
+    file: &Location,
+) -> Result<usize> {
+    match options.n_features {
+        Some(d) => Ok(d),
+        None => {
+            const SLACK: u64 = 64 << 20;
+            let weights = (largest as u64).saturating_mul(8);
+            if weights > bytes.saturating_mul(64).saturating_add(SLACK) {
+                return Err(Error::parse(
+                    file.clone(),
+                    format!(
+                        "the largest feature index {largest} needs {weights} bytes of weights for a \
+                         {bytes}-byte file; if that dimension is intended, pass --features {largest}"
+                    ),
+                ));
+            }
+            Ok(largest)
+        }
+    }
+}
