@@ -73,7 +73,7 @@ fn map_entries(data: &Dataset, f: impl Fn(usize, f64) -> f64) -> Result<Dataset>
             }
             return Dataset::from_csr(x, data.y().to_owned());
         }
-        return map_entries(&data.densified("a preprocessing shift")?, f);
+        return map_entries(&*data.densified("a preprocessing shift")?, f);
     }
     let (n, d) = data.x().dim();
     let mut values = crate::simd::advised_buffer(n * d);
@@ -128,13 +128,7 @@ impl Transform for Standardizer {
 /// ```
 pub fn standardize(data: &Dataset) -> Result<(Dataset, Standardizer)> {
     // Centring fills every zero: a sparse dataset is standardised densely.
-    let dense;
-    let data = if data.is_sparse() {
-        dense = data.densified("standardisation")?;
-        &dense
-    } else {
-        data
-    };
+    let data = &*data.densified("standardisation")?;
     let n = data.n_samples() as f64;
     let d = data.n_features();
     let mut mean = Array1::zeros(d);
@@ -192,13 +186,7 @@ impl Transform for MinMax {
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn min_max(data: &Dataset) -> Result<(Dataset, MinMax)> {
-    let dense;
-    let data = if data.is_sparse() {
-        dense = data.densified("min-max scaling")?;
-        &dense
-    } else {
-        data
-    };
+    let data = &*data.densified("min-max scaling")?;
     let x = data.x();
     let min = x.fold_axis(ndarray::Axis(0), f64::INFINITY, |&a, &b| a.min(b));
     let max = x.fold_axis(ndarray::Axis(0), f64::NEG_INFINITY, |&a, &b| a.max(b));

@@ -1,5 +1,7 @@
 //! Which storage holds a dataset's features, and the conversions between the two.
 
+use std::borrow::Cow;
+
 use ndarray::ArrayView2;
 use sprs::CsMat;
 
@@ -89,7 +91,7 @@ impl Dataset {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn to_dense(&self) -> Result<Dataset> {
-        self.densified("a dense copy")
+        Ok(self.densified("a dense copy")?.into_owned())
     }
 
     /// An error unless the dense matrix of this dataset is within [`DENSIFY_LIMIT_BYTES`] (always true for
@@ -110,13 +112,14 @@ impl Dataset {
     }
 
     /// [`Dataset::to_dense`], naming the algorithm that needs the dense matrix in the error.
-    pub(crate) fn densified(&self, what: &'static str) -> Result<Dataset> {
+    /// A dense dataset as it is (borrowed), a sparse one as a dense copy.
+    pub(crate) fn densified(&self, what: &'static str) -> Result<Cow<'_, Dataset>> {
         match &self.features {
-            Features::Dense(_) => Ok(self.clone()),
-            Features::Sparse(x) => Ok(Dataset::from_valid(
+            Features::Dense(_) => Ok(Cow::Borrowed(self)),
+            Features::Sparse(x) => Ok(Cow::Owned(Dataset::from_valid(
                 Features::Dense(sparse::to_dense(x, what)?),
                 self.y.clone(),
-            )),
+            ))),
         }
     }
 

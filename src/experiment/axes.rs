@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// An order of the training grid. A shuffled order runs once per replicate of
-/// [`TrainGrid::seeds`], each with its own seed derived from the spec's seed and the task.
+/// [`TrainGrid::seeds`](super::TrainGrid::seeds), each with its own seed derived from the spec's seed and the task.
 ///
 /// ```
 /// assert_eq!(novikoff::experiment::GridOrder::Shuffle.name(), "shuffle");
@@ -31,7 +31,7 @@ impl GridOrder {
     }
 }
 
-/// The spec spells a bias rule by its name ([`BiasRule::parse`], [`BiasRule::name`]).
+/// The spec spells a bias rule by its name ([`BiasRule::parse`](crate::perceptron::BiasRule::parse), [`BiasRule::name`](crate::perceptron::BiasRule::name)).
 pub(super) mod rule_names {
     use serde::{Deserialize, Deserializer, Serializer, de::Error as _};
 

@@ -99,13 +99,7 @@ impl Separability {
 /// [`crate::Error::SingleClass`] with [`Bias::Free`] and one class; [`crate::Error::Range`] for values no
 /// power-of-two scaling brings into range; [`crate::Error::Solver`] if an answer fails its own check.
 pub fn separable_lp(data: &Dataset, bias: Bias) -> Result<Separability> {
-    let dense;
-    let data = if data.is_sparse() {
-        dense = data.densified("the separability LP")?;
-        &dense
-    } else {
-        data
-    };
+    let data = &*data.densified("the separability LP")?;
     if bias == Bias::Free {
         data.require_both_classes()?;
     }

@@ -169,14 +169,11 @@ fn pseudo_solve(
 }
 
 fn least_squares_system(data: &Dataset, bias: Bias) -> Result<Array2<f64>> {
-    let data = match bias {
-        Bias::Free => data.augment(1.0),
-        Bias::ThroughOrigin => data.clone(),
-    };
-    Ok(data
-        .densified("the least-squares separator")?
-        .into_parts()
-        .0)
+    let dense = data.densified("the least-squares separator")?;
+    Ok(match bias {
+        Bias::Free => dense.augment(1.0).into_parts().0,
+        Bias::ThroughOrigin => dense.x().to_owned(),
+    })
 }
 
 fn split_bias(solution: Array1<f64>, bias: Bias) -> (Array1<f64>, f64) {

@@ -46,13 +46,7 @@ pub(super) fn finish(
     path: &Path,
 ) -> Result<Dataset> {
     let file = Location::new(path);
-    if d == 0 {
-        return Err(Error::parse(
-            file,
-            "no features: every line holds only a label (give --features D for all-zero data)",
-        ));
-    }
-    let y = labels.finish(path, |line| (Location::new(path).line(line), String::new()))?;
+    let y = finished_labels(labels, d, path)?;
     let x = Array2::from_shape_vec((records, d), values)
         .map_err(|e| Error::parse(file.clone(), format!("internal shape error: {e}")))?;
     Dataset::new(x, Array1::from_vec(y)).map_err(|e| e.at_file(&file, |_| 0))
@@ -73,4 +67,15 @@ fn check_expansion(records: usize, d: usize, file_bytes: u64, file: &Location) -
         ));
     }
     Ok(())
+}
+
+/// The labels of a file with `d` features, refused when there are no features at all.
+pub(super) fn finished_labels(labels: LabelMapper, d: usize, path: &Path) -> Result<Vec<f64>> {
+    if d == 0 {
+        return Err(Error::parse(
+            Location::new(path),
+            "no features: every line holds only a label (give --features D for all-zero data)",
+        ));
+    }
+    labels.finish(path, |line| (Location::new(path).line(line), String::new()))
 }

@@ -146,45 +146,20 @@ fn parse_twice(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Da
         Ok(())
     })?;
     let mut labels = LabelMapper::new(options.positive.as_deref());
-    if records > 0
+    let sparse = records > 0
         && options
             .storage
-            .is_sparse_for(records, options.n_features.unwrap_or(largest), pairs)
-    {
+            .is_sparse_for(records, options.n_features.unwrap_or(largest), pairs);
+    let (d, mut target) = if sparse {
         let d = sparse_dimension(options, largest, bytes, &file)?;
-        labels.reserve(records, path)?;
-        let mut rows = SparseRows::with_capacity(records, pairs, path)?;
-        let mut row = 0usize;
-        text.for_each_line(path, |number, line| {
-            let line = content(line);
-            if is_empty(line) {
-                return Ok(());
-            }
-            if row == records {
-                return Err(changed(&file));
-            }
-            parse_line(
-                line,
-                number,
-                path,
-                options,
-                &mut labels,
-                Some(d),
-                |index, value| {
-                    rows.push(index, value);
-                    Ok(())
-                },
-            )?;
-            rows.end_row();
-            row += 1;
-            Ok(())
-        })?;
-        if row != records {
-            return Err(changed(&file));
-        }
-        return finish_sparse(rows, labels, d, path);
-    }
-    let (d, mut values) = zero_matrix(options, records, largest, bytes, &file, path)?;
+        (
+            d,
+            Target::Sparse(SparseRows::with_capacity(records, pairs, path)?),
+        )
+    } else {
+        let (d, values) = zero_matrix(options, records, largest, bytes, &file, path)?;
+        (d, Target::Dense(values))
+    };
     labels.reserve(records, path)?;
 
     let mut row = 0usize;
@@ -196,7 +171,6 @@ fn parse_twice(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Da
         if row == records {
             return Err(changed(&file));
         }
-        let dense = &mut values[row * d..(row + 1) * d];
         parse_line(
             line,
             number,
@@ -205,17 +179,45 @@ fn parse_twice(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Da
             &mut labels,
             Some(d),
             |index, value| {
-                dense[index - 1] = value;
+                target.put(row * d, index, value);
                 Ok(())
             },
         )?;
+        target.end_row();
         row += 1;
         Ok(())
     })?;
     if row != records {
         return Err(changed(&file));
     }
-    finish(values, labels, (records, d), path)
+    match target {
+        Target::Dense(values) => finish(values, labels, (records, d), path),
+        Target::Sparse(rows) => finish_sparse(rows, labels, d, path),
+    }
+}
+
+/// Where the second pass puts the pairs: the dense matrix, allocated and zeroed at its final size, or
+/// the sparse rows, allocated for the pairs the first pass counted.
+enum Target {
+    Dense(Vec<f64>),
+    Sparse(SparseRows),
+}
+
+impl Target {
+    /// Put feature `index` (1-based) of the row that starts at `row_start` in the dense matrix.
+    #[inline]
+    fn put(&mut self, row_start: usize, index: usize, value: f64) {
+        match self {
+            Target::Dense(values) => values[row_start + index - 1] = value,
+            Target::Sparse(rows) => rows.push(index, value),
+        }
+    }
+
+    fn end_row(&mut self) {
+        if let Target::Sparse(rows) = self {
+            rows.end_row();
+        }
+    }
 }
 
 /// One pass over a stream: the pairs are kept sparse until the dimension is known, then scattered into

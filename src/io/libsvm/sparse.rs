@@ -66,13 +66,7 @@ pub(super) fn finish_sparse(
     path: &Path,
 ) -> Result<Dataset> {
     let file = Location::new(path);
-    if d == 0 {
-        return Err(Error::parse(
-            file,
-            "no features: every line holds only a label (give --features D for all-zero data)",
-        ));
-    }
-    let y = labels.finish(path, |line| (Location::new(path).line(line), String::new()))?;
+    let y = super::dense::finished_labels(labels, d, path)?;
     let n = rows.len();
     let x = CsMat::try_new((n, d), rows.indptr, rows.indices, rows.values)
         .map_err(|(_, _, _, e)| Error::parse(file.clone(), format!("invalid sparse rows: {e}")))?;

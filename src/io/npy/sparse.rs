@@ -92,7 +92,9 @@ pub(super) fn read_sparse_archive<R: Read + Seek>(
     if options.storage.is_sparse_for(n, d, data.nnz()) {
         Ok(data)
     } else {
-        data.densified("a dense dataset read from a sparse .npz")
+        Ok(data
+            .densified("a dense dataset read from a sparse .npz")?
+            .into_owned())
     }
 }
 
