@@ -641,3 +641,55 @@ fn a_broken_sparse_npz_is_refused_with_the_array_row_and_entry() {
         assert!(message.contains(expected), "{expected} in {message}");
     }
 }
+
+#[test]
+fn the_online_learner_on_sparse_rows_makes_the_first_epochs_updates() {
+    for seed in 0..4 {
+        let sparse = random_sparse(200 + seed, 70, 30, 4, seed % 2 == 0).to_sparse();
+        for summation in [Summation::Fast, Summation::Sequential] {
+            for rule in [BiasRule::None, BiasRule::Classic] {
+                let params = PerceptronParams::new()
+                    .bias(rule)
+                    .summation(summation)
+                    .max_epochs(1);
+                let fit = params.fit(&sparse).unwrap();
+                let mut learner = params.check().unwrap().online(30, None).unwrap();
+                for i in 0..sparse.n_samples() {
+                    learner
+                        .observe_row(sparse.row_view(i), sparse.labels()[i])
+                        .unwrap();
+                }
+                assert_eq!(learner.mistakes(), fit.mistakes, "seed {seed}");
+                assert_eq!(learner.w(), fit.w);
+                assert_eq!(learner.b().to_bits(), fit.b.to_bits());
+            }
+        }
+    }
+    let mut learner = PerceptronParams::new()
+        .check()
+        .unwrap()
+        .online(5, None)
+        .unwrap();
+    let bad = [
+        RowView::Sparse {
+            indices: &[3, 1],
+            values: &[1.0, 1.0],
+        },
+        RowView::Sparse {
+            indices: &[5],
+            values: &[1.0],
+        },
+        RowView::Sparse {
+            indices: &[0],
+            values: &[f64::NAN],
+        },
+        RowView::Sparse {
+            indices: &[0, 1],
+            values: &[1.0],
+        },
+    ];
+    for row in bad {
+        assert!(learner.observe_row(row, 1.0).unwrap_err().is_input());
+    }
+    assert_eq!(learner.seen(), 0, "a refused example is not seen");
+}

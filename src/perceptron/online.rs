@@ -7,8 +7,9 @@ use ndarray::{Array1, ArrayView1};
 use super::trace::{NoTrace, TraceSink, UpdateEvent};
 use super::weights::{Weights, is_finite, is_mistake};
 use super::{Augmentation, BiasRule, Perceptron};
+use crate::dataset::RowView;
 use crate::error::{Error, Result};
-use crate::simd::Rows;
+use crate::simd::{self, Learner, Rows, SparseRows};
 
 /// What happened to one example of the stream.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -175,6 +176,109 @@ impl OnlinePerceptron {
             });
             self.mistakes = update;
             recorded?;
+            if !finite {
+                return Err(Error::Solver(format!(
+                    "the weights overflowed to a non-finite value at update {}",
+                    self.mistakes
+                )));
+            }
+        }
+        Ok(Outcome {
+            prediction,
+            activation,
+            mistake,
+        })
+    }
+
+    /// [`OnlinePerceptron::observe`] for a row of either storage. A sparse row (column indices strictly
+    /// increasing and below the learner's dimension) is summed and updated over its stored entries, as
+    /// the batch pass over sparse rows does, so feeding a sparse dataset's rows in order makes its first
+    /// cyclic epoch's updates bit for bit.
+    ///
+    /// ```
+    /// use novikoff::{dataset::RowView, perceptron::PerceptronParams};
+    /// let mut learner = PerceptronParams::new().check()?.online(1_000_000, None)?;
+    /// let outcome = learner.observe_row(RowView::Sparse { indices: &[7, 999_999], values: &[1.0, -2.0] }, 1.0)?;
+    /// assert!(outcome.mistake); // w = 0: the activation is 0, a mistake
+    /// assert_eq!(learner.w()[999_999], -2.0);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn observe_row(&mut self, x: RowView<'_>, y: f64) -> Result<Outcome> {
+        let (indices, values) = match x {
+            RowView::Dense(x) => return self.observe(x, y),
+            RowView::Sparse { indices, values } => (indices, values),
+        };
+        let row = self.seen as usize;
+        let d = self.weights.w.len();
+        if indices.len() != values.len() {
+            return Err(Error::Shape {
+                what: "sparse values against their indices",
+                expected: indices.len(),
+                found: values.len(),
+            });
+        }
+        for (k, (&j, &value)) in indices.iter().zip(values).enumerate() {
+            if j >= d || (k > 0 && j <= indices[k - 1]) {
+                return Err(Error::parameter(
+                    "x",
+                    format!(
+                        "example {row}: stored entry {k} has column {j}; columns must increase and stay below {d}"
+                    ),
+                ));
+            }
+            if !value.is_finite() {
+                return Err(Error::NonFinite {
+                    row,
+                    column: j,
+                    value,
+                });
+            }
+        }
+        if y != 1.0 && y != -1.0 {
+            return Err(Error::Label { row, value: y });
+        }
+        let summation = self.weights.summation;
+        let activation =
+            simd::sparse_dot(&self.weights.w, indices, values, summation) + self.weights.bias();
+        if !activation.is_finite() {
+            return Err(Error::Range {
+                reason: format!(
+                    "the activation w·x + b at example {row} is {activation}: it overflows, so its sign is unknown"
+                ),
+            });
+        }
+        self.seen += 1;
+        let prediction = if activation >= 0.0 { 1.0 } else { -1.0 };
+        let mistake = is_mistake(y, activation);
+        if mistake {
+            // The batch pass over sparse rows, on this one row: it recomputes the same activation.
+            let labels = [y];
+            let rows = SparseRows {
+                indptr: &[0, indices.len()],
+                indices,
+                values,
+                labels: &labels,
+                index: None,
+            };
+            let mut learner = Learner {
+                w: &mut self.weights.w,
+                v: self.weights.v,
+                c: self.weights.augmentation.constant(),
+                eta: self.weights.eta,
+            };
+            let mut finite = true;
+            let mut updated = false;
+            simd::train_sparse(&mut learner, &rows, summation, &mut |made| {
+                updated = true;
+                finite = made.b.is_finite() && indices.iter().all(|&j| made.w[j].is_finite());
+                ControlFlow::Continue(())
+            });
+            self.weights.v = learner.v;
+            assert!(
+                updated,
+                "the sparse pass made no update at example {row}, where {activation} is a mistake"
+            );
+            self.mistakes += 1;
             if !finite {
                 return Err(Error::Solver(format!(
                     "the weights overflowed to a non-finite value at update {}",
