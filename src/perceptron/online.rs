@@ -127,18 +127,7 @@ impl OnlinePerceptron {
             return Err(Error::Label { row, value: y });
         }
         let activation = self.weights.activation(x);
-        if !activation.is_finite() {
-            // An overflowed activation has no sign: counting it as correct (NaN fails `y·a ≤ 0`) or as a
-            // mistake would both be guesses. The example is left unseen.
-            return Err(Error::Range {
-                reason: format!(
-                    "the activation w·x + b at example {row} is {activation}: it overflows, so its sign is unknown"
-                ),
-            });
-        }
-        self.seen += 1;
-        let prediction = if activation >= 0.0 { 1.0 } else { -1.0 };
-        let mistake = is_mistake(y, activation);
+        let (prediction, mistake) = self.judge(row, y, activation)?;
         if mistake {
             // The update itself is the kernel's training pass over this one row, the code `fit` runs, so
             // that online and batch learning cannot drift apart. The pass recomputes the activation with
@@ -240,16 +229,7 @@ impl OnlinePerceptron {
         let summation = self.weights.summation;
         let activation =
             simd::sparse_dot(&self.weights.w, indices, values, summation) + self.weights.bias();
-        if !activation.is_finite() {
-            return Err(Error::Range {
-                reason: format!(
-                    "the activation w·x + b at example {row} is {activation}: it overflows, so its sign is unknown"
-                ),
-            });
-        }
-        self.seen += 1;
-        let prediction = if activation >= 0.0 { 1.0 } else { -1.0 };
-        let mistake = is_mistake(y, activation);
+        let (prediction, mistake) = self.judge(row, y, activation)?;
         if mistake {
             // The batch pass over sparse rows, on this one row: it recomputes the same activation.
             let labels = [y];
@@ -291,6 +271,23 @@ impl OnlinePerceptron {
             activation,
             mistake,
         })
+    }
+
+    /// The prediction (sign(0) = +1) and whether it is a mistake, for an example whose activation was
+    /// just computed; the example then counts as seen. An overflowed activation has no sign: counting it
+    /// as correct (NaN fails `y·a ≤ 0`) or as a mistake would both be guesses, so it is refused and the
+    /// example is left unseen.
+    fn judge(&mut self, row: usize, y: f64, activation: f64) -> Result<(f64, bool)> {
+        if !activation.is_finite() {
+            return Err(Error::Range {
+                reason: format!(
+                    "the activation w·x + b at example {row} is {activation}: it overflows, so its sign is unknown"
+                ),
+            });
+        }
+        self.seen += 1;
+        let prediction = if activation >= 0.0 { 1.0 } else { -1.0 };
+        Ok((prediction, is_mistake(y, activation)))
     }
 
     /// [`OnlinePerceptron::observe`] for an ndarray row view.
