@@ -166,10 +166,7 @@ impl OnlinePerceptron {
             self.mistakes = update;
             recorded?;
             if !finite {
-                return Err(Error::Solver(format!(
-                    "the weights overflowed to a non-finite value at update {}",
-                    self.mistakes
-                )));
+                return Err(self.overflowed());
             }
         }
         Ok(Outcome {
@@ -260,10 +257,7 @@ impl OnlinePerceptron {
             );
             self.mistakes += 1;
             if !finite {
-                return Err(Error::Solver(format!(
-                    "the weights overflowed to a non-finite value at update {}",
-                    self.mistakes
-                )));
+                return Err(self.overflowed());
             }
         }
         Ok(Outcome {
@@ -271,6 +265,14 @@ impl OnlinePerceptron {
             activation,
             mistake,
         })
+    }
+
+    /// The error of an update whose weights overflowed.
+    fn overflowed(&self) -> Error {
+        Error::Solver(format!(
+            "the weights overflowed to a non-finite value at update {}",
+            self.mistakes
+        ))
     }
 
     /// The prediction (sign(0) = +1) and whether it is a mistake, for an example whose activation was

@@ -15,28 +15,11 @@ pub(super) fn zero_matrix(
     if records == 0 {
         return Err(no_records(file));
     }
-    let d = dimension(options, records, largest, bytes, file)?;
+    let d = dimension(options, Some(records), largest, bytes, file)?;
     let len = records
         .checked_mul(d)
         .ok_or_else(|| Error::parse(file.clone(), "the matrix is too large for memory"))?;
     Ok((d, zeros(len, path)?))
-}
-
-/// The dimension: `--features`, or the largest index if it is plausible for the size of the input.
-fn dimension(
-    options: &ReadOptions,
-    records: usize,
-    largest: usize,
-    bytes: u64,
-    file: &Location,
-) -> Result<usize> {
-    match options.n_features {
-        Some(d) => Ok(d),
-        None => {
-            check_expansion(records, largest, bytes, file)?;
-            Ok(largest)
-        }
-    }
 }
 
 pub(super) fn finish(
@@ -52,21 +35,38 @@ pub(super) fn finish(
     Dataset::new(x, Array1::from_vec(y)).map_err(|e| e.at_file(&file, |_| 0))
 }
 
-/// A dense matrix far larger than the sparse file is almost always a corrupt or mistyped index; the user
-/// can confirm a genuinely huge dimension with `--features`.
-fn check_expansion(records: usize, d: usize, file_bytes: u64, file: &Location) -> Result<()> {
+/// The dimension: `--features`, or the largest index if what it makes is plausible for the size of the
+/// file. What is held is `dense_rows × d` values for a dense matrix (`Some(records)`), or the model's `d`
+/// weights for sparse rows (`None`): far more than the file could describe is almost always a corrupt or
+/// mistyped index, and the user can confirm a genuinely huge dimension with `--features`.
+pub(super) fn dimension(
+    options: &ReadOptions,
+    dense_rows: Option<usize>,
+    largest: usize,
+    file_bytes: u64,
+    file: &Location,
+) -> Result<usize> {
     const SLACK: u64 = 64 << 20;
-    let dense = (records as u64).saturating_mul(d as u64).saturating_mul(8);
-    if dense > file_bytes.saturating_mul(64).saturating_add(SLACK) {
+    if let Some(d) = options.n_features {
+        return Ok(d);
+    }
+    let held = (dense_rows.unwrap_or(1) as u64)
+        .saturating_mul(largest as u64)
+        .saturating_mul(8);
+    if held > file_bytes.saturating_mul(64).saturating_add(SLACK) {
+        let what = match dense_rows {
+            Some(records) => format!("makes a dense {records} × {largest} matrix of {held} bytes"),
+            None => format!("needs {held} bytes of weights"),
+        };
         return Err(Error::parse(
             file.clone(),
             format!(
-                "the largest feature index {d} makes a dense {records} × {d} matrix of {dense} bytes from a \
-                 {file_bytes}-byte file; if that dimension is intended, pass --features {d}"
+                "the largest feature index {largest} {what} from a {file_bytes}-byte file; if that \
+                 dimension is intended, pass --features {largest}"
             ),
         ));
     }
-    Ok(())
+    Ok(largest)
 }
 
 /// The labels of a file with `d` features, refused when there are no features at all.

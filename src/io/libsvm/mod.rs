@@ -26,8 +26,8 @@ mod sparse;
 mod tokens;
 mod write;
 
-use dense::{finish, zero_matrix};
-use sparse::{SparseRows, finish_sparse, sparse_dimension};
+use dense::{dimension, finish, zero_matrix};
+use sparse::{SparseRows, finish_sparse};
 use tokens::*;
 pub use write::{write_libsvm, write_libsvm_to};
 
@@ -151,7 +151,7 @@ fn parse_twice(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Da
             .storage
             .is_sparse_for(records, options.n_features.unwrap_or(largest), pairs);
     let (d, mut target) = if sparse {
-        let d = sparse_dimension(options, largest, bytes, &file)?;
+        let d = dimension(options, None, largest, bytes, &file)?;
         (
             d,
             Target::Sparse(SparseRows::with_capacity(records, pairs, path)?),
@@ -267,7 +267,7 @@ fn parse_once(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dat
             rows.indices.len(),
         )
     {
-        let d = sparse_dimension(options, largest, bytes, &file)?;
+        let d = dimension(options, None, largest, bytes, &file)?;
         return finish_sparse(rows, labels, d, path);
     }
     let (d, mut values) = zero_matrix(options, records, largest, bytes, &file, path)?;

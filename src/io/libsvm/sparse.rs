@@ -72,31 +72,3 @@ pub(super) fn finish_sparse(
         .map_err(|(_, _, _, e)| Error::parse(file.clone(), format!("invalid sparse rows: {e}")))?;
     Dataset::with_checked_csr(x, Array1::from_vec(y)).map_err(|e| e.at_file(&file, |_| 0))
 }
-
-/// The dimension of sparse rows: `--features`, or the largest index. Sparse rows hold no zeros, but a
-/// model holds one weight per feature, so an index out of all proportion to the file (a corrupt or
-/// mistyped one) is refused as for dense data, with the same way to confirm it.
-pub(super) fn sparse_dimension(
-    options: &ReadOptions,
-    largest: usize,
-    bytes: u64,
-    file: &Location,
-) -> Result<usize> {
-    match options.n_features {
-        Some(d) => Ok(d),
-        None => {
-            const SLACK: u64 = 64 << 20;
-            let weights = (largest as u64).saturating_mul(8);
-            if weights > bytes.saturating_mul(64).saturating_add(SLACK) {
-                return Err(Error::parse(
-                    file.clone(),
-                    format!(
-                        "the largest feature index {largest} needs {weights} bytes of weights for a \
-                         {bytes}-byte file; if that dimension is intended, pass --features {largest}"
-                    ),
-                ));
-            }
-            Ok(largest)
-        }
-    }
-}
