@@ -51,7 +51,7 @@ fn main() -> Result<(), novikoff::Error> {
                 bias.name(),
                 support.len()
             ),
-            MarginResult::NotSeparable { certificate } => println!(
+            MarginResult::NotSeparable { certificate, .. } => println!(
                 "γ*, {:<14} none: not separable (certificate verified: {})",
                 bias.name(),
                 certificate.verify(data, 1e-9)

@@ -257,7 +257,7 @@ proptest! {
             let reference = margin::max_margin(&data, bias).unwrap();
             let Ok(result) = margin::max_margin(&big, bias) else { continue };
             match (&result, &reference) {
-                (MarginResult::NotSeparable { certificate }, _) => {
+                (MarginResult::NotSeparable { certificate, .. }, _) => {
                     // Upper bounds that fall below the normal range are rounded up to the smallest
                     // normal number (`unscale_up`), so at R near 10⁻²⁹⁹ the relative tolerance has that
                     // floor, as the solver's own acceptance test has.

@@ -20,6 +20,7 @@ fn check_separable(data: &Dataset, result: &MarginResult, tol: f64) -> (f64, f64
         w,
         b,
         support,
+        ..
     } = result
     else {
         panic!("expected Separable, got {result:?}");
@@ -337,7 +338,7 @@ fn many_dimensions_use_the_polish_alone() {
     check_separable(&data, &result, 1e-9);
     let noisy = planted(22, 600, 230, 1.0, 0.02, 40, true);
     match max_margin(&noisy, Bias::Free).unwrap() {
-        MarginResult::NotSeparable { certificate } => {
+        MarginResult::NotSeparable { certificate, .. } => {
             assert!(certificate.verify(&noisy, 1e-9 * noisy.radius()))
         }
         MarginResult::Separable { .. } => {}
@@ -456,7 +457,7 @@ fn the_lp_agrees_on_the_textbook_sets() {
     )
     .unwrap();
     match separable_lp(&xor, Bias::Free).unwrap() {
-        Separability::NotSeparable { certificate } => assert!(certificate.verify(&xor, 1e-9)),
+        Separability::NotSeparable { certificate, .. } => assert!(certificate.verify(&xor, 1e-9)),
         other => panic!("{other:?}"),
     }
 }
@@ -546,7 +547,7 @@ proptest! {
             return Ok(());
         }
         match max_margin(&data, bias).unwrap() {
-            MarginResult::NotSeparable { certificate } => {
+            MarginResult::NotSeparable { certificate, .. } => {
                 prop_assert!(certificate.verify(&data, 1e-9 * data.radius()), "{certificate:?}");
             }
             MarginResult::Separable { w, b, bracket, .. } => {

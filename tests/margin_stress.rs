@@ -54,7 +54,7 @@ fn check(name: &str, data: &Dataset, bias: Bias, tally: &mut Tally) {
                 "{name} {bias:?}: certified separable, the LP proves the opposite"
             );
         }
-        MarginResult::NotSeparable { certificate } => {
+        MarginResult::NotSeparable { certificate, .. } => {
             tally.not_separable += 1;
             assert!(
                 certificate.verify(data, 1e-9 * radius),

@@ -4,7 +4,7 @@ pub(crate) use super::separation::{Separation, Separator};
 pub use super::summary::{CertificateSummary, GeometrySummary, MarginSummary, MarginsSummary};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
-use crate::margin::{self, Bias, Certificate, MarginResult};
+use crate::margin::{self, Bias, Certificate, MarginResult, SolveStats};
 
 /// Relative tolerance of the unit-norm hypothesis: every `|‖xᵢ‖ − 1| ≤ 1e-9`. Values computed under it are
 /// inflated by the measured excess (`max(1, R²)` in place of 1), so that they stay rigorous.
@@ -61,7 +61,7 @@ impl MarginSolve {
         match margin::max_margin(data, bias) {
             Ok(result) => {
                 let certificate_verified = match &result {
-                    MarginResult::NotSeparable { certificate } => {
+                    MarginResult::NotSeparable { certificate, .. } => {
                         Some(certificate.verify(data, CERTIFICATE_RTOL * data.radius()))
                     }
                     _ => None,
@@ -98,7 +98,7 @@ impl MarginSolve {
     /// ```
     pub fn certificate(&self) -> Option<&Certificate> {
         match self.result() {
-            Some(MarginResult::NotSeparable { certificate }) => Some(certificate),
+            Some(MarginResult::NotSeparable { certificate, .. }) => Some(certificate),
             _ => None,
         }
     }
@@ -132,7 +132,7 @@ impl MarginSolve {
                 )),
                 vectors,
             ),
-            MarginResult::NotSeparable { certificate } => Separation::Missing(format!(
+            MarginResult::NotSeparable { certificate, .. } => Separation::Missing(format!(
                 "a certificate of non-separability was found (residual {:.3e}{})",
                 certificate.residual,
                 match self {
@@ -163,6 +163,7 @@ impl MarginSolve {
             support: None,
             certificate: None,
             reason: None,
+            stats: None,
         };
         let (result, verified) = match self {
             MarginSolve::Failed { reason } => {
@@ -176,6 +177,10 @@ impl MarginSolve {
                 certificate_verified,
             } => (result, *certificate_verified),
         };
+        let empty = MarginSummary {
+            stats: Some(result.stats()),
+            ..empty
+        };
         match result {
             MarginResult::Separable {
                 gamma,
@@ -183,6 +188,7 @@ impl MarginSolve {
                 w,
                 b,
                 support,
+                ..
             } => MarginSummary {
                 status: "separable",
                 gamma: Some(*gamma),
@@ -198,6 +204,7 @@ impl MarginSolve {
                 w,
                 b,
                 reason,
+                ..
             } => MarginSummary {
                 status: "inaccurate",
                 gamma: Some(*gamma),
@@ -207,7 +214,7 @@ impl MarginSolve {
                 reason: Some(reason.clone()),
                 ..empty
             },
-            MarginResult::NotSeparable { certificate } => MarginSummary {
+            MarginResult::NotSeparable { certificate, .. } => MarginSummary {
                 status: "not_separable",
                 certificate: Some(CertificateSummary {
                     bias: certificate.bias.name(),
@@ -364,6 +371,35 @@ impl<'a> Geometry<'a> {
     /// ```
     pub fn data(&self) -> &'a Dataset {
         self.data
+    }
+
+    /// The effort of the four maximum-margin solves together: their passes over the data and rounds
+    /// summed, and the largest working set.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{bounds::Geometry, Dataset};
+    /// let data = Dataset::new(array![[2.0], [1.0]], array![1.0, -1.0])?;
+    /// let stats = Geometry::compute(&data)?.solve_stats();
+    /// // Two passes choose each problem's first working set; each round adds one.
+    /// assert!(stats.passes >= 4 * 2 && stats.working_set == 2);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn solve_stats(&self) -> SolveStats {
+        let mut total = SolveStats::default();
+        for solve in [
+            &self.through_origin,
+            &self.free_bias,
+            &self.augmented_one,
+            &self.augmented_radius,
+        ] {
+            if let Some(stats) = solve.result().map(MarginResult::stats) {
+                total.passes += stats.passes;
+                total.rounds += stats.rounds;
+                total.working_set = total.working_set.max(stats.working_set);
+            }
+        }
+        total
     }
 
     /// The maximum margin of `(x, c)` through the origin (`c = 0` means `x` itself): from the geometry for

@@ -27,7 +27,7 @@ pub struct CertificateSummary {
 /// ```
 /// use novikoff::bounds::MarginSummary;
 /// let m = MarginSummary { status: "failed", gamma: None, bracket: None, w: None, b: None, support: None,
-///                         certificate: None, reason: Some("one class".into()) };
+///                         certificate: None, reason: Some("one class".into()), stats: None };
 /// assert_eq!(serde_json::to_value(&m).unwrap()["status"], "failed");
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -48,6 +48,8 @@ pub struct MarginSummary {
     pub certificate: Option<CertificateSummary>,
     /// Why the margin is inaccurate or missing.
     pub reason: Option<String>,
+    /// The solver's passes over the data, rounds and working-set size, when it ran.
+    pub stats: Option<crate::margin::SolveStats>,
 }
 
 /// The four maximum margins of a [`Geometry`](super::Geometry).
@@ -55,7 +57,7 @@ pub struct MarginSummary {
 /// ```
 /// # use novikoff::bounds::MarginSummary;
 /// # let m = MarginSummary { status: "failed", gamma: None, bracket: None, w: None, b: None, support: None,
-/// #                         certificate: None, reason: None };
+/// #                         certificate: None, reason: None, stats: None };
 /// let margins = novikoff::bounds::MarginsSummary { through_origin: m.clone(), free_bias: m.clone(),
 ///     augmented_one: m.clone(), augmented_radius: m };
 /// assert!(serde_json::to_value(&margins).unwrap().get("free_bias").is_some());

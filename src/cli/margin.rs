@@ -80,6 +80,10 @@ fn to_json(source: &str, data: &Dataset, bias: Bias, result: &MarginResult, seco
     object.insert("d".into(), json!(data.n_features()));
     object.insert("radius".into(), json!(data.radius()));
     object.insert("solve_seconds".into(), json!(seconds));
+    let stats = result.stats();
+    object.insert("passes".into(), json!(stats.passes));
+    object.insert("rounds".into(), json!(stats.rounds));
+    object.insert("working_set".into(), json!(stats.working_set));
     match result {
         MarginResult::Separable {
             gamma,
@@ -87,6 +91,7 @@ fn to_json(source: &str, data: &Dataset, bias: Bias, result: &MarginResult, seco
             w,
             b,
             support,
+            ..
         } => {
             object.insert("gamma".into(), json!(gamma));
             object.insert("gamma_lower".into(), json!(bracket.0));
@@ -95,7 +100,7 @@ fn to_json(source: &str, data: &Dataset, bias: Bias, result: &MarginResult, seco
             object.insert("b".into(), json!(b));
             object.insert("support".into(), json!(support));
         }
-        MarginResult::NotSeparable { certificate } => {
+        MarginResult::NotSeparable { certificate, .. } => {
             object.insert(
                 "certificate".into(),
                 json!({
@@ -110,6 +115,7 @@ fn to_json(source: &str, data: &Dataset, bias: Bias, result: &MarginResult, seco
             w,
             b,
             reason,
+            ..
         } => {
             object.insert("gamma".into(), json!(gamma));
             object.insert("gamma_lower".into(), json!(bracket.0));
@@ -201,6 +207,7 @@ fn print_table(
             w,
             b,
             support,
+            ..
         } => {
             pairs.push((
                 "result",
@@ -231,7 +238,7 @@ fn print_table(
                 format!("{} (0-based; on the margin)", list(support)),
             ));
         }
-        MarginResult::NotSeparable { certificate } => {
+        MarginResult::NotSeparable { certificate, .. } => {
             pairs.extend(explain_certificate(data, certificate));
         }
         MarginResult::Inaccurate {
@@ -240,6 +247,7 @@ fn print_table(
             w,
             b,
             reason,
+            ..
         } => {
             pairs.push((
                 "result",
@@ -255,6 +263,14 @@ fn print_table(
         }
         _ => {}
     }
+    let stats = result.stats();
+    pairs.push((
+        "solver effort",
+        format!(
+            "{} passes over the data in {} rounds; working set of {} rows",
+            stats.passes, stats.rounds, stats.working_set
+        ),
+    ));
     pairs.push(("solve seconds", format!("{seconds:.6}")));
     print_pairs(&pairs)
 }

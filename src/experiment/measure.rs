@@ -127,6 +127,11 @@ fn fill(
     record.nnz = Some(data.nnz());
     record.radius = Some(data.radius());
     record.solve_seconds = prepared.solve_seconds;
+    if let Some(geometry) = &prepared.geometry {
+        let stats = geometry.solve_stats();
+        record.solve_passes = Some(stats.passes);
+        record.working_set = Some(stats.working_set);
+    }
     let params = &task.params;
     // Checked here, whichever branch runs, so that an invalid task fails the same way in both.
     let learner = params.clone().check()?;

@@ -92,6 +92,10 @@ pub struct TaskRecord {
     pub train_seconds: Option<f64>,
     /// Seconds in the margin solves for this dataset (shared by its tasks).
     pub solve_seconds: Option<f64>,
+    /// Full passes over the data in those solves ([`Geometry::solve_stats`](crate::bounds::Geometry::solve_stats)).
+    pub solve_passes: Option<usize>,
+    /// The largest working set of those solves, in rows.
+    pub working_set: Option<usize>,
     /// The error that stopped the task, if any.
     pub error: Option<String>,
     /// Extra measurements (trace summary, separators of 2-D data) for the plots.
@@ -131,6 +135,8 @@ const TAIL: &[&str] = &[
     "invariants_ok",
     "train_seconds",
     "solve_seconds",
+    "solve_passes",
+    "working_set",
     "error",
     "key",
     "spec_hash",
@@ -196,6 +202,8 @@ pub(crate) fn csv_row(r: &TaskRecord, bound_names: &[String]) -> Vec<String> {
         opt(&r.invariants_ok),
         opt(&r.train_seconds),
         opt(&r.solve_seconds),
+        opt(&r.solve_passes),
+        opt(&r.working_set),
         opt(&r.error),
         r.key.clone(),
         r.spec_hash.clone(),

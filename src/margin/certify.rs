@@ -28,6 +28,7 @@ pub(super) fn scale_back(scaled: &Scaled<'_>, result: MarginResult) -> MarginRes
             w,
             b,
             support,
+            stats,
         } => {
             let (b, exact_b) = scaled.back_bias(b);
             MarginResult::Separable {
@@ -36,6 +37,7 @@ pub(super) fn scale_back(scaled: &Scaled<'_>, result: MarginResult) -> MarginRes
                 w,
                 b,
                 support,
+                stats,
             }
         }
         MarginResult::Inaccurate {
@@ -44,6 +46,7 @@ pub(super) fn scale_back(scaled: &Scaled<'_>, result: MarginResult) -> MarginRes
             w,
             b,
             reason,
+            stats,
         } => {
             let (b, exact_b) = scaled.back_bias(b);
             MarginResult::Inaccurate {
@@ -52,11 +55,15 @@ pub(super) fn scale_back(scaled: &Scaled<'_>, result: MarginResult) -> MarginRes
                 w,
                 b,
                 reason,
+                stats,
             }
         }
-        MarginResult::NotSeparable { mut certificate } => {
+        MarginResult::NotSeparable {
+            mut certificate,
+            stats,
+        } => {
             certificate.residual = scaled.back_upper(certificate.residual);
-            MarginResult::NotSeparable { certificate }
+            MarginResult::NotSeparable { certificate, stats }
         }
     }
 }
@@ -85,6 +92,7 @@ pub(super) fn checked(
             bracket,
             w,
             b,
+            stats,
             ..
         } if !(bracket.0 > 0.0 && bracket.1.is_finite() && b.is_finite()) => {
             // Scaling back overflowed (a margin near f64::MAX): the bracket is still rigorous.
@@ -94,9 +102,10 @@ pub(super) fn checked(
                 w,
                 b,
                 reason: "the bracket or the bias is beyond the range of f64".into(),
+                stats,
             })
         }
-        MarginResult::NotSeparable { certificate } if !certificate.verify(data, tolerance) => {
+        MarginResult::NotSeparable { certificate, .. } if !certificate.verify(data, tolerance) => {
             broken(format!(
                 "claims non-separability with a certificate (residual {:e}) that does not verify within                  {tolerance:e}",
                 certificate.residual

@@ -85,7 +85,7 @@ impl Separability {
 /// let data = novikoff::Dataset::new(array![[1.0], [2.0]], array![-1.0, 1.0])?;
 /// assert!(separable_lp(&data, Bias::Free)?.is_separable());
 /// match separable_lp(&data, Bias::ThroughOrigin)? {
-///     Separability::NotSeparable { certificate } => assert!(certificate.verify(&data, 1e-12)),
+///     Separability::NotSeparable { certificate, .. } => assert!(certificate.verify(&data, 1e-12)),
 ///     other => panic!("{other:?}"),
 /// }
 /// # Ok::<(), novikoff::Error>(())
@@ -223,7 +223,7 @@ fn certify_separator(
     w_problem: &[f64],
     bias: Bias,
 ) -> Separability {
-    let mut w = problem.direction_to_data(w_problem);
+    let mut w = problem.direction_to_data(w_problem, data.n_features());
     let norm = w.dot(&w).sqrt();
     if norm > 0.0 && norm.is_finite() {
         w.mapv_inplace(|x| x / norm);

@@ -56,8 +56,9 @@ mod params;
 mod polish;
 mod problem;
 mod result;
-mod row_subsets;
+mod rounds;
 mod scale;
+mod scan;
 #[doc(hidden)]
 pub mod svd;
 mod working_set;
@@ -66,7 +67,7 @@ pub use certificate::Certificate;
 pub use lp::{Separability, separable_lp};
 pub use max_margin::max_margin;
 pub use params::{MaxMargin, MaxMarginParams};
-pub use result::MarginResult;
+pub use result::{MarginResult, SolveStats};
 
 use ndarray::{Array1, ArrayView1};
 use serde::{Deserialize, Serialize};

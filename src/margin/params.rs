@@ -16,8 +16,12 @@ use crate::error::{Error, Result};
 /// | `bias` | (required) | [`Bias::Free`] or [`Bias::ThroughOrigin`] |
 /// | `tolerance` | `1e-6` | the largest relative bracket width `(upper − lower)/upper` reported as [`MarginResult::Separable`](super::MarginResult::Separable) |
 /// | `certificate_tolerance` | `1e-9` | the largest accepted certificate residual, relative to `R` |
-/// | `max_rounds` | `40` | working-set rounds before polishing on all rows |
-/// | `max_polish_iterations` | `10 000` | active-set iterations of the exact polish |
+/// | `max_rounds` | `100` | rounds (an exact solve on the working set, then one pass over the data) |
+/// | `max_polish_iterations` | `10 000` | active-set iterations of each exact solve on the working set |
+/// | `time_limit` | none | seconds after which no new round starts |
+///
+/// Reaching a limit returns [`MarginResult::Inaccurate`](super::MarginResult::Inaccurate) with the last
+/// round's rigorous bracket and the reason.
 ///
 /// ```
 /// use ndarray::array;
@@ -35,6 +39,7 @@ pub struct MaxMarginParams {
     pub(super) certificate_tolerance: f64,
     pub(super) max_rounds: usize,
     pub(super) max_polish_iterations: usize,
+    pub(super) time_limit: Option<f64>,
 }
 
 impl MaxMarginParams {
@@ -49,8 +54,9 @@ impl MaxMarginParams {
             bias,
             tolerance: 1e-6,
             certificate_tolerance: 1e-9,
-            max_rounds: 40,
+            max_rounds: 100,
             max_polish_iterations: 10_000,
+            time_limit: None,
         }
     }
 
@@ -78,7 +84,7 @@ impl MaxMarginParams {
         self
     }
 
-    /// Working-set rounds (interior-point solves) before the polish runs on every row.
+    /// Rounds: each solves the working set exactly and then makes one pass over the data.
     ///
     /// ```
     /// use novikoff::margin::{Bias, MaxMarginParams};
@@ -102,6 +108,20 @@ impl MaxMarginParams {
         self
     }
 
+    /// Seconds after which no new round starts, finite and positive. A round under way finishes, so a
+    /// solve may overrun the limit by one round.
+    ///
+    /// ```
+    /// use novikoff::margin::{Bias, MaxMarginParams};
+    /// assert!(MaxMarginParams::new(Bias::Free).time_limit(0.5).check().is_ok());
+    /// assert!(MaxMarginParams::new(Bias::Free).time_limit(-1.0).check().is_err());
+    /// ```
+    #[must_use]
+    pub fn time_limit(mut self, seconds: f64) -> Self {
+        self.time_limit = Some(seconds);
+        self
+    }
+
     /// The bias.
     ///
     /// ```
@@ -121,7 +141,8 @@ impl MaxMarginParams {
     /// ```
     ///
     /// # Errors
-    /// [`Error::Parameter`] for a tolerance outside `(0, 1)` or a zero iteration limit.
+    /// [`Error::Parameter`] for a tolerance outside `(0, 1)`, a zero iteration limit or a time limit that
+    /// is not a positive number of seconds.
     pub fn check(self) -> Result<MaxMargin> {
         let in_unit = |t: f64| t > 0.0 && t < 1.0;
         if !in_unit(self.tolerance) {
@@ -143,6 +164,14 @@ impl MaxMarginParams {
             return Err(Error::parameter(
                 "max_polish_iterations",
                 "must be at least 1",
+            ));
+        }
+        if let Some(seconds) = self.time_limit
+            && !(seconds.is_finite() && seconds > 0.0)
+        {
+            return Err(Error::parameter(
+                "time_limit",
+                format!("{seconds} is not a finite positive number of seconds"),
             ));
         }
         Ok(MaxMargin { params: self })

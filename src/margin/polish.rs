@@ -45,8 +45,6 @@ pub(crate) struct Polished {
     pub rows: Vec<usize>,
     /// Their weights, summing to 1 in each group.
     pub weights: Vec<f64>,
-    /// `v = Σ cᵢyᵢpᵢ`.
-    pub v: Vec<f64>,
     /// The separator's unit normal, `v` with its rounding errors projected out.
     pub w: Vec<f64>,
     pub status: PolishStatus,
@@ -207,7 +205,6 @@ pub(crate) fn polish(
     Polished {
         rows,
         weights,
-        v,
         w,
         status,
         iterations,

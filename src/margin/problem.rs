@@ -23,6 +23,8 @@ pub(crate) struct Problem {
     pub bias: Bias,
     /// `d × r` orthonormal columns, when the problem was reduced to the row space.
     pub basis: Option<Array2<f64>>,
+    /// The data's column of each coordinate, when the problem keeps only the columns its rows use.
+    pub columns: Option<Vec<usize>>,
 }
 
 impl Problem {
@@ -61,7 +63,71 @@ impl Problem {
             labels: data.labels().to_vec(),
             bias,
             basis,
+            columns: None,
         }
+    }
+
+    /// The problem of the rows `rows` alone, centred (free bias) and scaled like [`Problem::new`], in the
+    /// columns those rows use. Dropping a column that is zero on every chosen row is an isometry of their
+    /// points, so the subset's geometry is unchanged; a dense dataset keeps all its columns. Nothing is
+    /// rotated: the subset is the working set of [`super::rounds`], small beside the data.
+    ///
+    /// `None` when the copy would hold more than `max_values` values.
+    pub(crate) fn of_rows(
+        data: &Dataset,
+        rows: &[usize],
+        bias: Bias,
+        max_values: usize,
+    ) -> Option<Problem> {
+        let d = data.n_features();
+        let columns: Option<Vec<usize>> = data.is_sparse().then(|| {
+            let mut used: Vec<usize> = rows
+                .iter()
+                .flat_map(|&i| data.row_view(i).entries().map(|(j, _)| j))
+                .collect();
+            used.sort_unstable();
+            used.dedup();
+            used
+        });
+        let r = columns.as_ref().map_or(d, Vec::len);
+        if rows.len().saturating_mul(r) > max_values {
+            return None;
+        }
+        let mut points = Array2::zeros((rows.len(), r));
+        for (k, &i) in rows.iter().enumerate() {
+            let mut target = points.row_mut(k);
+            match &columns {
+                None => {
+                    for (j, v) in data.row_view(i).entries() {
+                        target[j] = v;
+                    }
+                }
+                Some(columns) => {
+                    for (j, v) in data.row_view(i).entries() {
+                        // Invariant: `columns` holds every column of the chosen rows.
+                        let c = columns.binary_search(&j).expect("a column of the subset");
+                        target[c] = v;
+                    }
+                }
+            }
+        }
+        if bias == Bias::Free {
+            let centre = points
+                .mean_axis(Axis(0))
+                .unwrap_or_else(|| Array1::zeros(r));
+            points -= &centre;
+        }
+        let scale = crate::dataset::RowNorms::of(points.view()).radius;
+        if scale > 0.0 {
+            points.mapv_inplace(|v| v / scale);
+        }
+        Some(Problem {
+            points,
+            labels: rows.iter().map(|&i| data.labels()[i]).collect(),
+            bias,
+            basis: None,
+            columns,
+        })
     }
 
     /// Number of rows.
@@ -100,12 +166,20 @@ impl Problem {
         }
     }
 
-    /// A direction in these coordinates, as a direction in the original feature space (not normalised).
-    /// Centring and scaling do not change directions; the rotation is undone with the basis.
-    pub(crate) fn direction_to_data(&self, w: &[f64]) -> Array1<f64> {
-        match &self.basis {
-            Some(basis) => basis.dot(&ndarray::ArrayView1::from(w)),
-            None => Array1::from(w.to_vec()),
+    /// A direction in these coordinates, as a direction in the original `d`-dimensional feature space (not
+    /// normalised). Centring and scaling do not change directions; the rotation is undone with the basis,
+    /// and dropped columns come back as zeros.
+    pub(crate) fn direction_to_data(&self, w: &[f64], d: usize) -> Array1<f64> {
+        match (&self.basis, &self.columns) {
+            (Some(basis), _) => basis.dot(&ndarray::ArrayView1::from(w)),
+            (None, Some(columns)) => {
+                let mut lifted = Array1::zeros(d);
+                for (&j, &v) in columns.iter().zip(w) {
+                    lifted[j] = v;
+                }
+                lifted
+            }
+            (None, None) => Array1::from(w.to_vec()),
         }
     }
 }

@@ -1,8 +1,34 @@
 //! The outcome of a maximum-margin solve.
 
 use ndarray::{Array1, ArrayView1};
+use serde::{Deserialize, Serialize};
 
 use super::certificate::Certificate;
+
+/// Where a maximum-margin solve spent its effort: the full passes over the data and the working set
+/// they built.
+///
+/// A pass reads every stored value once; the solver's cost is dominated by them when the working set is
+/// small beside the data, so `passes` times the time of one pass is close to the whole solve.
+///
+/// ```
+/// use ndarray::array;
+/// use novikoff::margin::{max_margin, Bias};
+/// let data = novikoff::Dataset::new(array![[0.0, 0.0], [2.0, 0.0]], array![-1.0, 1.0])?;
+/// let stats = max_margin(&data, Bias::Free)?.stats();
+/// assert!(stats.passes >= 3 && stats.rounds >= 1 && stats.working_set == 2);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SolveStats {
+    /// Full passes over the data: two to choose the first working set, one per round.
+    pub passes: usize,
+    /// Rounds: exact solves on the working set, each followed by one pass.
+    pub rounds: usize,
+    /// Rows in the working set of the last round.
+    pub working_set: usize,
+}
 
 /// The outcome of [`max_margin`](super::max_margin()), shaped like clarabel's solver status: a certified answer, a proof of
 /// the opposite, or an honest "not accurate enough".
@@ -36,11 +62,15 @@ pub enum MarginResult {
         b: f64,
         /// The rows on the margin (within the tolerance) under `(w, b)`: the support vectors, ascending.
         support: Vec<usize>,
+        /// The solver's effort.
+        stats: SolveStats,
     },
     /// No separator exists, and the certificate proves it.
     NotSeparable {
         /// Weights on the rows whose hulls meet; see [`Certificate::verify`].
         certificate: Certificate,
+        /// The solver's effort.
+        stats: SolveStats,
     },
     /// The solver could not reach the requested accuracy. The bracket is still rigorous; `lower` may be
     /// negative when no separator was found and no certificate was tight enough.
@@ -55,6 +85,8 @@ pub enum MarginResult {
         b: f64,
         /// Why the target was missed.
         reason: String,
+        /// The solver's effort.
+        stats: SolveStats,
     },
 }
 
@@ -153,6 +185,26 @@ impl MarginResult {
         }
     }
 
+    /// The solver's effort: passes over the data, rounds and the working set's size.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::margin::{max_margin, Bias};
+    /// let xor = novikoff::Dataset::new(
+    ///     array![[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]],
+    ///     array![1.0, -1.0, -1.0, 1.0],
+    /// )?;
+    /// assert_eq!(max_margin(&xor, Bias::Free)?.stats().working_set, 4);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn stats(&self) -> SolveStats {
+        match self {
+            MarginResult::Separable { stats, .. }
+            | MarginResult::NotSeparable { stats, .. }
+            | MarginResult::Inaccurate { stats, .. } => *stats,
+        }
+    }
+
     /// The certificate of non-separability, if that is the result.
     ///
     /// ```
@@ -165,7 +217,7 @@ impl MarginResult {
     /// ```
     pub fn certificate(&self) -> Option<&Certificate> {
         match self {
-            MarginResult::NotSeparable { certificate } => Some(certificate),
+            MarginResult::NotSeparable { certificate, .. } => Some(certificate),
             _ => None,
         }
     }

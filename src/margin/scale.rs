@@ -36,6 +36,14 @@ pub(crate) struct Scaled<'a> {
 impl<'a> Scaled<'a> {
     /// Bring `data` into the safe range, or refuse it.
     pub(crate) fn new(data: &'a Dataset) -> Result<Scaled<'a>> {
+        // The dataset caches its largest value: data already in range cost no pass here.
+        let largest = data.largest_value();
+        if largest == 0.0 || (-SAFE..=SAFE).contains(&binary_exponent(largest)) {
+            return Ok(Scaled {
+                data: Cow::Borrowed(data),
+                shift: 0,
+            });
+        }
         let shift = shift_into_range(data.stored_values(), "feature")?;
         let data = if shift == 0 {
             Cow::Borrowed(data)

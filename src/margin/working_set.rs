@@ -1,63 +1,7 @@
 //! The working set: the rows to start from, the violators to add, and the support to keep.
 
-use ndarray::ArrayView1;
-
-use super::accurate::{dot2, row_dot2_plus};
-use super::polish::Polished;
 use super::problem::Problem;
-use crate::dataset::Dataset;
 use crate::simd::{Summation, dot};
-
-/// The rows whose margin lies within the tolerance of the optimum.
-pub(super) fn support_rows(
-    data: &Dataset,
-    w: ArrayView1<'_, f64>,
-    b: f64,
-    lower: f64,
-    upper: f64,
-    tolerance: f64,
-) -> Vec<usize> {
-    let w = w.to_vec();
-    let limit = lower + (upper - lower) + tolerance * upper;
-    (0..data.n_samples())
-        .filter(|&i| {
-            let (s, _) = row_dot2_plus(&w, data.row_view(i), b);
-            data.labels()[i] * s <= limit
-        })
-        .collect()
-}
-
-/// The rows outside the working set that violate the polished optimum, worst first.
-pub(super) fn violators_of(
-    problem: &Problem,
-    polished: &Polished,
-    in_working: &[bool],
-    relative_gap: f64,
-) -> Vec<usize> {
-    let v = &polished.v;
-    let length2: f64 = v.iter().map(|x| x * x).sum();
-    let mut level = vec![0.0; problem.groups()];
-    for (&i, &c) in polished.rows.iter().zip(&polished.weights) {
-        level[problem.group(i)] += c * problem.labels[i] * dot2(v, problem.row(i)).0;
-    }
-    let threshold = relative_gap * length2;
-    let mut found: Vec<(f64, usize)> = (0..problem.n())
-        .filter(|&i| !in_working[i])
-        .filter_map(|i| {
-            let mut s = dot(v, problem.row(i), Summation::Fast);
-            let g = problem.group(i);
-            let mut violation = level[g] - problem.labels[i] * s;
-            // Settle borderline cases in twice working precision.
-            if violation > 0.0 && violation <= 1e3 * threshold.max(f64::MIN_POSITIVE) {
-                s = dot2(v, problem.row(i)).0;
-                violation = level[g] - problem.labels[i] * s;
-            }
-            (violation > threshold).then_some((violation, i))
-        })
-        .collect();
-    found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    found.into_iter().map(|(_, i)| i).collect()
-}
 
 /// The starting working set: in each group, the rows with the smallest margin under a least-squares
 /// warm start.
