@@ -70,7 +70,8 @@ impl Problem {
     /// The problem of the rows `rows` alone, centred (free bias) and scaled like [`Problem::new`], in the
     /// columns those rows use. Dropping a column that is zero on every chosen row is an isometry of their
     /// points, so the subset's geometry is unchanged; a dense dataset keeps all its columns. Nothing is
-    /// rotated: the subset is the working set of [`super::rounds`], small beside the data.
+    /// rotated unless the subset is sparse (below): the subset is the working set of [`super::rounds`],
+    /// small beside the data.
     ///
     /// `None` when the copy would hold more than `max_values` values.
     pub(crate) fn of_rows(
@@ -117,15 +118,27 @@ impl Problem {
                 .unwrap_or_else(|| Array1::zeros(r));
             points -= &centre;
         }
+        // A sparse subset usually spans far fewer dimensions than the columns it uses: rotate onto the
+        // span of its rows (an isometry, as in `new`), so that the exact solve works in at most |W|
+        // dimensions. Should the SVD fail, the unreduced problem is the same problem, only slower.
+        let mut basis = None;
+        if columns.is_some()
+            && r > rows.len()
+            && let Ok(space) = svd::row_space(points.view())
+        {
+            points = space.coordinates;
+            basis = Some(space.basis);
+        }
         let scale = crate::dataset::RowNorms::of(points.view()).radius;
         if scale > 0.0 {
             points.mapv_inplace(|v| v / scale);
         }
+        let points = points.as_standard_layout().into_owned();
         Some(Problem {
             points,
             labels: rows.iter().map(|&i| data.labels()[i]).collect(),
             bias,
-            basis: None,
+            basis,
             columns,
         })
     }
@@ -170,16 +183,19 @@ impl Problem {
     /// normalised). Centring and scaling do not change directions; the rotation is undone with the basis,
     /// and dropped columns come back as zeros.
     pub(crate) fn direction_to_data(&self, w: &[f64], d: usize) -> Array1<f64> {
-        match (&self.basis, &self.columns) {
-            (Some(basis), _) => basis.dot(&ndarray::ArrayView1::from(w)),
-            (None, Some(columns)) => {
+        let unrotated = match &self.basis {
+            Some(basis) => basis.dot(&ndarray::ArrayView1::from(w)),
+            None => Array1::from(w.to_vec()),
+        };
+        match &self.columns {
+            Some(columns) => {
                 let mut lifted = Array1::zeros(d);
-                for (&j, &v) in columns.iter().zip(w) {
+                for (&j, &v) in columns.iter().zip(&unrotated) {
                     lifted[j] = v;
                 }
                 lifted
             }
-            (None, None) => Array1::from(w.to_vec()),
+            None => unrotated,
         }
     }
 }

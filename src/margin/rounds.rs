@@ -270,7 +270,13 @@ impl<'a> Rounds<'a> {
         scores_into(data, &direction, &mut scores);
         // Enough rows that the first set often holds the support of random data (at most d + 1 rows in general
         // position), so that the rounds that follow only repair it.
-        let per_group = (4 * (d + 1)).clamp(32, 1024);
+        // A sparse working set is copied dense in the columns its rows use, which grow with every row:
+        // it starts small.
+        let per_group = if data.is_sparse() {
+            32
+        } else {
+            (4 * (d + 1)).clamp(32, 1024)
+        };
         let mut working = Vec::new();
         let groups: &[f64] = match bias {
             Bias::Free => &[1.0, -1.0],
