@@ -39,6 +39,7 @@ import sys
 import tempfile
 import time
 import warnings
+from importlib.metadata import version
 
 import clarabel
 import numpy as np
@@ -104,9 +105,11 @@ def solve_liblinear(x, y):
     w, b = model.get_decfun()
     sign = 1.0 if model.get_labels()[0] == 1 else -1.0  # the decision function favours labels[0]
     w, b = sign * np.asarray(w), sign * b
-    text = "".join(log)
-    notes = [line.strip() for line in text.splitlines() if "WARNING" in line or "max" in line.lower()]
-    return dict(seconds=seconds, w=w, b=float(b), nominal=1 / float(np.linalg.norm(w)), notes=notes)
+    lines = "".join(log).splitlines()
+    iterations = [line.split("#iter =")[1].strip() for line in lines if "#iter =" in line]
+    notes = [line.strip() for line in lines if "WARNING" in line]
+    return dict(seconds=seconds, w=w, b=float(b), nominal=1 / float(np.linalg.norm(w)),
+                iterations=int(iterations[-1]) if iterations else None, notes=notes)
 
 
 def solve_clarabel(x, y):
@@ -155,7 +158,8 @@ def run_limited(solve, x, y, limit):
     try:
         result = receive.recv() if receive.poll(limit) else dict(timeout=True)
     except EOFError:
-        result = dict(error=f"the child died (exit code {child.join(1) or child.exitcode})")
+        child.join()
+        result = dict(error=f"the child died (exit code {child.exitcode})")
     if child.is_alive():
         child.kill()
     child.join()
@@ -246,7 +250,8 @@ def main():
     shapes = parse_shapes(args.shapes or (QUICK_SHAPES if args.quick else DEFAULT_SHAPES))
 
     print(f"CPU: {cpu_model()}")
-    print(f"Peers: scikit-learn SVC, liblinear-official, clarabel {clarabel.__version__}; "
+    versions = ", ".join(f"{p} {version(p)}" for p in ("scikit-learn", "liblinear-official", "clarabel"))
+    print(f"Peers: {versions}; "
           f"time limit {args.limit:g} s per peer and shape. The peers certify nothing.\n", flush=True)
     rows, give_up = [], set()
     with tempfile.TemporaryDirectory(prefix="novikoff-peers-") as directory:

@@ -83,6 +83,7 @@ mod geometry;
 mod invariant_report;
 mod invariants;
 mod kinds;
+mod margin_solve;
 mod report;
 mod separation;
 mod summary;
@@ -93,12 +94,13 @@ pub use adversary::{
 };
 pub use bound::{Bound, Hypothesis, SeparatorSource, VALUE_RTOL};
 pub use evaluate::{bounds, bounds_for_separator};
-pub use geometry::{CERTIFICATE_RTOL, Geometry, GeometrySummary, MarginSolve, UNIT_NORM_TOL};
 #[doc(hidden)]
 pub use geometry::{CertificateSummary, MarginSummary, MarginsSummary};
+pub use geometry::{Geometry, GeometrySummary, UNIT_NORM_TOL};
 pub use invariants::{
     Inequality, InvariantCheck, InvariantReport, InvariantStatus, InvariantStep, Violation,
 };
 pub use kinds::{BoundKind, RuleFamily};
+pub use margin_solve::{CERTIFICATE_RTOL, MarginSolve};
 pub use report::{ExceededBy, Failure, Report, ReportOptions, RuleReport, report};
 pub use verify::{CheckedBound, Verdict, VerifyOptions, verify, verify_with, verify_with_options};
