@@ -351,16 +351,24 @@ fn resume_recovers_from_torn_lines_in_the_middle() {
     std::fs::copy(spec.as_path(), out.join("spec.toml")).unwrap();
     let whole = std::fs::read_to_string(tmp.path().join("whole/results.jsonl")).unwrap();
     let lines: Vec<&str> = whole.lines().collect();
-    // Line 3 torn alone, line 6 torn and glued to the whole line 7, and a torn last line.
+    // Line 3 torn alone, line 6 torn and glued to the whole line 7, and a torn last line (each cut at
+    // a character boundary: the lines hold UTF-8 such as "γ").
+    let cut = |line: &str, at: usize| {
+        let at = (0..=at)
+            .rev()
+            .find(|&i| line.is_char_boundary(i))
+            .unwrap_or(0);
+        line[..at].to_string()
+    };
     let mut damaged = String::new();
     for (k, line) in lines.iter().enumerate().take(12) {
         match k {
-            2 => damaged.push_str(&format!("{}\n", &line[..line.len() / 2])),
-            5 => damaged.push_str(&line[..line.len() / 3]),
+            2 => damaged.push_str(&format!("{}\n", cut(line, line.len() / 2))),
+            5 => damaged.push_str(&cut(line, line.len() / 3)),
             _ => damaged.push_str(&format!("{line}\n")),
         }
     }
-    damaged.push_str(&lines[12][..40]);
+    damaged.push_str(&cut(lines[12], 40));
     std::fs::write(out.join("results.jsonl"), damaged).unwrap();
 
     let resumed = run_ok(&[

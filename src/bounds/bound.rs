@@ -3,12 +3,13 @@
 use ndarray::{Array1, ArrayView1};
 use serde::Serialize;
 
+use super::comparator::Comparator;
 use super::geometry::{Geometry, Norms, Separation, Separator, vectors_name};
-use super::kinds::{BoundKind, RuleFamily};
+use super::kinds::{BoundKind, Measure, RuleFamily};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::margin;
-use crate::perceptron::{Augmentation, PerceptronParams};
+use crate::perceptron::{Augmentation, PerceptronParams, Variant};
 
 /// Relative rounding allowance of [`Bound::holds_for`]: a bound value computed in floating point from a
 /// margin is accurate to a few ulps times the dimension, so `mistakes ≤ value·(1 + 1e-9)` is the test. It
@@ -88,6 +89,8 @@ pub struct Bound {
     pub source: &'static str,
     /// The separator the value was computed with.
     pub separator: SeparatorSource,
+    /// The quantity of the run the value bounds (every form also bounds the mistakes).
+    pub measure: Measure,
     /// True when every hypothesis holds.
     pub applies: bool,
     /// The bound on the number of mistakes, when it applies.
@@ -106,6 +109,9 @@ pub struct Bound {
     pub note: Option<String>,
     /// Every hypothesis, checked.
     pub hypotheses: Vec<Hypothesis>,
+    /// For the forms that hold for any comparator `u`: the one found, with its margin quantities.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comparator: Option<Comparator>,
 }
 
 impl Bound {
@@ -142,12 +148,15 @@ impl Bound {
     }
 }
 
-/// What a run contributes to the hypotheses: its augmentation constant and whether it starts from zero.
+/// What a run contributes to the hypotheses: its augmentation constant, whether it starts from zero, its
+/// variant and its learning rate.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RunSetup {
     pub(crate) rule: String,
     pub(crate) c: f64,
     pub(crate) zero_start: bool,
+    pub(crate) variant: Variant,
+    pub(crate) eta: f64,
 }
 
 impl RunSetup {
@@ -160,6 +169,8 @@ impl RunSetup {
             rule: params.bias.name(),
             c: params.bias.constant(radius),
             zero_start: zero_w && params.initial_b == 0.0,
+            variant: params.variant_kind(),
+            eta: params.eta,
         }
     }
 }
@@ -177,6 +188,17 @@ pub(crate) struct Facts {
 }
 
 impl Facts {
+    /// The separation of the vectors `(x, c)` a run with constant `c` sees.
+    pub(crate) fn run_separation(&self, c: f64) -> &Separation {
+        if c == 0.0 {
+            &self.origin
+        } else if c == self.norms.radius {
+            &self.radius_vectors
+        } else {
+            &self.run_vectors
+        }
+    }
+
     /// From the optimal separators of a geometry; solves the `(x, c)` problem only for a `c` the geometry
     /// lacks and a form needs.
     pub(crate) fn optimal(geometry: &Geometry<'_>, c: f64) -> Result<Self> {

@@ -1,11 +1,12 @@
 //! Each form of the theorem evaluated for a run: its hypotheses checked one by one, then its value.
 
 use super::bound::*;
+use super::hypotheses::common_hypotheses;
 use super::geometry::*;
 use super::kinds::BoundKind;
 use crate::dataset::Dataset;
 use crate::error::Result;
-use crate::perceptron::PerceptronParams;
+use crate::perceptron::{PerceptronParams, Variant};
 use ndarray::ArrayView1;
 
 /// The hypotheses and value of one form.
@@ -13,28 +14,7 @@ pub(crate) fn evaluate(kind: BoundKind, facts: &Facts, setup: &RunSetup) -> Boun
     let norms = &facts.norms;
     let (radius, max_sq) = (norms.radius, norms.max_sq_norm);
     let c = setup.c;
-    let family = kind.rule_family();
-    let mut hypotheses = vec![
-        Hypothesis {
-            statement: format!("the run's rule is {}", family.describe()),
-            holds: family.matches(c, radius),
-            detail: format!("the run uses {} (c = {c})", setup.rule),
-        },
-        Hypothesis {
-            statement: "the run starts from w = 0, b = 0".into(),
-            holds: setup.zero_start,
-            detail: if setup.zero_start {
-                "it does".into()
-            } else {
-                "initial weights were given: both lemmas start their induction at ŵ₀ = 0".into()
-            },
-        },
-        Hypothesis {
-            statement: "η > 0; the bound does not depend on η".into(),
-            holds: true,
-            detail: eta_detail(kind).into(),
-        },
-    ];
+    let mut hypotheses = common_hypotheses(kind, setup, radius);
     let unit_norm = || Hypothesis {
         statement: format!("every ‖xᵢ‖ = 1 (to within {UNIT_NORM_TOL:e})"),
         holds: norms.unit_norm,
@@ -134,6 +114,36 @@ pub(crate) fn evaluate(kind: BoundKind, facts: &Facts, setup: &RunSetup) -> Boun
                     Box::new(move |g| r_sq / (g * g)),
                 )
             }
+            BoundKind::MarginPerceptron => {
+                let separation = facts.run_separation(c);
+                hypotheses.push(separable(separation, &vectors_name(c)));
+                let r_sq = max_sq + c * c;
+                let beta = match setup.variant {
+                    Variant::Margin { beta } => beta,
+                    _ => 0.0,
+                };
+                // Each update adds at most η²R'² + 2ηβ to ‖ŵ‖², and at least ηγ' to u·ŵ.
+                let numerator = r_sq + 2.0 * beta / setup.eta;
+                (
+                    separation,
+                    r_sq.sqrt(),
+                    Box::new(move |g| numerator / (g * g)),
+                )
+            }
+            BoundKind::PassiveAggressiveSeparable => {
+                let separation = facts.run_separation(c);
+                hypotheses.push(separable(separation, &vectors_name(c)));
+                // u = û/γ' has y·u·x' ≥ 1 for every example, and ‖u‖²R'² = (R'/γ')².
+                let r_sq = max_sq + c * c;
+                (separation, r_sq.sqrt(), Box::new(move |g| r_sq / (g * g)))
+            }
+            BoundKind::FreundSchapire
+            | BoundKind::ShalevShwartzSinger
+            | BoundKind::PassiveAggressiveUnitNorm
+            | BoundKind::PassiveAggressiveI
+            | BoundKind::PassiveAggressiveII => {
+                return super::any_u_forms::without_run(kind, hypotheses, facts);
+            }
         };
 
     let applies = hypotheses.iter().all(|h| h.holds);
@@ -154,6 +164,8 @@ pub(crate) fn evaluate(kind: BoundKind, facts: &Facts, setup: &RunSetup) -> Boun
         symbols: kind.symbols(),
         source: kind.source(),
         separator: facts.source,
+        measure: kind.measure(),
+        comparator: None,
         applies,
         value: found.and_then(|s| earned(value_of(s.gamma))),
         value_bracket: found.and_then(|s| {
@@ -166,20 +178,6 @@ pub(crate) fn evaluate(kind: BoundKind, facts: &Facts, setup: &RunSetup) -> Boun
         reason,
         note: (!notes.is_empty()).then(|| notes.join("; ")),
         hypotheses,
-    }
-}
-
-/// What each proof needs about η.
-fn eta_detail(kind: BoundKind) -> &'static str {
-    match kind {
-        BoundKind::NovikoffBias | BoundKind::NovikoffBiasTight => {
-            "seed 002 carries η through Lemmas 2 and 3: k·η·γ ≤ u·ŵ_k ≤ ‖ŵ_k‖ ≤ √k·η·R̂, and η cancels"
-        }
-        _ => {
-            "the source takes η = 1; from a zero start every update of the run with η is η times the update \
-             of the run with η = 1 (the bias update b += η·y·c² scales too), so in exact arithmetic the \
-             mistakes are the same for every η > 0, and the lemmas with η give the same bound"
-        }
     }
 }
 
@@ -224,6 +222,9 @@ fn kind_note(kind: BoundKind, c: f64, radius: f64) -> Option<String> {
 /// assert_eq!(applicable, vec![BoundKind::NovikoffBias, BoundKind::NovikoffBiasTight]);
 /// # Ok::<(), novikoff::Error>(())
 /// ```
+///
+/// The forms that hold for any comparator `u` ([`BoundKind::needs_run`]) depend on the run's sequence
+/// and are evaluated by [`verify()`](super::verify()); here they are left out.
 pub fn bounds(geometry: &Geometry<'_>, params: &PerceptronParams) -> Result<Vec<Bound>> {
     let setup = RunSetup::of(params, geometry.radius);
     let facts = Facts::optimal(geometry, setup.c)?;
@@ -257,9 +258,11 @@ pub fn bounds_for_separator(
     Ok(evaluate_all(&facts, &setup))
 }
 
+/// Every form that can be evaluated without the run.
 pub(crate) fn evaluate_all(facts: &Facts, setup: &RunSetup) -> Vec<Bound> {
     BoundKind::ALL
         .iter()
+        .filter(|kind| !kind.needs_run())
         .map(|&kind| evaluate(kind, facts, setup))
         .collect()
 }

@@ -1,5 +1,6 @@
 //! The geometry every bound needs, computed once per dataset and shared by every rule and run.
 
+use super::comparator::{Candidates, ComparatorCache};
 use super::margin_solve::MarginSolve;
 pub(crate) use super::separation::{Separation, Separator};
 pub use super::summary::{CertificateSummary, GeometrySummary, MarginSummary, MarginsSummary};
@@ -60,6 +61,9 @@ pub struct Geometry<'a> {
     pub augmented_one: MarginSolve,
     /// The maximum margin of `(x, R)` through the origin.
     pub augmented_radius: MarginSolve,
+    /// The comparator candidates of the bounds that hold for any `u`, per bias constant, computed on
+    /// first use.
+    comparators: ComparatorCache,
 }
 
 /// Every measured quantity; the dataset is left out (its own `Debug` would print every value).
@@ -128,6 +132,7 @@ impl<'a> Geometry<'a> {
             free_bias,
             augmented_one: MarginSolve::compute(&data.augment(1.0), Bias::ThroughOrigin),
             augmented_radius,
+            comparators: ComparatorCache::default(),
         })
     }
 
@@ -213,6 +218,16 @@ impl<'a> Geometry<'a> {
                 Bias::ThroughOrigin,
             ))
         })
+    }
+
+    /// The comparator candidates for the vectors `(x, c)`, computed on first use and shared by every
+    /// run on this dataset.
+    pub(crate) fn comparators(
+        &self,
+        c: f64,
+        separator: Option<&Separator>,
+    ) -> std::sync::Arc<std::sync::OnceLock<Candidates>> {
+        self.comparators.get(self.data, c, separator)
     }
 
     /// The separator of the free-bias problem, or why there is none.

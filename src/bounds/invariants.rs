@@ -29,7 +29,10 @@ const SAFETY: f64 = 8.0;
 ///   the update happens on a mistake, `y·ŵ·x̂ ≤ 0`);
 /// * hence `cos(u, ŵ_k) = u·ŵ_k/‖ŵ_k‖ ≥ √k·γ/R̂`, and since a cosine is at most 1, `k ≤ (R̂/γ)²`.
 ///
-/// For `c = R` the second inequality is seed 002's `‖ŵ_k‖² ≤ 2kη²R²`. [`InvariantCheck`] is a
+/// For `c = R` the second inequality is seed 002's `‖ŵ_k‖² ≤ 2kη²R²`. The perceptron with margin
+/// (update when `y·ŵ·x̂ ≤ β`, [`InvariantCheck::with_threshold`]) adds at most `2ηβ` more per update,
+/// so its second inequality reads `‖ŵ_k‖² ≤ k·(η²R̂² + 2ηβ)` and its cosine bound
+/// `k·η·γ/√(k·(η²R̂² + 2ηβ))`: together, Collobert and Bengio's `k ≤ (R̂² + 2β/η)/γ²`. [`InvariantCheck`] is a
 /// [`TraceSink`]: it reads `u·ŵ_k` and `‖ŵ_k‖²` from the event's weights in O(d) per update and never
 /// touches the data. A non-zero starting point voids both lemmas, and the check then says it does not apply.
 ///
@@ -72,6 +75,8 @@ pub struct InvariantCheck {
     bias_constant: f64,
     gamma: f64,
     radius_eff_sq: f64,
+    /// The update threshold β of the perceptron with margin (0 for the plain perceptron).
+    threshold: f64,
     keep_steps: bool,
     not_applicable: Option<String>,
     updates: u64,
@@ -147,6 +152,7 @@ impl InvariantCheck {
             bias_constant: 0.0,
             gamma: 0.0,
             radius_eff_sq: 0.0,
+            threshold: 0.0,
             keep_steps: false,
             scaled: Vec::new(),
             not_applicable: Some(reason.into()),
@@ -158,6 +164,26 @@ impl InvariantCheck {
             first_violation: None,
             steps: Vec::new(),
         }
+    }
+
+    /// Check the run of the perceptron with margin β ≥ 0, which updates whenever `y·ŵ·x̂ ≤ β`: each update
+    /// may add `2ηβ` to `‖ŵ‖²`.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::bounds::InvariantCheck;
+    /// use novikoff::{perceptron::{PerceptronParams, Variant}, Dataset};
+    /// let x = array![[-1.0, 2.0], [1.0, 0.0], [1.0, 1.0], [-1.0, 0.0], [-1.0, -2.0], [1.0, -1.0]];
+    /// let data = Dataset::new(x, array![-1.0, 1.0, 1.0, -1.0, -1.0, 1.0])?;
+    /// let mut check = InvariantCheck::new(array![1.0, 0.0].view(), 0.0, 1.0, 5.0)?.with_threshold(2.0);
+    /// PerceptronParams::new().variant(Variant::Margin { beta: 2.0 }).check()?.fit_with_trace(&data, &mut check)?;
+    /// assert_eq!(check.report().violations, 0);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_threshold(mut self, beta: f64) -> Self {
+        self.threshold = beta.max(0.0);
+        self
     }
 
     /// Also keep every update's quantities (memory O(updates); for display and tests).
@@ -275,21 +301,38 @@ impl TraceSink for InvariantCheck {
         let radius_eff_sq = radius_eff * radius_eff;
         let gamma = times_power_of_two(self.gamma, radius_shift);
         let dim = self.u.len() as f64;
+        // β scales like an activation: by the shift of ŵ and of the data.
+        let beta = times_power_of_two(self.threshold, shift + radius_shift);
+        // The plain perceptron's expressions are kept as they were (β = 0), so that its reports keep
+        // their bits.
+        let plain = beta == 0.0;
+        let per_update = eta * eta * radius_eff_sq + 2.0 * eta * beta;
         let tol_dot = SAFETY * UNIT_ROUNDOFF * eta * radius_eff * (k * k.sqrt() + (dim + 3.0) * k);
-        let tol_norm = SAFETY
-            * UNIT_ROUNDOFF
-            * eta
-            * eta
-            * radius_eff_sq
-            * (k * k + (dim + 3.0) * k * k.sqrt());
+        let tol_norm = if plain {
+            SAFETY
+                * UNIT_ROUNDOFF
+                * eta
+                * eta
+                * radius_eff_sq
+                * (k * k + (dim + 3.0) * k * k.sqrt())
+        } else {
+            SAFETY * UNIT_ROUNDOFF * per_update * (k * k + (dim + 3.0) * k * k.sqrt())
+        };
 
         let dot_bound = k * eta * gamma;
-        let norm_sq_bound = k * eta * eta * radius_eff_sq;
+        let norm_sq_bound = if plain {
+            k * eta * eta * radius_eff_sq
+        } else {
+            k * per_update
+        };
         let norm = norm_sq.sqrt();
         let cos = if norm > 0.0 { dot / norm } else { 0.0 };
-        let cos_bound = k.sqrt() * gamma / radius_eff;
-        let tol_cos =
-            tol_dot / (k.sqrt() * eta * radius_eff) + cos_bound * tol_norm / (2.0 * norm_sq_bound);
+        let (cos_bound, dot_scale) = if plain {
+            (k.sqrt() * gamma / radius_eff, k.sqrt() * eta * radius_eff)
+        } else {
+            (k * eta * gamma / norm_sq_bound.sqrt(), norm_sq_bound.sqrt())
+        };
+        let tol_cos = tol_dot / dot_scale + cos_bound * tol_norm / (2.0 * norm_sq_bound);
 
         self.updates = event.update;
         self.min_dot_slack = self.min_dot_slack.min(dot / dot_bound - 1.0);
@@ -348,7 +391,7 @@ impl TraceSink for InvariantCheck {
 
 /// True when the weights after the first update are `η·y·x̂` (to rounding), as they are from a zero start.
 fn starts_from_zero(event: &UpdateEvent<'_>) -> bool {
-    let step = event.eta * event.label;
+    let step = event.step * event.label;
     let close = |got: f64, want: f64| (got - want).abs() <= 4.0 * UNIT_ROUNDOFF * want.abs();
     let c = event.bias_constant;
     event

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::perceptron::{Fit, Variant};
+
 /// One form of the perceptron convergence theorem, named after the source document that states it.
 ///
 /// | kind | source | rule of the run | bound on the mistakes |
@@ -14,10 +16,27 @@ use serde::{Deserialize, Serialize};
 /// | [`Augmented`](BoundKind::Augmented) | seed 000, Simplification 1 | `b += η·y·c²` (c = 1: `b += η·y`) | `R_c²/γ_c²` on `x' = (x, c)` |
 /// | [`Cs536`](BoundKind::Cs536) | seed 001 | `b += y`, unit-norm data | `4/γ²`, γ the free-bias margin |
 ///
+/// The perceptron's family adds the bounds its papers prove, every one for every bias rule through
+/// the augmentation `x' = (x, c)`, `R' = max‖x'‖`:
+///
+/// | kind | source | variant | bound |
+/// |---|---|---|---|
+/// | [`FreundSchapire`](BoundKind::FreundSchapire) | Freund & Schapire 1999, Thm. 2 | perceptron (any data) | mistakes `≤ ((R' + D)/γ)²` for any unit `u`, `γ > 0` |
+/// | [`ShalevShwartzSinger`](BoundKind::ShalevShwartzSinger) | Shalev-Shwartz & Singer 2005 | perceptron (any data) | mistakes `≤ L + R'‖u‖√L + R'²‖u‖²` for any `u` |
+/// | [`MarginPerceptron`](BoundKind::MarginPerceptron) | Collobert & Bengio 2004 | margin `β` | updates `≤ (R'² + 2β/η)/γ'²` |
+/// | [`PassiveAggressiveSeparable`](BoundKind::PassiveAggressiveSeparable) | Crammer et al. 2006, Thm. 2 | PA | `Σℓₜ² ≤ (R'/γ')²` |
+/// | [`PassiveAggressiveUnitNorm`](BoundKind::PassiveAggressiveUnitNorm) | Crammer et al. 2006, Thm. 3 | PA, ‖x'‖ = 1 | `Σℓₜ² ≤ (‖u‖ + 2√(Σℓₜ*²))²` for any `u` |
+/// | [`PassiveAggressiveI`](BoundKind::PassiveAggressiveI) | Crammer et al. 2006, Thm. 4 | PA-I | mistakes `≤ max(R'², 1/C)(‖u‖² + 2CΣℓₜ*)` for any `u` |
+/// | [`PassiveAggressiveII`](BoundKind::PassiveAggressiveII) | Crammer et al. 2006, Thm. 5 | PA-II | `Σℓₜ² ≤ (R'² + 1/(2C))(‖u‖² + 2CΣℓₜ*²)` for any `u` |
+///
+/// Every form bounds the mistakes: the margin perceptron updates on every mistake, and a mistake has
+/// hinge loss `ℓₜ ≥ 1`, so `mistakes ≤ updates` and `mistakes ≤ Σℓₜ²`. [`BoundKind::measure`] says which
+/// quantity a form bounds directly, and that is the one checked.
+///
 /// ```
 /// use novikoff::bounds::BoundKind;
 /// assert_eq!(BoundKind::BlockNovikoff.formula(), "(R/γ)²");
-/// assert_eq!(BoundKind::ALL.len(), 7);
+/// assert_eq!(BoundKind::ALL.len(), 14);
 /// assert_eq!(BoundKind::Cs536.id(), "cs536");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -40,6 +59,24 @@ pub enum BoundKind {
     Augmented,
     /// CS 536 (seed 001): unit-norm data, `w += y·x, b += y`, `T ≤ 4/γ²`.
     Cs536,
+    /// Freund and Schapire (1999, Theorem 2): on any sequence, for any unit `u` and `γ > 0`, with
+    /// deviations `dₜ = max(0, γ − yₜ u·x'ₜ)` over the presentations and `D = √(Σ dₜ²)`, the perceptron
+    /// makes at most `((R' + D)/γ)²` mistakes.
+    FreundSchapire,
+    /// Shalev-Shwartz and Singer (COLT 2005): for any `u`, with `L = Σ max(0, 1 − yₜ u·x'ₜ)` over the
+    /// mistake rounds, the perceptron makes at most `L + R'‖u‖√L + R'²‖u‖²` mistakes.
+    ShalevShwartzSinger,
+    /// The perceptron with margin β (Collobert and Bengio 2004): at most `(R'² + 2β/η)/γ'²` updates.
+    MarginPerceptron,
+    /// Passive–Aggressive on separable data (Crammer et al. 2006, Theorem 2): `Σℓₜ² ≤ ‖u‖²R'²` for any
+    /// `u` with `yₜ u·x'ₜ ≥ 1`, i.e. `(R'/γ')²`.
+    PassiveAggressiveSeparable,
+    /// Passive–Aggressive on unit vectors (Crammer et al. 2006, Theorem 3): `Σℓₜ² ≤ (‖u‖ + 2√(Σℓₜ*²))²`.
+    PassiveAggressiveUnitNorm,
+    /// PA-I's mistake bound (Crammer et al. 2006, Theorem 4): `max(R'², 1/C)·(‖u‖² + 2C·Σℓₜ*)`.
+    PassiveAggressiveI,
+    /// PA-II's loss bound (Crammer et al. 2006, Theorem 5): `Σℓₜ² ≤ (R'² + 1/(2C))(‖u‖² + 2C·Σℓₜ*²)`.
+    PassiveAggressiveII,
 }
 
 impl BoundKind {
@@ -48,7 +85,7 @@ impl BoundKind {
     /// ```
     /// assert_eq!(novikoff::bounds::BoundKind::ALL[0].id(), "block_novikoff");
     /// ```
-    pub const ALL: [BoundKind; 7] = [
+    pub const ALL: [BoundKind; 14] = [
         BoundKind::BlockNovikoff,
         BoundKind::Haykin,
         BoundKind::Helmbold,
@@ -56,6 +93,13 @@ impl BoundKind {
         BoundKind::Cs536,
         BoundKind::NovikoffBias,
         BoundKind::NovikoffBiasTight,
+        BoundKind::FreundSchapire,
+        BoundKind::ShalevShwartzSinger,
+        BoundKind::MarginPerceptron,
+        BoundKind::PassiveAggressiveSeparable,
+        BoundKind::PassiveAggressiveUnitNorm,
+        BoundKind::PassiveAggressiveI,
+        BoundKind::PassiveAggressiveII,
     ];
 
     /// The stable snake_case identifier used in JSON and CSV output.
@@ -72,6 +116,13 @@ impl BoundKind {
             BoundKind::NovikoffBiasTight => "novikoff_bias_tight",
             BoundKind::Augmented => "augmented",
             BoundKind::Cs536 => "cs536",
+            BoundKind::FreundSchapire => "freund_schapire",
+            BoundKind::ShalevShwartzSinger => "shalev_shwartz_singer",
+            BoundKind::MarginPerceptron => "margin_perceptron",
+            BoundKind::PassiveAggressiveSeparable => "pa_separable",
+            BoundKind::PassiveAggressiveUnitNorm => "pa_unit_norm",
+            BoundKind::PassiveAggressiveI => "pa1",
+            BoundKind::PassiveAggressiveII => "pa2",
         }
     }
 
@@ -89,6 +140,13 @@ impl BoundKind {
             BoundKind::NovikoffBiasTight => "Novikoff with bias, tight",
             BoundKind::Augmented => "Augmented vectors",
             BoundKind::Cs536 => "CS 536",
+            BoundKind::FreundSchapire => "Freund–Schapire",
+            BoundKind::ShalevShwartzSinger => "Shalev-Shwartz–Singer",
+            BoundKind::MarginPerceptron => "Perceptron with margin",
+            BoundKind::PassiveAggressiveSeparable => "Passive–Aggressive, separable",
+            BoundKind::PassiveAggressiveUnitNorm => "Passive–Aggressive, unit norm",
+            BoundKind::PassiveAggressiveI => "PA-I mistakes",
+            BoundKind::PassiveAggressiveII => "PA-II loss",
         }
     }
 
@@ -106,6 +164,19 @@ impl BoundKind {
             BoundKind::NovikoffBiasTight => "seed 002 (Lemmas 2 and 3 with ‖x̂‖² ≤ 2R²)",
             BoundKind::Augmented => "seed 000 (Helmbold, Simplification 1)",
             BoundKind::Cs536 => "seed 001 (CS 536, eq. 22)",
+            BoundKind::FreundSchapire => {
+                "Freund & Schapire 1999, Machine Learning 37(3), Theorem 2"
+            }
+            BoundKind::ShalevShwartzSinger => {
+                "Shalev-Shwartz & Singer 2005, COLT (A new perspective on an old perceptron algorithm)"
+            }
+            BoundKind::MarginPerceptron => {
+                "Collobert & Bengio 2004, ICML (Links between perceptrons, MLPs and SVMs)"
+            }
+            BoundKind::PassiveAggressiveSeparable => "Crammer et al. 2006, JMLR 7, Theorem 2",
+            BoundKind::PassiveAggressiveUnitNorm => "Crammer et al. 2006, JMLR 7, Theorem 3",
+            BoundKind::PassiveAggressiveI => "Crammer et al. 2006, JMLR 7, Theorem 4",
+            BoundKind::PassiveAggressiveII => "Crammer et al. 2006, JMLR 7, Theorem 5",
         }
     }
 
@@ -123,6 +194,13 @@ impl BoundKind {
             BoundKind::NovikoffBiasTight => "(√2·R/γ̂)²",
             BoundKind::Augmented => "(R'/γ')²",
             BoundKind::Cs536 => "4/γ²",
+            BoundKind::FreundSchapire => "((R' + D)/γ)²",
+            BoundKind::ShalevShwartzSinger => "L + R'‖u‖√L + R'²‖u‖²",
+            BoundKind::MarginPerceptron => "(R'² + 2β/η)/γ'²",
+            BoundKind::PassiveAggressiveSeparable => "(R'/γ')²",
+            BoundKind::PassiveAggressiveUnitNorm => "(‖u‖ + 2√(Σℓ*²))²",
+            BoundKind::PassiveAggressiveI => "max(R'², 1/C)·(‖u‖² + 2C·Σℓ*)",
+            BoundKind::PassiveAggressiveII => "(R'² + 1/(2C))·(‖u‖² + 2C·Σℓ*²)",
         }
     }
 
@@ -142,6 +220,27 @@ impl BoundKind {
                 "x' = (x, c), R' = max‖x'‖, γ' = margin of x' through the origin"
             }
             BoundKind::Cs536 => "γ = margin with free bias, on unit-norm x",
+            BoundKind::FreundSchapire => {
+                "x' = (x, c), R' = max‖x'‖, u a unit vector, γ > 0, D² = Σ over the presentations of max(0, γ − y·u·x')²"
+            }
+            BoundKind::ShalevShwartzSinger => {
+                "x' = (x, c), R' = max‖x'‖, u any vector, L = Σ over the mistake rounds of max(0, 1 − y·u·x')"
+            }
+            BoundKind::MarginPerceptron => {
+                "x' = (x, c), R' = max‖x'‖, γ' = margin of x' through the origin, β the threshold, η the rate"
+            }
+            BoundKind::PassiveAggressiveSeparable => {
+                "ℓₜ = max(0, 1 − y·w·x') of the run, γ' = margin of x' = (x, c) through the origin"
+            }
+            BoundKind::PassiveAggressiveUnitNorm => {
+                "ℓₜ of the run, u any vector, ℓ* = max(0, 1 − y·u·x') over the presentations, ‖x'‖ = 1"
+            }
+            BoundKind::PassiveAggressiveI => {
+                "M the mistakes, R' = max‖x'‖, u any vector, ℓ* = max(0, 1 − y·u·x') over the presentations"
+            }
+            BoundKind::PassiveAggressiveII => {
+                "ℓₜ of the run, R' = max‖x'‖, u any vector, ℓ* = max(0, 1 − y·u·x') over the presentations"
+            }
         }
     }
 
@@ -159,6 +258,144 @@ impl BoundKind {
             BoundKind::NovikoffBias | BoundKind::NovikoffBiasTight => RuleFamily::RadiusConstant,
             BoundKind::Augmented => RuleFamily::AnyConstant,
             BoundKind::Cs536 => RuleFamily::UnitConstant,
+            BoundKind::FreundSchapire
+            | BoundKind::ShalevShwartzSinger
+            | BoundKind::MarginPerceptron
+            | BoundKind::PassiveAggressiveSeparable
+            | BoundKind::PassiveAggressiveUnitNorm
+            | BoundKind::PassiveAggressiveI
+            | BoundKind::PassiveAggressiveII => RuleFamily::Any,
+        }
+    }
+
+    /// The quantity of the run the form bounds directly.
+    ///
+    /// ```
+    /// use novikoff::bounds::{BoundKind, Measure};
+    /// assert_eq!(BoundKind::MarginPerceptron.measure(), Measure::Updates);
+    /// assert_eq!(BoundKind::PassiveAggressiveII.measure(), Measure::SquaredLoss);
+    /// assert_eq!(BoundKind::FreundSchapire.measure(), Measure::Mistakes);
+    /// ```
+    pub fn measure(self) -> Measure {
+        match self {
+            BoundKind::MarginPerceptron => Measure::Updates,
+            BoundKind::PassiveAggressiveSeparable
+            | BoundKind::PassiveAggressiveUnitNorm
+            | BoundKind::PassiveAggressiveII => Measure::SquaredLoss,
+            _ => Measure::Mistakes,
+        }
+    }
+
+    /// True when the form speaks of runs of `variant`.
+    ///
+    /// ```
+    /// use novikoff::bounds::BoundKind;
+    /// use novikoff::perceptron::Variant;
+    /// assert!(BoundKind::FreundSchapire.speaks_of(Variant::Averaged));
+    /// assert!(!BoundKind::BlockNovikoff.speaks_of(Variant::PassiveAggressive));
+    /// assert!(BoundKind::PassiveAggressiveI.speaks_of(Variant::PassiveAggressiveI { c: 1.0 }));
+    /// ```
+    pub fn speaks_of(self, variant: Variant) -> bool {
+        match self {
+            BoundKind::MarginPerceptron => matches!(variant, Variant::Margin { .. }),
+            BoundKind::PassiveAggressiveSeparable | BoundKind::PassiveAggressiveUnitNorm => {
+                variant == Variant::PassiveAggressive
+            }
+            BoundKind::PassiveAggressiveI => matches!(variant, Variant::PassiveAggressiveI { .. }),
+            BoundKind::PassiveAggressiveII => {
+                matches!(variant, Variant::PassiveAggressiveII { .. })
+            }
+            _ => variant.updates_like_perceptron(),
+        }
+    }
+
+    /// The variants the form speaks of, in words.
+    ///
+    /// ```
+    /// assert_eq!(novikoff::bounds::BoundKind::PassiveAggressiveI.variants(), "PA-I (pa1:C)");
+    /// ```
+    pub fn variants(self) -> &'static str {
+        match self {
+            BoundKind::MarginPerceptron => "the perceptron with margin (margin:β)",
+            BoundKind::PassiveAggressiveSeparable | BoundKind::PassiveAggressiveUnitNorm => {
+                "Passive–Aggressive (pa)"
+            }
+            BoundKind::PassiveAggressiveI => "PA-I (pa1:C)",
+            BoundKind::PassiveAggressiveII => "PA-II (pa2:C)",
+            _ => "the perceptron's updates (perceptron, averaged, voted or pocket)",
+        }
+    }
+
+    /// True for the forms whose value depends on the run itself (its sequence of presentations, its
+    /// mistake rounds), not only on the data: they hold for any comparator `u`, which the crate searches
+    /// for once the run is known.
+    ///
+    /// ```
+    /// use novikoff::bounds::BoundKind;
+    /// assert!(BoundKind::FreundSchapire.needs_run());
+    /// assert!(!BoundKind::MarginPerceptron.needs_run());
+    /// ```
+    pub fn needs_run(self) -> bool {
+        matches!(
+            self,
+            BoundKind::FreundSchapire
+                | BoundKind::ShalevShwartzSinger
+                | BoundKind::PassiveAggressiveUnitNorm
+                | BoundKind::PassiveAggressiveI
+                | BoundKind::PassiveAggressiveII
+        )
+    }
+}
+
+/// The quantity of a run that a form of the theorem bounds.
+///
+/// ```
+/// use novikoff::bounds::Measure;
+/// assert_eq!(Measure::SquaredLoss.name(), "squared_loss");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Measure {
+    /// The mistakes, `y·(w·x + b) ≤ 0`.
+    Mistakes,
+    /// The updates (at least the mistakes).
+    Updates,
+    /// Passive–Aggressive's cumulative squared hinge loss `Σℓₜ²` (at least the mistakes).
+    SquaredLoss,
+}
+
+impl Measure {
+    /// `mistakes`, `updates` or `squared_loss`.
+    ///
+    /// ```
+    /// assert_eq!(novikoff::bounds::Measure::Updates.name(), "updates");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Measure::Mistakes => "mistakes",
+            Measure::Updates => "updates",
+            Measure::SquaredLoss => "squared_loss",
+        }
+    }
+
+    /// The run's value of the quantity, `None` when the run does not have it (the squared loss of a run
+    /// that is not Passive–Aggressive).
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{bounds::Measure, perceptron::PerceptronParams, Dataset};
+    /// let data = Dataset::new(array![[1.0], [-1.0]], array![1.0, -1.0])?;
+    /// let fit = PerceptronParams::new().fit(&data)?;
+    /// assert_eq!(Measure::Mistakes.of(&fit), Some(1.0));
+    /// assert_eq!(Measure::SquaredLoss.of(&fit), None);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn of(self, fit: &Fit) -> Option<f64> {
+        match self {
+            Measure::Mistakes => Some(fit.mistakes as f64),
+            Measure::Updates => Some(fit.updates as f64),
+            Measure::SquaredLoss => fit.history.squared_loss,
         }
     }
 }
@@ -184,6 +421,8 @@ pub enum RuleFamily {
     RadiusConstant,
     /// Any `c ≠ 0` other than `R` (for `c = R`, see [`BoundKind::NovikoffBiasTight`], the same bound).
     AnyConstant,
+    /// Every bias rule, through the augmentation (c = 0 included).
+    Any,
 }
 
 impl RuleFamily {
@@ -200,6 +439,7 @@ impl RuleFamily {
             RuleFamily::UnitConstant => c == 1.0,
             RuleFamily::RadiusConstant => radius > 0.0 && c == radius,
             RuleFamily::AnyConstant => c != 0.0 && c != radius,
+            RuleFamily::Any => true,
         }
     }
 
@@ -214,6 +454,7 @@ impl RuleFamily {
             RuleFamily::UnitConstant => "b += η·y (c = 1)",
             RuleFamily::RadiusConstant => "b += η·y·R² (c = R)",
             RuleFamily::AnyConstant => "b += η·y·c² with c ≠ 0, c ≠ R",
+            RuleFamily::Any => "any bias rule, through the augmentation (x, c)",
         }
     }
 }

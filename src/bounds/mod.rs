@@ -77,12 +77,17 @@
 //! and [`search`] looks for presentation orders that force more mistakes than the cyclic pass.
 
 mod adversary;
+mod any_u;
+mod any_u_forms;
 mod bound;
+mod comparator;
 mod evaluate;
 mod geometry;
+mod hypotheses;
 mod invariant_report;
 mod invariants;
 mod kinds;
+mod margin_guarantee;
 mod margin_solve;
 mod report;
 mod separation;
@@ -93,6 +98,7 @@ pub use adversary::{
     Adversary, AdversaryParams, AdversaryReport, AdversaryRun, Strategy, search, tight_basis,
 };
 pub use bound::{Bound, Hypothesis, SeparatorSource, VALUE_RTOL};
+pub use comparator::Comparator;
 pub use evaluate::{bounds, bounds_for_separator};
 #[doc(hidden)]
 pub use geometry::{CertificateSummary, MarginSummary, MarginsSummary};
@@ -100,7 +106,8 @@ pub use geometry::{Geometry, GeometrySummary, UNIT_NORM_TOL};
 pub use invariants::{
     Inequality, InvariantCheck, InvariantReport, InvariantStatus, InvariantStep, Violation,
 };
-pub use kinds::{BoundKind, RuleFamily};
+pub use kinds::{BoundKind, Measure, RuleFamily};
+pub use margin_guarantee::MarginGuarantee;
 pub use margin_solve::{CERTIFICATE_RTOL, MarginSolve};
 pub use report::{ExceededBy, Failure, Report, ReportOptions, RuleReport, report};
 pub use verify::{CheckedBound, Verdict, VerifyOptions, verify, verify_with, verify_with_options};

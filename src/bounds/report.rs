@@ -15,6 +15,8 @@ use super::bound::{Bound, VALUE_RTOL};
 use super::evaluate::bounds_for_separator;
 use super::geometry::{Geometry, GeometrySummary};
 use super::invariants::Violation;
+use super::kinds::Measure;
+use super::margin_guarantee::MarginGuarantee;
 use super::verify::{Verdict, VerifyOptions, verify_with_options};
 use crate::error::Result;
 use crate::perceptron::{PerceptronParams, StopReason};
@@ -105,7 +107,7 @@ pub enum ExceededBy {
 /// use novikoff::bounds::{ExceededBy, Failure};
 /// let failure = Failure::BoundExceeded {
 ///     rule: "none".into(), by: ExceededBy::Optimal, bound: "Block–Novikoff".into(),
-///     formula: "(R/γ)²".into(), value: Some(5.0), mistakes: 6,
+///     formula: "(R/γ)²".into(), value: Some(5.0), mistakes: 6, measure: None, observed: None,
 /// };
 /// assert_eq!(failure.to_string(), "rule none: Block–Novikoff (R/γ)² fails: 6 mistakes exceed the bound 5");
 /// ```
@@ -127,6 +129,12 @@ pub enum Failure {
         value: Option<f64>,
         /// The run's mistakes.
         mistakes: u64,
+        /// The quantity the form bounds, when it is not the mistakes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        measure: Option<Measure>,
+        /// Its value on the run, when it is not the mistakes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        observed: Option<f64>,
     },
     /// An inequality of the proof failed beyond its rounding tolerance.
     InvariantViolated {
@@ -138,6 +146,15 @@ pub enum Failure {
         violation: Violation,
         /// The number of violations in the run.
         violations: u64,
+    },
+    /// The perceptron with margin converged to weights with less margin than it guarantees.
+    MarginGuaranteeMissed {
+        /// The bias rule's name.
+        rule: String,
+        /// The guaranteed margin.
+        promised: f64,
+        /// The margin of the final weights.
+        achieved: f64,
     },
     /// The weights overflowed while a form of the theorem promised convergence.
     Overflow {
@@ -174,15 +191,33 @@ impl fmt::Display for Failure {
                 formula,
                 value,
                 mistakes,
+                measure,
+                observed,
             } => write!(
                 f,
-                "rule {rule}: {bound}{} {formula} fails: {mistakes} mistakes exceed the bound {}",
+                "rule {rule}: {bound}{} {formula} fails: {} exceed the bound {}",
                 if *by == ExceededBy::Supplied {
                     " (your separator)"
                 } else {
                     ""
                 },
+                match (measure, observed) {
+                    (Some(measure), Some(observed)) =>
+                        format!("{} {}", short(*observed), measure.name().replace('_', " ")),
+                    _ => format!("{mistakes} mistakes"),
+                },
                 value.map(short).unwrap_or_default()
+            ),
+            Failure::MarginGuaranteeMissed {
+                rule,
+                promised,
+                achieved,
+            } => write!(
+                f,
+                "rule {rule}: the perceptron with margin converged to weights of margin {} below the \
+                 {} it guarantees",
+                short(*achieved),
+                short(*promised)
             ),
             Failure::InvariantViolated {
                 rule,
@@ -226,12 +261,21 @@ impl Verdict {
             .iter()
             .filter(|checked| checked.holds == Some(false))
             .map(|checked| {
-                exceeded(
+                let mut failure = exceeded(
                     &self.rule,
                     &checked.bound,
                     ExceededBy::Optimal,
                     self.fit.mistakes,
-                )
+                );
+                if let Failure::BoundExceeded {
+                    measure, observed, ..
+                } = &mut failure
+                    && checked.bound.measure != Measure::Mistakes
+                {
+                    *measure = Some(checked.bound.measure);
+                    *observed = checked.observed;
+                }
+                failure
             })
     }
 
@@ -246,21 +290,37 @@ impl Verdict {
                     violation,
                     violations: self.invariants.violations,
                 });
-        let overflow = match (self.fit.stop_reason, self.tightest, self.bound) {
-            (StopReason::NonFinite, Some(kind), Some(value)) => Some(Failure::Overflow {
+        // Only the forms that need separable data promise convergence; those for any data bound the
+        // mistakes of whatever sequence was presented, converged or not.
+        let promise = self
+            .bounds
+            .iter()
+            .filter(|b| !b.bound.kind.needs_run())
+            .filter_map(|b| Some((b.bound.name, b.bound.value?)))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        let overflow = match (self.fit.stop_reason, promise) {
+            (StopReason::NonFinite, Some((bound, value))) => Some(Failure::Overflow {
                 rule: self.rule.clone(),
                 update: self.fit.mistakes,
-                bound: self
-                    .bounds
-                    .iter()
-                    .find(|b| b.bound.kind == kind)
-                    .map_or("a bound", |b| b.bound.name)
-                    .to_string(),
+                bound: bound.to_string(),
                 value,
             }),
             _ => None,
         };
-        violated.into_iter().chain(overflow)
+        let guarantee = self.margin_guarantee.as_ref().and_then(|g| match g {
+            MarginGuarantee {
+                promised: Some(promised),
+                achieved: Some(achieved),
+                holds: Some(false),
+                ..
+            } => Some(Failure::MarginGuaranteeMissed {
+                rule: self.rule.clone(),
+                promised: *promised,
+                achieved: *achieved,
+            }),
+            _ => None,
+        });
+        violated.into_iter().chain(overflow).chain(guarantee)
     }
 
     /// Every failed check of this run: an applicable bound exceeded, an inequality of the proof
@@ -285,6 +345,8 @@ fn exceeded(rule: &str, bound: &Bound, by: ExceededBy, mistakes: u64) -> Failure
         formula: bound.formula.to_string(),
         value: bound.value,
         mistakes,
+        measure: None,
+        observed: None,
     }
 }
 
@@ -323,6 +385,8 @@ impl RuleReport {
                         formula: String::new(),
                         value: Some(bound),
                         mistakes: run.mistakes,
+                        measure: None,
+                        observed: None,
                     });
                 }
                 if let Some(violation) = run.invariants.first_violation {

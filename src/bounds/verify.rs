@@ -2,16 +2,19 @@
 
 use serde::Serialize;
 
+use super::any_u_forms::with_run;
 use super::bound::{Bound, Facts, RunSetup};
 use super::evaluate::evaluate_all;
 use super::geometry::{Geometry, GeometrySummary, Separation, vectors_name};
 use super::invariants::{InvariantCheck, InvariantReport};
 use super::kinds::{BoundKind, RuleFamily};
+use super::margin_guarantee::{MarginGuarantee, margin_guarantee};
 use crate::dataset::Dataset;
 use crate::error::Result;
-use crate::perceptron::{Fit, PerceptronParams, StopReason};
+use crate::perceptron::{Fit, PerceptronParams, StopReason, Variant};
 
-/// A bound with its check against the run.
+/// A bound with its check against the run: the quantity the form bounds ([`Bound::measure`]) against
+/// its value.
 ///
 /// ```
 /// # use ndarray::array;
@@ -27,10 +30,45 @@ pub struct CheckedBound {
     /// The bound.
     #[serde(flatten)]
     pub bound: Bound,
-    /// `mistakes / value`, when the bound applies.
+    /// The run's value of the quantity the form bounds: its mistakes, updates or `Σℓₜ²`.
+    pub observed: Option<f64>,
+    /// `observed / value`, when the bound applies.
     pub ratio: Option<f64>,
-    /// `mistakes ≤ value` (to [`VALUE_RTOL`](super::VALUE_RTOL)), when the bound applies.
+    /// `observed ≤ value` (to [`VALUE_RTOL`](super::VALUE_RTOL)), when the bound applies.
     pub holds: Option<bool>,
+}
+
+impl CheckedBound {
+    /// `bound` checked against `fit`.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::bounds::{bounds, CheckedBound, Geometry};
+    /// use novikoff::{perceptron::PerceptronParams, Dataset};
+    /// let data = Dataset::new(array![[1.0, 0.0], [-1.0, 0.0]], array![1.0, -1.0])?;
+    /// let params = PerceptronParams::new();
+    /// let fit = params.fit(&data)?;
+    /// let all = bounds(&Geometry::compute(&data)?, &params)?;
+    /// let checked = CheckedBound::of(all[0].clone(), &fit);
+    /// assert_eq!((checked.observed, checked.holds), (Some(1.0), Some(true)));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn of(bound: Bound, fit: &Fit) -> Self {
+        let observed = bound.measure.of(fit);
+        let (ratio, holds) = match (bound.value, observed) {
+            (Some(value), Some(observed)) => (
+                Some(observed / value),
+                Some(observed <= value * (1.0 + super::VALUE_RTOL)),
+            ),
+            _ => (None, None),
+        };
+        CheckedBound {
+            bound,
+            observed,
+            ratio,
+            holds,
+        }
+    }
 }
 
 /// What [`verify`] found: the run, every form of the theorem with its hypotheses, the margins, and the
@@ -76,7 +114,8 @@ pub struct Verdict {
     pub gamma_bracket: Option<[f64; 2]>,
     /// Every form of the theorem, with its hypotheses; those that do not apply say why.
     pub bounds: Vec<CheckedBound>,
-    /// The tightest applicable form.
+    /// The tightest applicable form about the data alone (what the theorem promises before the run),
+    /// or, where none applies, the tightest form for any `u`.
     pub tightest: Option<BoundKind>,
     /// Its value.
     pub bound: Option<f64>,
@@ -86,6 +125,9 @@ pub struct Verdict {
     pub holds: Option<bool>,
     /// The proof's two inequalities (and the cosine), checked after every update.
     pub invariants: InvariantReport,
+    /// For the perceptron with margin, the margin it guarantees at convergence, checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub margin_guarantee: Option<MarginGuarantee>,
     /// The dataset's geometry. Not serialised: it is the same for every run on the dataset, so reports
     /// write [`Geometry::summary`] once (as `novikoff verify --format json` does).
     #[serde(skip)]
@@ -99,12 +141,13 @@ pub struct Verdict {
 /// ```
 /// use ndarray::array;
 /// use novikoff::{bounds::verify, perceptron::PerceptronParams, Dataset};
-/// // XOR is not separable: no bound applies, and the run stops at its cap.
+/// // XOR is not separable: the run stops at its cap, and only the forms for any data apply.
 /// let xor = Dataset::new(array![[0., 0.], [0., 1.], [1., 0.], [1., 1.]], array![1., -1., -1., 1.])?;
 /// let verdict = verify(&xor, &PerceptronParams::new().max_epochs(20))?;
-/// assert_eq!(verdict.holds, None);
 /// assert!(!verdict.fit.converged);
-/// assert!(verdict.bounds.iter().all(|b| !b.bound.applies));
+/// assert!(verdict.bounds.iter().filter(|b| b.bound.applies).all(|b| b.bound.kind.needs_run()));
+/// assert_eq!(verdict.tightest.map(|k| k.needs_run()), Some(true));
+/// assert_eq!(verdict.holds, Some(true));
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn verify(data: &Dataset, params: &PerceptronParams) -> Result<Verdict> {
@@ -227,6 +270,16 @@ pub(crate) fn invariant_check(
             "the run starts from non-zero weights, and both lemmas start their induction at ŵ₀ = 0",
         );
     }
+    if setup.variant.is_passive_aggressive() {
+        return InvariantCheck::not_applicable(
+            "Passive–Aggressive is analysed through Crammer et al.'s Lemma 1 (a bound on the cumulative \
+             loss), not through these two inequalities",
+        );
+    }
+    let threshold = match setup.variant {
+        Variant::Margin { beta } => beta,
+        _ => 0.0,
+    };
     match run_vectors {
         Separation::Missing(reason) => InvariantCheck::not_applicable(format!(
             "the vectors the run sees, {}, have no separator through the origin: {reason}",
@@ -239,6 +292,7 @@ pub(crate) fn invariant_check(
         Separation::Found(s) => {
             let radius_eff_sq = geometry.max_sq_norm + setup.c * setup.c;
             InvariantCheck::new(s.u.view(), setup.c, s.gamma, radius_eff_sq)
+                .map(|check| check.with_threshold(threshold))
                 .unwrap_or_else(|e| InvariantCheck::not_applicable(e.to_string()))
         }
     }
@@ -254,23 +308,32 @@ pub(crate) fn assemble(
     fit: &Fit,
     invariants: InvariantReport,
 ) -> Verdict {
-    let bounds: Vec<CheckedBound> = evaluate_all(facts, setup)
+    let mut all = evaluate_all(facts, setup);
+    all.extend(
+        BoundKind::ALL
+            .iter()
+            .filter(|kind| kind.needs_run())
+            .map(|&kind| with_run(kind, facts, setup, fit, geometry)),
+    );
+    let bounds: Vec<CheckedBound> = all
         .into_iter()
-        .map(|bound| CheckedBound {
-            ratio: bound.ratio(fit.mistakes),
-            holds: bound.holds_for(fit.mistakes),
-            bound,
-        })
+        .map(|bound| CheckedBound::of(bound, fit))
         .collect();
-    let tightest = bounds
-        .iter()
-        .filter(|b| b.bound.value.is_some())
-        .min_by(|a, b| {
-            a.bound
-                .value
-                .partial_cmp(&b.bound.value)
-                .expect("finite values")
-        });
+    // Every form bounds the mistakes (directly, or through updates ≥ mistakes or Σℓₜ² ≥ mistakes). The
+    // headline is the tightest form about the data alone, what the theorem promises before the run; the
+    // forms for any u, which read the run's sequence, take its place where none applies.
+    let tightest_of = |about_the_run: bool| {
+        bounds
+            .iter()
+            .filter(|b| b.bound.value.is_some() && b.bound.kind.needs_run() == about_the_run)
+            .min_by(|a, b| {
+                a.bound
+                    .value
+                    .partial_cmp(&b.bound.value)
+                    .expect("finite values")
+            })
+    };
+    let tightest = tightest_of(false).or_else(|| tightest_of(true));
     let applicable: Vec<bool> = bounds.iter().filter_map(|b| b.holds).collect();
     let found = run_vectors.found();
     Verdict {
@@ -284,9 +347,10 @@ pub(crate) fn assemble(
         gamma_bracket: found.and_then(|s| Some([s.gamma, s.gamma_upper?])),
         tightest: tightest.map(|b| b.bound.kind),
         bound: tightest.and_then(|b| b.bound.value),
-        ratio: tightest.and_then(|b| b.ratio),
+        ratio: tightest.and_then(|b| b.bound.ratio(fit.mistakes)),
         holds: (!applicable.is_empty()).then(|| applicable.iter().all(|&h| h)),
         invariants,
+        margin_guarantee: margin_guarantee(geometry, setup, run_vectors, fit),
         geometry: geometry.summary(),
         fit: fit.clone(),
         bounds,
@@ -300,9 +364,13 @@ fn serialize_run<S: serde::Serializer>(
 ) -> std::result::Result<S::Ok, S::Error> {
     #[derive(Serialize)]
     struct Run<'a> {
+        variant: String,
         w: &'a [f64],
         b: f64,
         mistakes: u64,
+        updates: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        squared_loss: Option<f64>,
         epochs: usize,
         converged: bool,
         stop_reason: StopReason,
@@ -310,9 +378,12 @@ fn serialize_run<S: serde::Serializer>(
     }
     let w = fit.w.to_vec();
     Run {
+        variant: fit.variant.name(),
         w: &w,
         b: fit.b,
         mistakes: fit.mistakes,
+        updates: fit.updates,
+        squared_loss: fit.history.squared_loss,
         epochs: fit.epochs,
         converged: fit.converged,
         stop_reason: fit.stop_reason,

@@ -5,10 +5,12 @@ use std::io::BufWriter;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use novikoff::perceptron::{BiasRule, CsvTrace, Fit, NoTrace, Order, PerceptronParams};
+use novikoff::perceptron::{
+    BiasRule, CsvTrace, Fit, NoTrace, Order, PerceptronParams, Predictor, TestAccuracy, Variant,
+};
 use novikoff::simd::Summation;
 use novikoff::{Dataset, Error, Result};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::output::{format_vector, print_json, print_pairs};
 use super::{DataArgs, OutputFormat};
@@ -55,6 +57,14 @@ pub struct TrainOptions {
     /// The dot product's summation order.
     #[arg(long, value_enum, default_value_t = SummationArg::Fast)]
     pub summation: SummationArg,
+    /// The member of the perceptron's family: perceptron, averaged, voted, pocket, margin:β, pa, pa1:C or
+    /// pa2:C.
+    #[arg(long, default_value = "perceptron", value_parser = parse_variant)]
+    pub variant: Variant,
+    /// Held-out data, read with the same options as the data: the last, averaged and voted predictors
+    /// (and the pocket's) are scored on it.
+    #[arg(long, value_name = "FILE")]
+    pub test: Option<PathBuf>,
 }
 
 impl TrainOptions {
@@ -87,7 +97,27 @@ impl TrainOptions {
             .max_epochs(self.max_epochs)
             .max_updates(self.max_updates)
             .summation(self.summation.into())
+            .variant(self.variant)
+            // With test data, the vote is kept so that it can be scored too.
+            .record_votes(self.test.is_some() && self.variant.updates_like_perceptron())
     }
+
+    /// The test data of `--test`, read like the training data and in its dimension `d`.
+    pub fn load_test(&self, data: &DataArgs, d: usize) -> Result<Option<Dataset>> {
+        let Some(path) = &self.test else {
+            return Ok(None);
+        };
+        let mut args = data.clone();
+        args.data = path.clone();
+        args.features = Some(d);
+        args.load().map(Some)
+    }
+}
+
+pub fn parse_variant(text: &str) -> std::result::Result<Variant, String> {
+    Variant::parse(text)
+        .and_then(Variant::check)
+        .map_err(|e| e.to_string())
 }
 
 #[derive(Debug, Args)]
@@ -114,6 +144,7 @@ pub fn parse_bias(text: &str) -> std::result::Result<BiasRule, String> {
 pub fn run(args: &TrainArgs) -> Result<()> {
     args.train.check_seed_is_used(None)?;
     let data = args.data.load()?;
+    let test = args.train.load_test(&args.data, data.n_features())?;
     let learner = args.train.params(args.bias).check()?;
     let fit = match &args.trace {
         Some(path) => {
@@ -128,12 +159,46 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         }
         None => learner.fit_with_trace(&data, &mut NoTrace)?,
     };
-    report(&args.data.data.display().to_string(), &data, args, &fit)
+    let test = test.map(|test| fit.test_accuracy(&test)).transpose()?;
+    report(
+        &args.data.data.display().to_string(),
+        &data,
+        args,
+        &fit,
+        test.as_ref(),
+    )
 }
 
-fn report(source: &str, data: &Dataset, args: &TrainArgs, fit: &Fit) -> Result<()> {
+/// The predictor of the run's variant, when it is not the last weights.
+fn own_predictor(fit: &Fit) -> Value {
+    match fit.variant.predictor() {
+        Predictor::Averaged => json!({"w": fit.averaged.w.to_vec(), "b": fit.averaged.b}),
+        Predictor::Voted => json!({"voters": fit.voted.as_ref().map(|v| v.voters())}),
+        Predictor::Pocket => match &fit.pocket {
+            Some(p) => json!({
+                "w": p.predictor.w.to_vec(),
+                "b": p.predictor.b,
+                "training_errors": p.training_errors,
+                "epoch": p.epoch,
+            }),
+            None => Value::Null,
+        },
+        _ => Value::Null,
+    }
+}
+
+fn report(
+    source: &str,
+    data: &Dataset,
+    args: &TrainArgs,
+    fit: &Fit,
+    test: Option<&TestAccuracy>,
+) -> Result<()> {
     let radius = data.radius();
     let accuracy = fit.accuracy(data)?;
+    let own_accuracy = fit
+        .accuracy_with(fit.variant.predictor(), data)?
+        .unwrap_or(accuracy);
     match args.format {
         OutputFormat::Json => print_json(&json!({
             "data": source,
@@ -147,6 +212,12 @@ fn report(source: &str, data: &Dataset, args: &TrainArgs, fit: &Fit) -> Result<(
             "w": fit.w.to_vec(),
             "b": fit.b,
             "accuracy": accuracy,
+            "variant": fit.variant.name(),
+            "updates": fit.updates,
+            "predictor": fit.variant.predictor().name(),
+            "predictor_weights": own_predictor(fit),
+            "predictor_accuracy": own_accuracy,
+            "test": test,
             "train_seconds": fit.train_seconds,
             "params": {
                 "bias": args.bias.name(),
@@ -159,22 +230,55 @@ fn report(source: &str, data: &Dataset, args: &TrainArgs, fit: &Fit) -> Result<(
                 "summation": Summation::from(args.train.summation).name(),
             },
         })),
-        OutputFormat::Table => print_pairs(&[
-            ("data", source.to_string()),
-            (
-                "n × d",
-                format!("{} × {}", data.n_samples(), data.n_features()),
-            ),
-            ("radius R", radius.to_string()),
-            ("bias rule", args.bias.name()),
-            ("converged", fit.converged.to_string()),
-            ("stop reason", fit.stop_reason.name().to_string()),
-            ("mistakes", fit.mistakes.to_string()),
-            ("epochs", fit.epochs.to_string()),
-            ("w", format_vector(fit.w.as_slice().unwrap_or(&[]))),
-            ("b", fit.b.to_string()),
-            ("training accuracy", accuracy.to_string()),
-            ("train seconds", format!("{:.6}", fit.train_seconds)),
-        ]),
+        OutputFormat::Table => {
+            let mut pairs = vec![
+                ("data", source.to_string()),
+                (
+                    "n × d",
+                    format!("{} × {}", data.n_samples(), data.n_features()),
+                ),
+                ("radius R", radius.to_string()),
+                ("bias rule", args.bias.name()),
+            ];
+            if fit.variant != Variant::Perceptron {
+                pairs.push(("variant", fit.variant.name()));
+            }
+            pairs.extend([
+                ("converged", fit.converged.to_string()),
+                ("stop reason", fit.stop_reason.name().to_string()),
+                ("mistakes", fit.mistakes.to_string()),
+            ]);
+            if fit.updates != fit.mistakes {
+                pairs.push(("updates", fit.updates.to_string()));
+            }
+            pairs.extend([
+                ("epochs", fit.epochs.to_string()),
+                ("w", format_vector(fit.w.as_slice().unwrap_or(&[]))),
+                ("b", fit.b.to_string()),
+                ("training accuracy", accuracy.to_string()),
+            ]);
+            if fit.variant.predictor() != Predictor::Last {
+                pairs.push((
+                    "training accuracy, own predictor",
+                    format!("{own_accuracy} ({})", fit.variant.predictor().name()),
+                ));
+            }
+            if let Some(test) = test {
+                let optional = |v: Option<f64>| v.map_or("-".to_string(), |v| v.to_string());
+                pairs.push((
+                    "test accuracy",
+                    format!(
+                        "last {}, averaged {}, voted {}, pocket {} (n = {})",
+                        test.last,
+                        test.averaged,
+                        optional(test.voted),
+                        optional(test.pocket),
+                        test.n
+                    ),
+                ));
+            }
+            pairs.push(("train seconds", format!("{:.6}", fit.train_seconds)));
+            print_pairs(&pairs)
+        }
     }
 }

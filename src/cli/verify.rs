@@ -93,14 +93,24 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
                 .max_updates(args.train.max_updates)
         }),
     };
+    let test = args.train.load_test(&args.data, data.n_features())?;
     let report = report(&geometry, &rules, &options)?;
+    let tests = report
+        .rules
+        .iter()
+        .map(|rule| {
+            test.as_ref()
+                .map(|test| rule.verdict.fit.test_accuracy(test))
+                .transpose()
+        })
+        .collect::<Result<Vec<_>>>()?;
     let source = args.data.data.display().to_string();
     let failures = report.failures();
     match args.format {
-        OutputFormat::Json => {
-            print_json(&verify_table::to_json(&source, &data, &report, &failures)?)
-        }
-        OutputFormat::Table => verify_table::print_table(&source, &report, args.steps),
+        OutputFormat::Json => print_json(&verify_table::to_json(
+            &source, &data, &report, &failures, &tests,
+        )?),
+        OutputFormat::Table => verify_table::print_table(&source, &report, args.steps, &tests),
     }?;
     if failures.is_empty() {
         return Ok(ExitCode::SUCCESS);

@@ -2,8 +2,10 @@
 //! here; the failures come from [`Report::failures`].
 
 use novikoff::bounds::{
-    Bound, Failure, InvariantReport, InvariantStatus, MarginSummary, Report, RuleReport, Verdict,
+    Bound, Failure, InvariantReport, InvariantStatus, MarginSummary, Measure, Report, RuleReport,
+    Verdict,
 };
+use novikoff::perceptron::TestAccuracy;
 use novikoff::{Dataset, Error, Result};
 use serde_json::{Value, json};
 
@@ -15,10 +17,18 @@ pub fn to_json(
     data: &Dataset,
     report: &Report,
     failures: &[Failure],
+    tests: &[Option<TestAccuracy>],
 ) -> Result<Value> {
     let geometry = &report.geometry;
     // Each rule's verdict, with its supplied-separator bounds and adversarial search when asked.
-    let rules = to_value(&report.rules)?;
+    let mut rules = to_value(&report.rules)?;
+    if let Value::Array(rules) = &mut rules {
+        for (rule, test) in rules.iter_mut().zip(tests) {
+            if let (Value::Object(rule), Some(test)) = (rule, test) {
+                rule.insert("test".into(), to_value(test)?);
+            }
+        }
+    }
     let bracket = |m: &MarginSummary| m.bracket.map(|b| json!(b)).unwrap_or(Value::Null);
     let certificate = geometry.margins.free_bias.certificate.as_ref().or(geometry
         .margins
@@ -65,7 +75,12 @@ fn margin_line(m: &MarginSummary) -> String {
 }
 
 /// The aligned tables of `novikoff verify`.
-pub fn print_table(source: &str, report: &Report, steps: bool) -> Result<()> {
+pub fn print_table(
+    source: &str,
+    report: &Report,
+    steps: bool,
+    tests: &[Option<TestAccuracy>],
+) -> Result<()> {
     let (geometry, reports): (_, &[RuleReport]) = (&report.geometry, &report.rules);
     let mut out = String::new();
     let m = &geometry.margins;
@@ -91,7 +106,7 @@ pub fn print_table(source: &str, report: &Report, steps: bool) -> Result<()> {
             match (geometry.separable, geometry.separable_through_origin) {
                 (true, true) => "yes, also through the origin".into(),
                 (true, false) => "with a bias only, not through the origin".into(),
-                (false, _) => "NO: no bound applies".into(),
+                (false, _) => "NO: only the bounds that hold on any data apply".into(),
             },
         ),
     ];
@@ -126,9 +141,13 @@ pub fn print_table(source: &str, report: &Report, steps: bool) -> Result<()> {
         .to_vec(),
     ];
     let mut reasons = Vec::new();
+    let mut comparators = Vec::new();
     for report in reports {
         let v = &report.verdict;
-        let listed = |bound: &Bound| bound.hypotheses.first().is_some_and(|h| h.holds);
+        // The forms about this rule and this variant (the first and third hypotheses).
+        let listed = |bound: &Bound| {
+            bound.hypotheses.first().is_some_and(|h| h.holds) && bound.kind.speaks_of(v.fit.variant)
+        };
         let mut any = false;
         for checked in v.bounds.iter().filter(|b| listed(&b.bound)) {
             any = true;
@@ -141,6 +160,24 @@ pub fn print_table(source: &str, report: &Report, steps: bool) -> Result<()> {
             ));
             if let Some(reason) = &checked.bound.reason {
                 reasons.push(format!("{} / {}: {reason}", v.rule, checked.bound.name));
+            }
+            if let Some(u) = &checked.bound.comparator {
+                comparators.push(format!(
+                    "{} / {}: u = {}·û, û from the {}{}{}{}",
+                    v.rule,
+                    checked.bound.name,
+                    num(u.length),
+                    u.origin,
+                    u.gamma
+                        .map(|g| format!(", γ = {}", num(g)))
+                        .unwrap_or_default(),
+                    u.deviation
+                        .map(|d| format!(", D = {}", num(d)))
+                        .unwrap_or_default(),
+                    u.loss
+                        .map(|l| format!(", loss = {} over {} terms", num(l), u.terms))
+                        .unwrap_or_default()
+                ));
             }
         }
         for bound in report.supplied.iter().flatten().filter(|b| listed(b)) {
@@ -174,10 +211,61 @@ pub fn print_table(source: &str, report: &Report, steps: bool) -> Result<()> {
         }
     }
     out.push_str(&render(&rows));
+    if !comparators.is_empty() {
+        out.push_str("\ncomparators of the bounds for any u (rigorous for the u reported):\n");
+        for line in &comparators {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
     if !reasons.is_empty() {
         out.push_str("\nnot applicable:\n");
         for reason in &reasons {
             out.push_str(&format!("  {reason}\n"));
+        }
+    }
+    if tests.iter().any(Option::is_some) {
+        out.push_str("\ntest accuracy of each predictor:\n");
+        for (report, test) in reports.iter().zip(tests) {
+            if let Some(t) = test {
+                out.push_str(&format!(
+                    "  {} (n = {}): last {}, averaged {}, voted {}, pocket {}\n",
+                    report.verdict.rule,
+                    t.n,
+                    num(t.last),
+                    num(t.averaged),
+                    opt(t.voted),
+                    opt(t.pocket)
+                ));
+            }
+        }
+    }
+    let guarantees: Vec<String> = reports
+        .iter()
+        .filter_map(|report| {
+            let g = report.verdict.margin_guarantee.as_ref()?;
+            Some(match (g.promised, g.achieved) {
+                (Some(promised), Some(achieved)) => format!(
+                    "  {}: achieved {} ≥ promised {}: {}",
+                    report.verdict.rule,
+                    num(achieved),
+                    num(promised),
+                    yes_no(g.holds)
+                ),
+                _ => format!(
+                    "  {}: not checked: {}",
+                    report.verdict.rule,
+                    g.reason.as_deref().unwrap_or("")
+                ),
+            })
+        })
+        .collect();
+    if !guarantees.is_empty() {
+        out.push_str(
+            "\nmargin of (w, v) on (x, c) at convergence, against βγ'/(R'² + 2β) (η = 1):\n",
+        );
+        for line in &guarantees {
+            out.push_str(line);
+            out.push('\n');
         }
     }
 
@@ -331,7 +419,12 @@ fn bound_row(
         opt(bound.gamma),
         opt(bound.radius),
         bound.value.map(num).unwrap_or_else(|| "n/a".into()),
-        v.fit.mistakes.to_string(),
+        match bound.measure {
+            Measure::Mistakes => v.fit.mistakes.to_string(),
+            Measure::Updates => format!("{} updates", v.fit.updates),
+            Measure::SquaredLoss => format!("Σℓ² {}", opt(v.fit.history.squared_loss)),
+            other => other.name().to_string(),
+        },
         v.fit.epochs.to_string(),
         opt(ratio),
         yes_no(holds).to_string(),

@@ -55,3 +55,31 @@ pub(super) mod rule_names {
             .collect()
     }
 }
+
+/// The spec spells a variant by its name ([`Variant::parse`](crate::perceptron::Variant::parse),
+/// [`Variant::name`](crate::perceptron::Variant::name)).
+pub(super) mod variant_names {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error as _};
+
+    use crate::perceptron::Variant;
+
+    pub(in crate::experiment) fn serialize<S: Serializer>(
+        variants: &[Variant],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.collect_seq(variants.iter().map(|v| v.name()))
+    }
+
+    pub(in crate::experiment) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<Variant>, D::Error> {
+        Vec::<String>::deserialize(d)?
+            .iter()
+            .map(|name| {
+                Variant::parse(name)
+                    .and_then(Variant::check)
+                    .map_err(|e| D::Error::custom(format!("train.variants: {e}")))
+            })
+            .collect()
+    }
+}

@@ -33,6 +33,8 @@ pub(crate) struct Prepared<'a> {
     data: &'a Dataset,
     geometry: Option<Geometry<'a>>,
     solve_seconds: Option<f64>,
+    /// The held-out data of a `file` entry with a `test`.
+    test: Option<Dataset>,
 }
 
 /// Load or generate a task group's dataset.
@@ -51,8 +53,19 @@ pub(crate) fn load(instance: &DatasetInstance) -> Result<Dataset> {
     })
 }
 
-/// Solve the margins of a loaded dataset (timed), if the spec measures them.
-pub(crate) fn prepare<'a>(data: &'a Dataset, measure: &Measure) -> Result<Prepared<'a>> {
+/// Solve the margins of a loaded dataset (timed), if the spec measures them, and read its test data.
+pub(crate) fn prepare<'a>(
+    data: &'a Dataset,
+    instance: &DatasetInstance,
+    measure: &Measure,
+) -> Result<Prepared<'a>> {
+    let test = match (&instance.test, &instance.source) {
+        (Some(path), Source::File { options, .. }) => Some(crate::io::open(
+            path,
+            &options.clone().n_features(data.n_features()),
+        )?),
+        _ => None,
+    };
     let (geometry, solve_seconds) = if measure.margin || measure.bounds {
         let started = Instant::now();
         let geometry = Geometry::compute(data)?;
@@ -64,6 +77,7 @@ pub(crate) fn prepare<'a>(data: &'a Dataset, measure: &Measure) -> Result<Prepar
         data,
         geometry,
         solve_seconds,
+        test,
     })
 }
 
@@ -79,6 +93,7 @@ fn base_record(task: &Task, instance: &DatasetInstance, spec_hash: &str) -> Task
             Source::Generated { family, .. } => family.clone(),
         },
         rule: task.params.bias.name(),
+        variant: task.params.variant_kind().name(),
         order: task.params.order.name().to_string(),
         eta: task.params.eta,
         seed: task.replicate,
@@ -144,6 +159,9 @@ fn fill(
             };
             let verdict = verify_with_options(geometry, params, &options)?;
             record.record_verdict(&verdict);
+            if let Some(test) = &prepared.test {
+                record.record_test(&verdict.fit.test_accuracy(test)?);
+            }
             if measure.trace_summary
                 && let Some(trace) = trace_summary(&verdict)
             {
@@ -154,6 +172,9 @@ fn fill(
         _ => {
             let fit = learner.fit(data)?;
             record.record_fit(&fit);
+            if let Some(test) = &prepared.test {
+                record.record_test(&fit.test_accuracy(test)?);
+            }
             (Some(fit.w.to_vec()), Some(fit.b))
         }
     };

@@ -8,7 +8,7 @@ use super::shard::Shard;
 use super::spec::{DatasetSpec, GridOrder, Spec, instance_count, resolve};
 use crate::error::{Error, Result};
 use crate::io::{LabelColumn, ReadOptions};
-use crate::perceptron::{Order, PerceptronParams};
+use crate::perceptron::{Order, PerceptronParams, Variant};
 use crate::rng::derive_seed;
 
 /// Where a dataset instance comes from.
@@ -43,6 +43,8 @@ pub struct DatasetInstance {
     pub max_epochs: usize,
     /// The 0-based `[[dataset]]` entry of the spec it comes from.
     pub entry: usize,
+    /// Held-out data, read like the dataset (a `file` entry's `test`).
+    pub test: Option<PathBuf>,
 }
 
 /// One unit of work: a dataset instance, a rule, an order, η and a replicate seed.
@@ -114,42 +116,62 @@ impl Plan {
         let mut tasks = Vec::new();
         for (d, instance) in datasets.iter().enumerate() {
             for &rule in &spec.train.rules {
-                for &eta in &spec.train.eta {
-                    for &order in &spec.train.orders {
-                        let replicates: Vec<Option<u64>> = if order == GridOrder::Shuffle {
-                            spec.train.seeds.iter().map(|&s| Some(s)).collect()
-                        } else {
-                            vec![None]
-                        };
-                        for replicate in replicates {
-                            let key = format!(
-                                "{}|rule={}|eta={eta}|order={}{}",
-                                instance.key,
-                                rule.name(),
-                                order.name(),
-                                replicate.map(|r| format!("|rep={r}")).unwrap_or_default()
-                            );
-                            let order = match replicate {
-                                Some(_) => Order::Shuffle {
-                                    seed: derive_seed(spec.seed, &key),
-                                },
-                                None => Order::Cyclic,
+                for &variant in &spec.train.variants {
+                    // Passive–Aggressive chooses its own step: it runs once, with η = 1.
+                    let etas: &[f64] = if variant.is_passive_aggressive() {
+                        &[1.0]
+                    } else {
+                        &spec.train.eta
+                    };
+                    for &eta in etas {
+                        for &order in &spec.train.orders {
+                            let replicates: Vec<Option<u64>> = if order == GridOrder::Shuffle {
+                                spec.train.seeds.iter().map(|&s| Some(s)).collect()
+                            } else {
+                                vec![None]
                             };
-                            let params = PerceptronParams::new()
-                                .bias(rule)
-                                .eta(eta)
-                                .order(order)
-                                .max_epochs(instance.max_epochs)
-                                .max_updates(spec.train.max_updates)
-                                .summation(spec.train.summation);
-                            tasks.push(Task {
-                                index: tasks.len(),
-                                id: task_id(&key),
-                                key,
-                                dataset: d,
-                                params,
-                                replicate,
-                            });
+                            for replicate in replicates {
+                                // The plain perceptron's keys (and so its task ids) are those of
+                                // specs without variants.
+                                let key = format!(
+                                    "{}|rule={}{}|eta={eta}|order={}{}",
+                                    instance.key,
+                                    rule.name(),
+                                    if variant == Variant::Perceptron {
+                                        String::new()
+                                    } else {
+                                        format!("|variant={}", variant.name())
+                                    },
+                                    order.name(),
+                                    replicate.map(|r| format!("|rep={r}")).unwrap_or_default()
+                                );
+                                let order = match replicate {
+                                    Some(_) => Order::Shuffle {
+                                        seed: derive_seed(spec.seed, &key),
+                                    },
+                                    None => Order::Cyclic,
+                                };
+                                let params = PerceptronParams::new()
+                                    .bias(rule)
+                                    .variant(variant)
+                                    .eta(eta)
+                                    .order(order)
+                                    .max_epochs(instance.max_epochs)
+                                    .max_updates(spec.train.max_updates)
+                                    .summation(spec.train.summation)
+                                    .record_votes(
+                                        instance.test.is_some()
+                                            && variant.updates_like_perceptron(),
+                                    );
+                                tasks.push(Task {
+                                    index: tasks.len(),
+                                    id: task_id(&key),
+                                    key,
+                                    dataset: d,
+                                    params,
+                                    replicate,
+                                });
+                            }
                         }
                     }
                 }
@@ -229,6 +251,7 @@ fn expand_entry(
         },
         max_epochs,
         entry: k,
+        test: None,
     };
     if let Some(file) = &entry.file {
         let path = resolve(spec_dir, file);
@@ -238,7 +261,18 @@ fn expand_entry(
                 message: format!("dataset #{}: `{}` {problem}", k + 1, path.display()),
             });
         }
-        out.push(file_instance(path, entry.name.as_deref()));
+        let mut instance = file_instance(path, entry.name.as_deref());
+        if let Some(test) = &entry.test {
+            let path = resolve(spec_dir, test);
+            if let Some(problem) = not_a_data_file(&path) {
+                return Err(Error::Spec {
+                    at: spec.entry_location(k, "test"),
+                    message: format!("dataset #{}: `{}` {problem}", k + 1, path.display()),
+                });
+            }
+            instance.test = Some(path);
+        }
+        out.push(instance);
     } else if let Some(pattern) = &entry.glob {
         let matches = glob(&resolve(spec_dir, pattern)).map_err(|e| Error::Spec {
             at: spec.entry_location(k, "glob"),
@@ -277,6 +311,7 @@ fn expand_entry(
                     key,
                     max_epochs,
                     entry: k,
+                    test: None,
                 });
             }
         }

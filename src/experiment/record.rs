@@ -4,7 +4,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::bounds::{Failure, Verdict};
-use crate::perceptron::{Fit, StopReason};
+use crate::perceptron::{Fit, StopReason, TestAccuracy};
+
+fn perceptron() -> String {
+    "perceptron".into()
+}
 
 /// One bound's value in a result row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -45,6 +49,9 @@ pub struct TaskRecord {
     pub nnz: Option<usize>,
     /// The bias rule.
     pub rule: String,
+    /// The member of the perceptron's family (`perceptron` in results written before variants).
+    #[serde(default = "perceptron")]
+    pub variant: String,
     /// `cyclic` or `shuffle`.
     pub order: String,
     /// The learning rate.
@@ -70,8 +77,11 @@ pub struct TaskRecord {
     pub bound_name: Option<String>,
     /// The primary bound's value.
     pub bound: Option<f64>,
-    /// Number of updates.
+    /// Number of mistakes (`y·(w·x + b) ≤ 0`).
     pub mistakes: Option<u64>,
+    /// Number of updates (more than the mistakes for the margin perceptron and Passive–Aggressive).
+    #[serde(default)]
+    pub updates: Option<u64>,
     /// Number of passes including the final clean one.
     pub epochs: Option<usize>,
     /// Whether the run converged.
@@ -88,6 +98,18 @@ pub struct TaskRecord {
     /// on the same run. In `results.jsonl` only, and only when there is one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<Failure>,
+    /// Test accuracy of the last weights, with a `test` file.
+    #[serde(default)]
+    pub test_last: Option<f64>,
+    /// Test accuracy of the averaged weights.
+    #[serde(default)]
+    pub test_averaged: Option<f64>,
+    /// Test accuracy of the vote.
+    #[serde(default)]
+    pub test_voted: Option<f64>,
+    /// Test accuracy of the pocket.
+    #[serde(default)]
+    pub test_pocket: Option<f64>,
     /// Seconds in the training loop.
     pub train_seconds: Option<f64>,
     /// Seconds in the margin solves for this dataset (shared by its tasks).
@@ -113,6 +135,7 @@ const LEAD: &[&str] = &[
     "d",
     "nnz",
     "rule",
+    "variant",
     "order",
     "eta",
     "seed",
@@ -127,12 +150,17 @@ const TAIL: &[&str] = &[
     "bound_name",
     "bound",
     "mistakes",
+    "updates",
     "epochs",
     "converged",
     "stop_reason",
     "ratio",
     "holds",
     "invariants_ok",
+    "test_last",
+    "test_averaged",
+    "test_voted",
+    "test_pocket",
     "train_seconds",
     "solve_seconds",
     "solve_passes",
@@ -172,6 +200,7 @@ pub(crate) fn csv_row(r: &TaskRecord, bound_names: &[String]) -> Vec<String> {
         opt(&r.d),
         opt(&r.nnz),
         r.rule.clone(),
+        r.variant.clone(),
         r.order.clone(),
         r.eta.to_string(),
         opt(&r.seed),
@@ -194,12 +223,17 @@ pub(crate) fn csv_row(r: &TaskRecord, bound_names: &[String]) -> Vec<String> {
         opt(&r.bound_name),
         opt(&r.bound),
         opt(&r.mistakes),
+        opt(&r.updates),
         opt(&r.epochs),
         opt(&r.converged),
         opt(&r.stop_reason.map(StopReason::name)),
         opt(&r.ratio),
         opt(&r.holds),
         opt(&r.invariants_ok),
+        opt(&r.test_last),
+        opt(&r.test_averaged),
+        opt(&r.test_voted),
+        opt(&r.test_pocket),
         opt(&r.train_seconds),
         opt(&r.solve_seconds),
         opt(&r.solve_passes),
@@ -215,6 +249,7 @@ impl TaskRecord {
     /// The columns a checked run determines: the run, its margin, every bound, and its failures.
     pub(crate) fn record_verdict(&mut self, verdict: &Verdict) {
         self.mistakes = Some(verdict.fit.mistakes);
+        self.updates = Some(verdict.fit.updates);
         self.epochs = Some(verdict.fit.epochs);
         self.converged = Some(verdict.fit.converged);
         self.stop_reason = Some(verdict.fit.stop_reason);
@@ -249,10 +284,19 @@ impl TaskRecord {
     /// The columns an unchecked run determines.
     pub(crate) fn record_fit(&mut self, fit: &Fit) {
         self.mistakes = Some(fit.mistakes);
+        self.updates = Some(fit.updates);
         self.epochs = Some(fit.epochs);
         self.converged = Some(fit.converged);
         self.stop_reason = Some(fit.stop_reason);
         self.train_seconds = Some(fit.train_seconds);
+    }
+
+    /// The columns of the predictors' accuracy on the test data.
+    pub(crate) fn record_test(&mut self, test: &TestAccuracy) {
+        self.test_last = Some(test.last);
+        self.test_averaged = Some(test.averaged);
+        self.test_voted = test.voted;
+        self.test_pocket = test.pocket;
     }
 
     /// Whether the run passed every check: at least one bound applied and no check failed (what

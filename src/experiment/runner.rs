@@ -232,7 +232,7 @@ pub fn run(spec: &Spec, spec_text: &str, options: &RunOptions) -> Result<RunRepo
         let solved;
         let prepared = match &loaded {
             Ok(data) => {
-                solved = prepare(data, &spec.measure);
+                solved = prepare(data, instance, &spec.measure);
                 solved.as_ref()
             }
             Err(e) => Err(e),

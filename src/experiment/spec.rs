@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use super::axes::GridOrder;
-use super::axes::rule_names;
+use super::axes::{rule_names, variant_names};
 use super::grid::{ParamValue, generator, grid};
 use super::locate::{find_key_line, key_line_in_table, line_of_offset, nth_table_line};
 use crate::error::{Error, Location, Result};
-use crate::perceptron::BiasRule;
+use crate::perceptron::{BiasRule, Variant};
 use crate::simd::Summation;
 
 /// A whole experiment, as written in its TOML file.
@@ -82,6 +82,11 @@ pub struct TrainGrid {
     /// Bias rules, named in the spec as `none`, `classic`, `novikoff` or `c=VALUE`.
     #[serde(default = "default_rules", with = "rule_names")]
     pub rules: Vec<BiasRule>,
+    /// Members of the perceptron's family, named as `perceptron`, `averaged`, `voted`, `pocket`,
+    /// `margin:β`, `pa`, `pa1:C` or `pa2:C`. The Passive–Aggressive variants choose their own step, so
+    /// they run once per rule and order with η = 1, whatever the `eta` axis holds.
+    #[serde(default = "default_variants", with = "variant_names")]
+    pub variants: Vec<Variant>,
     /// Orders: `cyclic` and/or `shuffle`.
     #[serde(default = "default_orders")]
     pub orders: Vec<GridOrder>,
@@ -105,6 +110,9 @@ pub struct TrainGrid {
 fn default_rules() -> Vec<BiasRule> {
     vec![BiasRule::None, BiasRule::Classic, BiasRule::Novikoff]
 }
+fn default_variants() -> Vec<Variant> {
+    vec![Variant::Perceptron]
+}
 fn default_orders() -> Vec<GridOrder> {
     vec![GridOrder::Cyclic]
 }
@@ -122,6 +130,7 @@ impl Default for TrainGrid {
     fn default() -> Self {
         Self {
             rules: default_rules(),
+            variants: default_variants(),
             orders: default_orders(),
             eta: default_eta(),
             seeds: default_seeds(),
@@ -216,6 +225,10 @@ pub struct DatasetSpec {
     /// [`Storage`](crate::io::Storage)).
     #[serde(default)]
     pub storage: crate::io::Storage,
+    /// Held-out data for a `file` entry, read with the same options: every predictor of every run
+    /// (last, averaged, voted, pocket) is scored on it.
+    #[serde(default)]
+    pub test: Option<String>,
 }
 
 fn one() -> usize {
@@ -279,11 +292,14 @@ impl Spec {
             at: Location::new(path).line(find_key_line(text, key)),
             message,
         };
-        if self.train.rules.is_empty() || self.train.orders.is_empty() || self.train.eta.is_empty()
+        if self.train.rules.is_empty()
+            || self.train.orders.is_empty()
+            || self.train.eta.is_empty()
+            || self.train.variants.is_empty()
         {
             return Err(fail(
                 "train",
-                "train.rules, train.orders and train.eta must not be empty".into(),
+                "train.rules, train.variants, train.orders and train.eta must not be empty".into(),
             ));
         }
         if let Some(eta) = self
@@ -352,6 +368,15 @@ impl Spec {
                     })?;
                 }
             }
+            if entry.test.is_some() && entry.file.is_none() {
+                return Err(Error::Spec {
+                    at: self.entry_location(k, "test"),
+                    message: format!(
+                        "dataset #{}: `test` names the held-out data of a `file` entry",
+                        k + 1
+                    ),
+                });
+            }
             if entry.family.is_none() && !entry.params.is_empty() {
                 return Err(Error::Spec {
                     at: Location::new(path).line(nth_table_line(text, "[[dataset]]", k)),
@@ -376,8 +401,16 @@ impl Spec {
                 1
             })
         })?;
+        // Passive–Aggressive runs once, with η = 1; the other variants once per η.
+        let runs = self.train.variants.iter().try_fold(0u64, |sum, variant| {
+            sum.checked_add(if variant.is_passive_aggressive() {
+                1
+            } else {
+                self.train.eta.len() as u64
+            })
+        })?;
         (self.train.rules.len() as u64)
-            .checked_mul(self.train.eta.len() as u64)?
+            .checked_mul(runs)?
             .checked_mul(orders)
     }
 

@@ -7,7 +7,7 @@ use super::record::TaskRecord;
 /// One rule's line of the summary.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct RuleSummary {
-    /// The bias rule.
+    /// The bias rule, followed by the variant when it is not the plain perceptron (`classic/averaged`).
     pub rule: String,
     /// Tasks recorded.
     pub tasks: usize,
@@ -30,7 +30,7 @@ pub struct RuleSummary {
     pub invariant_violations: usize,
 }
 
-/// Summarise records per rule, in order of first appearance.
+/// Summarise records per rule (and variant), in order of first appearance.
 ///
 /// ```
 /// use novikoff::experiment::{summarize, TaskRecord};
@@ -46,10 +46,14 @@ pub fn summarize(records: &[TaskRecord]) -> Vec<RuleSummary> {
     let mut order: Vec<String> = Vec::new();
     let mut groups: BTreeMap<String, Vec<&TaskRecord>> = BTreeMap::new();
     for r in records {
-        if !groups.contains_key(&r.rule) {
-            order.push(r.rule.clone());
+        let key = match r.variant.as_str() {
+            "" | "perceptron" => r.rule.clone(),
+            variant => format!("{}/{variant}", r.rule),
+        };
+        if !groups.contains_key(&key) {
+            order.push(key.clone());
         }
-        groups.entry(r.rule.clone()).or_default().push(r);
+        groups.entry(key).or_default().push(r);
     }
     order
         .into_iter()

@@ -68,7 +68,7 @@ impl MaxMargin {
     /// answer is scaled back (the bracket's ends rounded outwards), so values of 10²⁰⁰ or 10⁻²⁰⁰ get the
     /// same answer as values of 1, times the scale. Before it is returned, every answer is checked
     /// against its own preconditions: a bracket must have `lower ≤ upper` (and finite ends for
-    /// [`MarginResult::Separable`]), and a certificate must pass [`Certificate::verify`] on `data`.
+    /// [`MarginResult::Separable`]), and a certificate must pass [`Certificate::verify`](super::Certificate::verify) on `data`.
     ///
     /// ```
     /// use ndarray::array;

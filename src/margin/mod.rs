@@ -59,6 +59,7 @@ mod result;
 mod rounds;
 mod scale;
 mod scan;
+mod soft;
 #[doc(hidden)]
 pub mod svd;
 mod working_set;
@@ -68,6 +69,7 @@ pub use lp::{Separability, separable_lp};
 pub use max_margin::max_margin;
 pub use params::{MaxMargin, MaxMarginParams};
 pub use result::{MarginResult, SolveStats};
+pub(crate) use soft::{SoftLoss, SoftMargin, SoftSettings, certified_unit_margins};
 
 use ndarray::{Array1, ArrayView1};
 use serde::{Deserialize, Serialize};

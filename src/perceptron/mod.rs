@@ -28,19 +28,32 @@
 //! ```
 
 mod augmentation;
+mod averaged;
 mod fit;
+mod history;
 mod online;
 mod params;
+mod pocket;
+mod rule_pass;
+mod scores;
 mod trace;
+mod variant;
+mod voted;
 mod weights;
 
 use ndarray::{Array1, ArrayView2};
 use serde::{Deserialize, Serialize};
 
 pub use augmentation::Augmentation;
+pub use averaged::LinearPredictor;
+pub use history::{History, Presentations};
 pub use online::{OnlinePerceptron, Outcome};
 pub use params::{BiasRule, Order, PerceptronParams};
+pub use pocket::Pocket;
+pub use scores::TestAccuracy;
 pub use trace::{CsvTrace, NoTrace, Trace, TraceRecord, TraceSink, UpdateEvent};
+pub use variant::{Predictor, Variant};
+pub use voted::Voted;
 
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
@@ -64,6 +77,10 @@ pub enum StopReason {
     UpdateCap,
     /// The weights overflowed to infinity or NaN.
     NonFinite,
+    /// An epoch passed without an update but with mistakes the rule cannot update on
+    /// (Passive–Aggressive on a zero example without a bias, whose step is undefined): no later epoch
+    /// can change the weights.
+    Stalled,
     /// An activation underflowed to zero (every product `wⱼ·xⱼ` too small for an `f64`, data
     /// near 10⁻³⁰⁰): its sign is unknown, so the run stops rather than count mistakes it cannot judge.
     /// Scaling the data up by a power of two avoids it; for the rules `none` and `novikoff` that changes no
@@ -83,6 +100,7 @@ impl StopReason {
             StopReason::EpochCap => "epoch_cap",
             StopReason::UpdateCap => "update_cap",
             StopReason::NonFinite => "non_finite",
+            StopReason::Stalled => "stalled",
             StopReason::Underflow => "underflow",
         }
     }
@@ -167,6 +185,17 @@ impl Perceptron {
         self.params.summation
     }
 
+    /// The member of the perceptron's family.
+    ///
+    /// ```
+    /// use novikoff::perceptron::{PerceptronParams, Variant};
+    /// assert_eq!(PerceptronParams::new().check()?.variant(), Variant::Perceptron);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn variant(&self) -> Variant {
+        self.params.variant
+    }
+
     /// Train on a fixed dataset, epoch after epoch, until an epoch has no mistake or a cap is reached.
     ///
     /// ```
@@ -213,7 +242,8 @@ impl PerceptronParams {
     }
 }
 
-/// The result of a run.
+/// The result of a run: the last weights, the counts, why it stopped, and every predictor the run
+/// produced (the last weights, their average, and when kept the vote and the pocket).
 ///
 /// ```
 /// use ndarray::array;
@@ -226,12 +256,16 @@ impl PerceptronParams {
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fit {
-    /// The weights.
+    /// The last weights.
     pub w: Array1<f64>,
-    /// The bias `b = c·w_{d+1}`.
+    /// The last bias `b = c·w_{d+1}`.
     pub b: f64,
-    /// The number of updates.
+    /// The number of mistakes, presentations with `y·(w·x + b) ≤ 0`. For the plain perceptron (and the
+    /// averaged, voted and pocket variants) every mistake is an update and every update a mistake.
     pub mistakes: u64,
+    /// The number of updates. The margin perceptron and Passive–Aggressive also update on correct
+    /// predictions with a small margin, so for them `updates ≥ mistakes`.
+    pub updates: u64,
     /// The number of passes, including the final clean one.
     pub epochs: usize,
     /// True when the last epoch had no mistake.
@@ -246,6 +280,18 @@ pub struct Fit {
     pub bias_weight: f64,
     /// The summation order used, and used again by [`Fit::decision_function`].
     pub summation: Summation,
+    /// The member of the perceptron's family that ran.
+    pub variant: Variant,
+    /// The average of the weights over the run's presentations (the averaged perceptron's predictor,
+    /// kept for every run: it costs O(d) memory and the stored entries of the row at each update).
+    pub averaged: LinearPredictor,
+    /// The voted perceptron's vote, for [`Variant::Voted`] or when
+    /// [`record_votes`](PerceptronParams::record_votes) asked for it.
+    pub voted: Option<Voted>,
+    /// The pocket, for [`Variant::Pocket`].
+    pub pocket: Option<Pocket>,
+    /// The run's sequence: presentations, mistakes per row, and Passive–Aggressive's cumulative loss.
+    pub history: History,
 }
 
 impl Fit {
@@ -300,16 +346,10 @@ impl Fit {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn accuracy(&self, data: &Dataset) -> Result<f64> {
-        let predicted = self.predict_dataset(data)?;
-        let correct = predicted
-            .iter()
-            .zip(data.labels())
-            .filter(|(p, y)| p == y)
-            .count();
-        Ok(correct as f64 / data.n_samples() as f64)
+        Ok(averaged::accuracy_of(&self.predict_dataset(data)?, data))
     }
 
-    /// `w·xᵢ + b` for every row of a dataset of either storage.
+    /// `w·xᵢ + b` for every row of a dataset of either storage, with the last weights.
     ///
     /// ```
     /// use ndarray::array;
@@ -320,17 +360,7 @@ impl Fit {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn decision_function_dataset(&self, data: &Dataset) -> Result<Array1<f64>> {
-        if data.n_features() != self.w.len() {
-            return Err(Error::Shape {
-                what: "columns against the fitted weights",
-                expected: self.w.len(),
-                found: data.n_features(),
-            });
-        }
-        let w = self.w.as_slice().expect("fitted weights are contiguous");
-        Ok((0..data.n_samples())
-            .map(|i| data.row_view(i).dot(w, self.summation) + self.b)
-            .collect())
+        self.last().decision_function_dataset(data)
     }
 
     /// `sign(w·xᵢ + b)` for every row of a dataset of either storage, with sign(0) = +1.
@@ -343,9 +373,101 @@ impl Fit {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn predict_dataset(&self, data: &Dataset) -> Result<Array1<f64>> {
+        self.last().predict_dataset(data)
+    }
+
+    /// The last weights as a predictor.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[2.0], [-1.0]], array![1.0, -1.0])?;
+    /// let fit = novikoff::perceptron::PerceptronParams::new().fit(&data)?;
+    /// assert_eq!(fit.last().w, fit.w);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn last(&self) -> LinearPredictor {
+        LinearPredictor {
+            w: self.w.clone(),
+            b: self.b,
+            summation: self.summation,
+        }
+    }
+
+    /// The labels `predictor` gives the rows of `data` (sign(0) = +1), or `None` when the run did not
+    /// keep that predictor (the vote unless asked for, the pocket unless the variant is
+    /// [`Variant::Pocket`]).
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{perceptron::{PerceptronParams, Predictor}, Dataset};
+    /// let data = Dataset::new(array![[2.0], [-1.0]], array![1.0, -1.0])?;
+    /// let fit = PerceptronParams::new().record_votes(true).fit(&data)?;
+    /// for predictor in [Predictor::Last, Predictor::Averaged, Predictor::Voted] {
+    ///     assert_eq!(fit.predict_with(predictor, &data)?.unwrap().to_vec(), vec![1.0, -1.0]);
+    /// }
+    /// assert!(fit.predict_with(Predictor::Pocket, &data)?.is_none());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Shape`] when the data have another number of features.
+    pub fn predict_with(
+        &self,
+        predictor: Predictor,
+        data: &Dataset,
+    ) -> Result<Option<Array1<f64>>> {
+        match predictor {
+            Predictor::Last => self.predict_dataset(data).map(Some),
+            Predictor::Averaged => self.averaged.predict_dataset(data).map(Some),
+            Predictor::Voted => self
+                .voted
+                .as_ref()
+                .map(|voted| voted.predict_dataset(data))
+                .transpose(),
+            Predictor::Pocket => self
+                .pocket
+                .as_ref()
+                .map(|pocket| pocket.predictor.predict_dataset(data))
+                .transpose(),
+        }
+    }
+
+    /// The fraction of `data` that `predictor` labels correctly, or `None` when the run did not keep it.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{perceptron::{PerceptronParams, Predictor, Variant}, Dataset};
+    /// let data = Dataset::new(array![[2.0], [-1.0]], array![1.0, -1.0])?;
+    /// let fit = PerceptronParams::new().variant(Variant::Pocket).fit(&data)?;
+    /// assert_eq!(fit.accuracy_with(Predictor::Pocket, &data)?, Some(1.0));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Fit::predict_with`].
+    pub fn accuracy_with(&self, predictor: Predictor, data: &Dataset) -> Result<Option<f64>> {
         Ok(self
-            .decision_function_dataset(data)?
-            .mapv(|a| if a >= 0.0 { 1.0 } else { -1.0 }))
+            .predict_with(predictor, data)?
+            .map(|predicted| averaged::accuracy_of(&predicted, data)))
+    }
+
+    /// The predictor of the run's variant ([`Variant::predictor`]) as labels for `data`.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{perceptron::{PerceptronParams, Variant}, Dataset};
+    /// let data = Dataset::new(array![[2.0], [-1.0]], array![1.0, -1.0])?;
+    /// let fit = PerceptronParams::new().variant(Variant::Averaged).fit(&data)?;
+    /// assert_eq!(fit.predict_own(&data)?.to_vec(), vec![1.0, -1.0]);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Fit::predict_with`].
+    pub fn predict_own(&self, data: &Dataset) -> Result<Array1<f64>> {
+        Ok(self
+            .predict_with(self.variant.predictor(), data)?
+            .expect("a run keeps its own variant's predictor"))
     }
 
     /// The weights of the equivalent no-bias perceptron on `(x, c)`: `(w, w_{d+1})` with `b = c·w_{d+1}`.

@@ -152,6 +152,7 @@ impl OnlinePerceptron {
                     bias_constant: c,
                     bias_weight: made.v,
                     eta,
+                    step: eta,
                 }));
                 ControlFlow::Continue(())
             })?;

@@ -3,6 +3,7 @@
 use ndarray::Array1;
 use serde::{Deserialize, Serialize};
 
+use super::variant::Variant;
 use crate::error::{Error, Result};
 use crate::simd::Summation;
 
@@ -140,6 +141,8 @@ impl Order {
 /// | `max_updates` | none |
 /// | initial `w`, `b` | zero |
 /// | summation | [`Summation::Fast`] |
+/// | variant | [`Variant::Perceptron`] |
+/// | keep the vote | only for [`Variant::Voted`] |
 ///
 /// ```
 /// use novikoff::perceptron::{BiasRule, PerceptronParams};
@@ -158,6 +161,8 @@ pub struct PerceptronParams {
     pub(crate) initial_w: Option<Array1<f64>>,
     pub(crate) initial_b: f64,
     pub(crate) summation: Summation,
+    pub(crate) variant: Variant,
+    pub(crate) record_votes: bool,
 }
 
 impl Default for PerceptronParams {
@@ -171,6 +176,8 @@ impl Default for PerceptronParams {
             initial_w: None,
             initial_b: 0.0,
             summation: Summation::Fast,
+            variant: Variant::Perceptron,
+            record_votes: false,
         }
     }
 }
@@ -273,6 +280,39 @@ impl PerceptronParams {
         self
     }
 
+    /// Choose the member of the perceptron's family ([`Variant`]).
+    ///
+    /// ```
+    /// use novikoff::perceptron::{PerceptronParams, Variant};
+    /// let p = PerceptronParams::new().variant(Variant::PassiveAggressiveI { c: 0.5 });
+    /// assert_eq!(p.clone().check()?.variant(), Variant::PassiveAggressiveI { c: 0.5 });
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    #[must_use]
+    pub fn variant(mut self, variant: Variant) -> Self {
+        self.variant = variant;
+        self
+    }
+
+    /// Keep the voted perceptron's vote ([`Fit::voted`](super::Fit::voted)) even when the variant is
+    /// not [`Variant::Voted`], so that one run can be scored with the last, averaged and voted
+    /// predictors. Only for the variants that update like the plain perceptron; it costs the stored
+    /// entries of the updated rows plus 12 bytes per update.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{perceptron::PerceptronParams, Dataset};
+    /// let data = Dataset::new(array![[1.0], [-1.0]], array![1.0, -1.0])?;
+    /// let fit = PerceptronParams::new().record_votes(true).fit(&data)?;
+    /// assert!(fit.voted.is_some());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    #[must_use]
+    pub fn record_votes(mut self, record: bool) -> Self {
+        self.record_votes = record;
+        self
+    }
+
     /// The bias rule.
     ///
     /// ```
@@ -280,6 +320,16 @@ impl PerceptronParams {
     /// ```
     pub fn bias_rule(&self) -> BiasRule {
         self.bias
+    }
+
+    /// The variant.
+    ///
+    /// ```
+    /// use novikoff::perceptron::{PerceptronParams, Variant};
+    /// assert_eq!(PerceptronParams::new().variant_kind(), Variant::Perceptron);
+    /// ```
+    pub fn variant_kind(&self) -> Variant {
+        self.variant
     }
 
     /// Validate everything that can be checked without the data.
@@ -332,6 +382,26 @@ impl PerceptronParams {
         }
         if let Order::Permutation(p) = &self.order {
             check_permutation(p, p.len())?;
+        }
+        self.variant.check()?;
+        if self.variant.is_passive_aggressive() && self.eta != 1.0 {
+            return Err(Error::parameter(
+                "eta",
+                format!(
+                    "{} chooses its own step τ, so η must be 1 (got {})",
+                    self.variant.name(),
+                    self.eta
+                ),
+            ));
+        }
+        if self.record_votes && !self.variant.updates_like_perceptron() {
+            return Err(Error::parameter(
+                "record_votes",
+                format!(
+                    "the vote is the plain perceptron's, but {} updates differently",
+                    self.variant.name()
+                ),
+            ));
         }
         Ok(super::Perceptron { params: self })
     }

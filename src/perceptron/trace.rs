@@ -7,7 +7,8 @@ use crate::error::{Error, Result};
 /// One update, as the engine sees it right after applying it.
 ///
 /// `x` is the example's feature row and `w`, `b` the weights after the update. The update made was
-/// `w += η·label·x`, `b += η·label·bias_constant²`.
+/// `w += step·label·x`, `b += step·label·bias_constant²`, with `step = η` for every variant but
+/// Passive–Aggressive, whose step is its `τ`.
 #[derive(Debug, Clone, Copy)]
 pub struct UpdateEvent<'a> {
     /// 1-based update number `k`.
@@ -32,6 +33,8 @@ pub struct UpdateEvent<'a> {
     pub bias_weight: f64,
     /// The learning rate η.
     pub eta: f64,
+    /// The step `s` of this update (`η`, or Passive–Aggressive's `τ`).
+    pub step: f64,
 }
 
 /// Something that observes every update: an in-memory [`Trace`], a [`CsvTrace`] writer, the proof's

@@ -1,0 +1,52 @@
+//! A run's predictors scored on held-out data: what a user comparing the variants needs.
+
+use serde::Serialize;
+
+use super::{Fit, Predictor};
+use crate::dataset::Dataset;
+use crate::error::Result;
+
+/// The accuracy of every predictor a run kept, on a test dataset.
+///
+/// ```
+/// use ndarray::array;
+/// use novikoff::{perceptron::PerceptronParams, Dataset};
+/// let train = Dataset::new(array![[2.0, 1.0], [-1.0, -2.0], [1.0, 0.5]], array![1.0, -1.0, 1.0])?;
+/// let test = Dataset::new(array![[3.0, 0.0], [-2.0, -1.0]], array![1.0, -1.0])?;
+/// let fit = PerceptronParams::new().record_votes(true).fit(&train)?;
+/// let scores = fit.test_accuracy(&test)?;
+/// assert_eq!((scores.n, scores.last, scores.averaged, scores.voted), (2, 1.0, 1.0, Some(1.0)));
+/// assert_eq!(scores.pocket, None); // not a pocket run
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TestAccuracy {
+    /// The test examples.
+    pub n: usize,
+    /// The last weights'.
+    pub last: f64,
+    /// The averaged weights'.
+    pub averaged: f64,
+    /// The vote's, when the run kept it.
+    pub voted: Option<f64>,
+    /// The pocket's, when the run kept one.
+    pub pocket: Option<f64>,
+}
+
+impl Fit {
+    /// Score every predictor the run kept on `test`.
+    ///
+    /// # Errors
+    /// [`Error::Shape`](crate::Error::Shape) when `test` has another number of features than the
+    /// training data.
+    pub fn test_accuracy(&self, test: &Dataset) -> Result<TestAccuracy> {
+        let score = |predictor| self.accuracy_with(predictor, test);
+        Ok(TestAccuracy {
+            n: test.n_samples(),
+            last: score(Predictor::Last)?.expect("every run has its last weights"),
+            averaged: score(Predictor::Averaged)?.expect("every run keeps the average"),
+            voted: score(Predictor::Voted)?,
+            pocket: score(Predictor::Pocket)?,
+        })
+    }
+}
