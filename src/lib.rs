@@ -26,7 +26,8 @@
 //! * [`preprocess`]: standardise, min–max, unit ball, bias column, each with its effect on R and γ;
 //! * [`experiment`]: batch experiments over grids of datasets, rules, orders, η and seeds, in parallel,
 //!   reproducible, resumable and shardable; [`plot`] draws their figures;
-//! * [`textbook`]: the worked examples of the source documents, built in;
+//! * [`textbook`]: the worked examples of the source documents, built in; [`bundled`]: five small real
+//!   datasets (iris, wine, breast cancer, digits, penguins) with their licences;
 //! * [`traits`]: `Fit` and `Predict` in the shape of linfa's, for code written against it.
 //!
 //! ## Architecture: the data's path
@@ -90,6 +91,7 @@
 #![warn(missing_docs)]
 
 pub mod bounds;
+pub mod bundled;
 pub mod dataset;
 #[doc(hidden)]
 pub mod display;

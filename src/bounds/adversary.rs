@@ -19,6 +19,10 @@ use crate::perceptron::{Order, Perceptron};
 use crate::rng;
 use crate::simd::Summation;
 
+/// The default update cap of an adversarial run: beyond it the search would take hours on data whose
+/// bound is astronomically large.
+const DEFAULT_CAP: u64 = 100_000;
+
 /// How the adversary picks the next example among those the current weights misclassify
 /// (`y·(w·x + b) ≤ 0`). Ties go to the lowest row index.
 ///
@@ -69,7 +73,11 @@ impl Strategy {
 /// |---|---|
 /// | random restarts | 8 |
 /// | seed | 0 |
-/// | update cap per run, the cyclic baseline included | `⌈bound⌉ + 1` when a bound applies (enough to see it broken), else 10 000 |
+/// | update cap per run, the cyclic baseline included | `⌈bound⌉ + 1` when a bound applies (enough to see it broken), at most 10⁵; else 10 000 |
+///
+/// The 10⁵ stops runs on data whose bound is astronomically large (raw features, `(R/γ)²` of 10¹⁶), which
+/// would otherwise run for ever: every adversarial pick reads every row. A run stopped by the cap reports
+/// a lower bound on the worst order's mistakes.
 ///
 /// ```
 /// use novikoff::bounds::AdversaryParams;
@@ -285,8 +293,7 @@ pub fn search(
         .min_by(|a, b| a.value.partial_cmp(&b.value).expect("finite values"));
     let bound = tightest.and_then(|b| b.value);
     let cap = adversary.max_updates().unwrap_or_else(|| match bound {
-        Some(value) if value < 1e15 => value.ceil() as u64 + 1,
-        Some(_) => u64::MAX,
+        Some(value) => (value.min(DEFAULT_CAP as f64).ceil() as u64 + 1).min(DEFAULT_CAP),
         None => 10_000,
     });
     let run_vectors = run_separation(geometry, &facts, setup.c)?;

@@ -3,8 +3,8 @@
 
 use super::any_u::{AnyU, Setting, aggressiveness, best, row_weights};
 use super::bound::{Bound, Facts, Hypothesis, RunSetup};
-use super::hypotheses::common_hypotheses;
 use super::geometry::{Geometry, UNIT_NORM_TOL};
+use super::hypotheses::common_hypotheses;
 use super::kinds::BoundKind;
 use crate::perceptron::Fit;
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 use novikoff::experiment::{
     DEFAULT_SPEC, MergeOptions, RunOptions, Shard, Spec, create_output_folder, load_results, merge,
-    run, summarize, summary_table,
+    run, summarize, summary_table, tightness, tightness_table,
 };
 use novikoff::{Error, Result};
 
@@ -105,6 +105,7 @@ pub fn run_experiment(args: &ExperimentArgs) -> Result<()> {
         );
     }
     let summary = summarize(&report.records);
+    let tight = tightness(&report.records);
     let plots = if args.no_plots || args.shard.is_some() {
         Vec::new()
     } else {
@@ -122,6 +123,7 @@ pub fn run_experiment(args: &ExperimentArgs) -> Result<()> {
             "results_jsonl": report.jsonl_path,
             "plots": plots,
             "summary": summary,
+            "tightness": tight,
         })),
         OutputFormat::Table => {
             println!(
@@ -129,6 +131,15 @@ pub fn run_experiment(args: &ExperimentArgs) -> Result<()> {
                 report.ran, report.skipped, report.failed, report.threads, report.seconds
             );
             print!("{}", summary_table(&summary));
+            if !tight.is_empty() {
+                println!(
+                    "\nhow tight the bound is: mistakes in the cyclic order, the most over {} shuffled \
+                     orders, and in the adversary's worst order; worst/bound takes each run against \
+                     its own tightest bound",
+                    spec.train.seeds.len()
+                );
+                print!("{}", tightness_table(&tight));
+            }
             println!(
                 "\nresults: {} and {}",
                 report.csv_path.display(),
@@ -214,10 +225,16 @@ fn jsonl_path(path: &std::path::Path) -> PathBuf {
 pub fn run_summary(args: &SummaryArgs) -> Result<()> {
     let records = load_results(&jsonl_path(&args.results))?;
     let summary = summarize(&records);
+    let tight = tightness(&records);
     match args.format {
-        OutputFormat::Json => print_json(&serde_json::json!({ "summary": summary })),
+        OutputFormat::Json => {
+            print_json(&serde_json::json!({ "summary": summary, "tightness": tight }))
+        }
         OutputFormat::Table => {
             print!("{}", summary_table(&summary));
+            if !tight.is_empty() {
+                print!("\n{}", tightness_table(&tight));
+            }
             Ok(())
         }
     }

@@ -83,3 +83,34 @@ pub(super) mod variant_names {
             .collect()
     }
 }
+
+/// `variants` of a `[[dataset]]` entry: absent, or a list of names.
+pub(super) mod optional_variant_names {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error as _};
+
+    use crate::perceptron::Variant;
+
+    pub(in crate::experiment) fn serialize<S: Serializer>(
+        variants: &Option<Vec<Variant>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match variants {
+            Some(variants) => s.collect_seq(variants.iter().map(|v| v.name())),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub(in crate::experiment) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Vec<Variant>>, D::Error> {
+        Vec::<String>::deserialize(d)?
+            .iter()
+            .map(|name| {
+                Variant::parse(name)
+                    .and_then(Variant::check)
+                    .map_err(|e| D::Error::custom(format!("variants: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
+    }
+}

@@ -5,13 +5,17 @@ use std::time::Instant;
 
 use serde_json::{Map, Value, json};
 
-use super::grid::generator;
+use super::grid::{Scalar, generator};
 use super::plan::{DatasetInstance, Source, Task};
 use super::record::TaskRecord;
-use super::spec::Measure;
-use crate::bounds::{BoundKind, Geometry, Verdict, VerifyOptions, verify_with_options};
+use super::spec::{ADVERSARY_UPDATES, Measure};
+use crate::bounds::{
+    AdversaryParams, BoundKind, Geometry, Verdict, VerifyOptions, search, verify_with_options,
+};
 use crate::dataset::{Dataset, DenseRow};
 use crate::error::{Error, Result};
+use crate::perceptron::Variant;
+use crate::rng::derive_seed;
 
 /// The bound columns of `results.csv`, one per form of the theorem, in report order.
 ///
@@ -47,6 +51,14 @@ pub(crate) fn load(instance: &DatasetInstance) -> Result<Dataset> {
             seed,
         } => match generator(family, params, *seed)? {
             Some(spec) => spec.generate()?.data,
+            None if crate::bundled::NAMES.contains(&family.as_str()) => {
+                let positive = match params.get("positive") {
+                    Some(Scalar::Text(text)) => text.clone(),
+                    Some(Scalar::Number(value)) => value.to_string(),
+                    None => String::new(),
+                };
+                crate::bundled::dataset(family, &positive)?
+            }
             None => crate::textbook::example(family)
                 .ok_or_else(|| Error::parameter("family", format!("unknown example `{family}`")))?,
         },
@@ -123,7 +135,7 @@ pub(crate) fn measure(
     spec_hash: &str,
 ) -> (TaskRecord, Option<Error>) {
     let mut record = base_record(task, instance, spec_hash);
-    let failure = fill(&mut record, task, prepared, measure).err();
+    let failure = fill(&mut record, task, instance, prepared, measure).err();
     if let Some(error) = &failure {
         record.error = Some(error.to_string());
     }
@@ -133,6 +145,7 @@ pub(crate) fn measure(
 fn fill(
     record: &mut TaskRecord,
     task: &Task,
+    instance: &DatasetInstance,
     prepared: &Prepared<'_>,
     measure: &Measure,
 ) -> Result<()> {
@@ -159,6 +172,17 @@ fn fill(
             };
             let verdict = verify_with_options(geometry, params, &options)?;
             record.record_verdict(&verdict);
+            if instance.adversary
+                && params.variant_kind() == Variant::Perceptron
+                && task.replicate.is_none()
+            {
+                let adversary = AdversaryParams::new()
+                    .restarts(2)
+                    .seed(derive_seed(0, &task.key))
+                    .max_updates(Some(ADVERSARY_UPDATES))
+                    .check()?;
+                record.record_adversary(&search(geometry, &learner, &adversary)?);
+            }
             if let Some(test) = &prepared.test {
                 record.record_test(&verdict.fit.test_accuracy(test)?);
             }

@@ -14,6 +14,7 @@
 
 mod atomic;
 mod axes;
+mod count;
 mod env;
 mod grid;
 mod locate;
@@ -27,6 +28,7 @@ mod shard;
 mod spec;
 mod store;
 mod summary;
+mod tightness;
 
 #[doc(hidden)]
 pub use env::Environment;
@@ -49,9 +51,10 @@ pub use runner::spec_hash;
 pub use runner::{RunOptions, RunReport, run};
 pub use shard::Shard;
 #[doc(hidden)]
-pub use spec::MAX_TASKS;
+pub use spec::{ADVERSARY_UPDATES, MAX_TASKS};
 pub use spec::{DEFAULT_SPEC, DatasetSpec, GridOrder, Measure, Spec, TrainGrid};
 pub use store::load_results;
 #[doc(hidden)]
 pub use store::{DroppedLine, Store, read_records, result_paths};
 pub use summary::{RuleSummary, summarize, summary_table};
+pub use tightness::{TightnessRow, tightness, tightness_table};

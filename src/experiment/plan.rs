@@ -45,6 +45,8 @@ pub struct DatasetInstance {
     pub entry: usize,
     /// Held-out data, read like the dataset (a `file` entry's `test`).
     pub test: Option<PathBuf>,
+    /// Search for the adversary's worst order on the plain perceptron's cyclic tasks.
+    pub adversary: bool,
 }
 
 /// One unit of work: a dataset instance, a rule, an order, η and a replicate seed.
@@ -115,8 +117,12 @@ impl Plan {
         check_unique_keys(spec, &datasets)?;
         let mut tasks = Vec::new();
         for (d, instance) in datasets.iter().enumerate() {
+            let variants = spec.datasets[instance.entry]
+                .variants
+                .as_ref()
+                .unwrap_or(&spec.train.variants);
             for &rule in &spec.train.rules {
-                for &variant in &spec.train.variants {
+                for &variant in variants {
                     // Passive–Aggressive chooses its own step: it runs once, with η = 1.
                     let etas: &[f64] = if variant.is_passive_aggressive() {
                         &[1.0]
@@ -252,6 +258,7 @@ fn expand_entry(
         max_epochs,
         entry: k,
         test: None,
+        adversary: entry.adversary,
     };
     if let Some(file) = &entry.file {
         let path = resolve(spec_dir, file);
@@ -312,6 +319,7 @@ fn expand_entry(
                     max_epochs,
                     entry: k,
                     test: None,
+                    adversary: entry.adversary,
                 });
             }
         }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::bounds::{Failure, Verdict};
+use crate::bounds::{AdversaryReport, Failure, Verdict};
 use crate::perceptron::{Fit, StopReason, TestAccuracy};
 
 fn perceptron() -> String {
@@ -98,6 +98,13 @@ pub struct TaskRecord {
     /// on the same run. In `results.jsonl` only, and only when there is one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<Failure>,
+    /// The most mistakes an adversary's order forced (entries with `adversary = true`; the plain
+    /// perceptron's cyclic tasks), and whether a run of the search stopped at its update cap.
+    #[serde(default)]
+    pub adversary_mistakes: Option<u64>,
+    /// Whether the worst adversarial run stopped at the cap (its count is then a lower bound).
+    #[serde(default)]
+    pub adversary_capped: Option<bool>,
     /// Test accuracy of the last weights, with a `test` file.
     #[serde(default)]
     pub test_last: Option<f64>,
@@ -157,6 +164,8 @@ const TAIL: &[&str] = &[
     "ratio",
     "holds",
     "invariants_ok",
+    "adversary_mistakes",
+    "adversary_capped",
     "test_last",
     "test_averaged",
     "test_voted",
@@ -230,6 +239,8 @@ pub(crate) fn csv_row(r: &TaskRecord, bound_names: &[String]) -> Vec<String> {
         opt(&r.ratio),
         opt(&r.holds),
         opt(&r.invariants_ok),
+        opt(&r.adversary_mistakes),
+        opt(&r.adversary_capped),
         opt(&r.test_last),
         opt(&r.test_averaged),
         opt(&r.test_voted),
@@ -289,6 +300,13 @@ impl TaskRecord {
         self.converged = Some(fit.converged);
         self.stop_reason = Some(fit.stop_reason);
         self.train_seconds = Some(fit.train_seconds);
+    }
+
+    /// The columns of an adversarial search.
+    pub(crate) fn record_adversary(&mut self, report: &AdversaryReport) {
+        let worst = &report.runs[report.best];
+        self.adversary_mistakes = Some(worst.mistakes);
+        self.adversary_capped = Some(!worst.converged);
     }
 
     /// The columns of the predictors' accuracy on the test data.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use super::axes::GridOrder;
-use super::axes::{rule_names, variant_names};
+use super::axes::{optional_variant_names, rule_names, variant_names};
 use super::grid::{ParamValue, generator, grid};
 use super::locate::{find_key_line, key_line_in_table, line_of_offset, nth_table_line};
 use crate::error::{Error, Location, Result};
@@ -229,7 +229,18 @@ pub struct DatasetSpec {
     /// (last, averaged, voted, pocket) is scored on it.
     #[serde(default)]
     pub test: Option<String>,
+    /// Override the grid's variants for this entry.
+    #[serde(default, with = "optional_variant_names")]
+    pub variants: Option<Vec<Variant>>,
+    /// Also search for the adversary's worst order on this entry's datasets (for the plain
+    /// perceptron's cyclic tasks; each adversarial step reads every row, and runs stop at
+    /// [`ADVERSARY_UPDATES`] updates).
+    #[serde(default)]
+    pub adversary: bool,
 }
+
+/// The update cap of an experiment's adversarial runs (and of their cyclic baseline).
+pub const ADVERSARY_UPDATES: u64 = 5_000;
 
 fn one() -> usize {
     1
@@ -368,6 +379,12 @@ impl Spec {
                     })?;
                 }
             }
+            if entry.variants.as_ref().is_some_and(Vec::is_empty) {
+                return Err(Error::Spec {
+                    at: self.entry_location(k, "variants"),
+                    message: format!("dataset #{}: `variants` must not be empty", k + 1),
+                });
+            }
             if entry.test.is_some() && entry.file.is_none() {
                 return Err(Error::Spec {
                     at: self.entry_location(k, "test"),
@@ -388,61 +405,6 @@ impl Spec {
             }
         }
         Ok(())
-    }
-}
-
-impl Spec {
-    /// The number of tasks of one dataset instance: rules × η × orders (a shuffled order once per seed).
-    pub(crate) fn tasks_per_instance(&self) -> Option<u64> {
-        let orders = self.train.orders.iter().try_fold(0u64, |sum, order| {
-            sum.checked_add(if *order == GridOrder::Shuffle {
-                self.train.seeds.len() as u64
-            } else {
-                1
-            })
-        })?;
-        // Passive–Aggressive runs once, with η = 1; the other variants once per η.
-        let runs = self.train.variants.iter().try_fold(0u64, |sum, variant| {
-            sum.checked_add(if variant.is_passive_aggressive() {
-                1
-            } else {
-                self.train.eta.len() as u64
-            })
-        })?;
-        (self.train.rules.len() as u64)
-            .checked_mul(runs)?
-            .checked_mul(orders)
-    }
-
-    /// Refuse a grid above [`MAX_TASKS`] tasks (or dataset instances), given each entry's number of
-    /// instances (`None`: too many to count), naming the largest entry's line.
-    pub(crate) fn check_task_count(&self, instances: &[Option<u64>]) -> Result<()> {
-        let per_instance = self.tasks_per_instance();
-        let total_instances = instances
-            .iter()
-            .try_fold(0u64, |sum, n| n.and_then(|n| sum.checked_add(n)));
-        let total_tasks = total_instances
-            .zip(per_instance)
-            .and_then(|(n, per)| n.checked_mul(per));
-        let plausible = |n: Option<u64>| n.is_some_and(|n| n <= MAX_TASKS);
-        if plausible(total_instances) && plausible(total_tasks) {
-            return Ok(());
-        }
-        let largest = (0..instances.len())
-            .max_by_key(|&k| instances[k].unwrap_or(u64::MAX))
-            .unwrap_or(0);
-        let count =
-            |n: Option<u64>| n.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string());
-        Err(Error::Spec {
-            at: self.entry_location(largest, "params"),
-            message: format!(
-                "the experiment expands to {} tasks over {} dataset instances (dataset #{} alone: {}); the limit is {MAX_TASKS}: check the grids for a list where one value was meant, or split the experiment into several specs",
-                count(total_tasks),
-                count(total_instances),
-                largest + 1,
-                count(instances.get(largest).copied().flatten()),
-            ),
-        })
     }
 
     /// The spec's file and the line of `key` in its `k`-th `[[dataset]]` entry (the entry's own line

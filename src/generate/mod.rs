@@ -421,6 +421,25 @@ pub fn resolve(
     params: serde_json::Map<String, serde_json::Value>,
     seed: u64,
 ) -> Result<Option<GeneratorSpec>> {
+    if crate::bundled::NAMES.contains(&family) {
+        // A bundled real dataset: one class against the rest.
+        let positive = params.get("positive");
+        if let Some(key) = params.keys().find(|key| *key != "positive") {
+            return Err(Error::parameter(
+                "params",
+                format!("the bundled dataset `{family}` takes only `positive` (got `{key}`)"),
+            ));
+        }
+        return match positive {
+            Some(serde_json::Value::String(_) | serde_json::Value::Number(_)) => Ok(None),
+            _ => Err(Error::parameter(
+                "params",
+                format!(
+                    "the bundled dataset `{family}` needs `positive`, the class against the rest"
+                ),
+            )),
+        };
+    }
     if crate::textbook::NAMES.contains(&family) {
         if let Some(key) = params.keys().next() {
             return Err(Error::parameter(
@@ -434,9 +453,11 @@ pub fn resolve(
         return Err(Error::parameter(
             "family",
             format!(
-                "unknown generator family `{family}`: expected one of {}, or a built-in example ({})",
+                "unknown generator family `{family}`: expected one of {}, a built-in example ({}) or a \
+                 bundled dataset ({})",
                 FAMILIES.join(", "),
-                crate::textbook::NAMES.join(", ")
+                crate::textbook::NAMES.join(", "),
+                crate::bundled::NAMES.join(", ")
             ),
         ));
     }

@@ -46,7 +46,8 @@ pub struct Pocket {
     pub epoch: usize,
     /// Gallant's `run_W`: the run of correct predictions at which they entered the pocket.
     pub run: u64,
-    /// How many weight vectors the ratchet examined (each a pass over the data).
+    /// How many weight vectors the ratchet examined (each at most a pass over the data: the count stops
+    /// once it cannot beat the pocket, and a pocket without errors is never examined against).
     pub examined: u64,
 }
 
@@ -67,7 +68,7 @@ pub(crate) struct PocketTracker {
 impl PocketTracker {
     /// The start of a run from `(w, v)`: the starting weights go in the pocket.
     pub(crate) fn new(data: &Dataset, w: &[f64], v: f64, c: f64, summation: Summation) -> Self {
-        let errors = training_errors(data, w, v, c, summation);
+        let errors = training_errors(data, w, v, c, summation, u64::MAX);
         Self {
             current_w: w.to_vec(),
             current_v: v,
@@ -109,7 +110,8 @@ impl PocketTracker {
     /// is longer than the pocket's and they make strictly fewer training errors; they enter it at the
     /// first step of their run past the pocket's.
     fn consider(&mut self, data: &Dataset, run: u64) {
-        if run <= self.best.run {
+        // Nothing beats a pocket without errors: the ratchet needs strictly fewer.
+        if run <= self.best.run || self.best.training_errors == 0 {
             return;
         }
         self.best.examined += 1;
@@ -119,6 +121,7 @@ impl PocketTracker {
             self.current_v,
             self.c,
             self.summation,
+            self.best.training_errors,
         );
         if errors < self.best.training_errors {
             self.best.predictor = LinearPredictor {
@@ -136,11 +139,25 @@ impl PocketTracker {
     }
 }
 
-/// The rows where `y·(w·x + c·v) ≤ 0`, with the activations the training pass computes.
-fn training_errors(data: &Dataset, w: &[f64], v: f64, c: f64, summation: Summation) -> u64 {
-    let labels = data.labels();
+/// The rows where `y·(w·x + c·v) ≤ 0`, with the activations the training pass computes, counted up to
+/// `enough` (a count that reaches it cannot win the ratchet, so the pass stops there).
+fn training_errors(
+    data: &Dataset,
+    w: &[f64],
+    v: f64,
+    c: f64,
+    summation: Summation,
+    enough: u64,
+) -> u64 {
     let b = c * v;
-    (0..data.n_samples())
-        .filter(|&i| labels[i] * (data.row_view(i).dot(w, summation) + b) <= 0.0)
-        .count() as u64
+    let mut errors = 0;
+    for (i, &y) in data.labels().iter().enumerate() {
+        if y * (data.row_view(i).dot(w, summation) + b) <= 0.0 {
+            errors += 1;
+            if errors >= enough {
+                break;
+            }
+        }
+    }
+    errors
 }

@@ -208,8 +208,8 @@ fn draw_mistakes_vs_bound<DB: DrawingBackend>(
         .build_cartesian_2d(range.clone().log_scale(), range.clone().log_scale())?;
     chart
         .configure_mesh()
-        .x_desc("bound (the rule's primary bound, from the certified lower end of γ)")
-        .y_desc("mistakes (updates)")
+        .x_desc("bound (the run's tightest: from the certified γ, else Freund–Schapire or Shalev-Shwartz–Singer)")
+        .y_desc("mistakes")
         .draw()?;
     chart
         .draw_series(LineSeries::new(
