@@ -27,6 +27,8 @@
 //! * [`experiment`]: batch experiments over grids of datasets, rules, orders, η and seeds, in parallel,
 //!   reproducible, resumable and shardable; [`plot`] draws their figures;
 //! * [`textbook`]: the worked examples of the source documents, built in;
+//! * [`model`]: saved models: a trained separator written to JSON with how it was made, read back to
+//!   predict bit for bit and to score on labelled data;
 //! * [`traits`]: `Fit` and `Predict` in the shape of linfa's, for code written against it.
 //!
 //! ## Architecture: the data's path
@@ -98,6 +100,7 @@ pub mod experiment;
 pub mod generate;
 pub mod io;
 pub mod margin;
+pub mod model;
 pub mod perceptron;
 pub mod plot;
 pub mod preprocess;

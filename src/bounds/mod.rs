@@ -82,6 +82,7 @@ mod evaluate;
 mod geometry;
 mod invariant_report;
 mod invariants;
+mod json;
 mod kinds;
 mod margin_solve;
 mod report;

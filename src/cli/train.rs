@@ -5,6 +5,7 @@ use std::io::BufWriter;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+use novikoff::model::ModelFile;
 use novikoff::perceptron::{BiasRule, CsvTrace, Fit, NoTrace, Order, PerceptronParams};
 use novikoff::simd::Summation;
 use novikoff::{Dataset, Error, Result};
@@ -102,6 +103,9 @@ pub struct TrainArgs {
     /// Write one CSV row per update (update,epoch,row,activation,w…,b) to this file.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+    /// Save the model (w, b, the parameters, the data's n, d and R) as JSON, for `predict` and `score`.
+    #[arg(long, value_name = "MODEL.json")]
+    pub save: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
@@ -128,7 +132,12 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         }
         None => learner.fit_with_trace(&data, &mut NoTrace)?,
     };
-    report(&args.data.data.display().to_string(), &data, args, &fit)
+    let source = args.data.data.display().to_string();
+    report(&source, &data, args, &fit)?;
+    match &args.save {
+        Some(path) => ModelFile::from_fit(&fit, &learner, &data, Some(&source))?.save(path),
+        None => Ok(()),
+    }
 }
 
 fn report(source: &str, data: &Dataset, args: &TrainArgs, fit: &Fit) -> Result<()> {

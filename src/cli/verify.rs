@@ -97,9 +97,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     let source = args.data.data.display().to_string();
     let failures = report.failures();
     match args.format {
-        OutputFormat::Json => {
-            print_json(&verify_table::to_json(&source, &data, &report, &failures)?)
-        }
+        OutputFormat::Json => print_json(&report.to_json(&source, &data)?),
         OutputFormat::Table => verify_table::print_table(&source, &report, args.steps),
     }?;
     if failures.is_empty() {

@@ -1,54 +1,12 @@
-//! How `novikoff verify` shows a [`Report`]: the JSON object and the aligned tables. No check is decided
-//! here; the failures come from [`Report::failures`].
+//! How `novikoff verify` shows a [`Report`] as aligned tables (its JSON object is the library's
+//! [`Report::to_json`]). No check is decided here; the failures come from [`Report::failures`].
 
 use novikoff::bounds::{
-    Bound, Failure, InvariantReport, InvariantStatus, MarginSummary, Report, RuleReport, Verdict,
+    Bound, InvariantReport, InvariantStatus, MarginSummary, Report, RuleReport, Verdict,
 };
-use novikoff::{Dataset, Error, Result};
-use serde_json::{Value, json};
+use novikoff::{Error, Result};
 
 use super::output::{num, opt, render, yes_no};
-
-/// The JSON object of `novikoff verify --format json`.
-pub fn to_json(
-    source: &str,
-    data: &Dataset,
-    report: &Report,
-    failures: &[Failure],
-) -> Result<Value> {
-    let geometry = &report.geometry;
-    // Each rule's verdict, with its supplied-separator bounds and adversarial search when asked.
-    let rules = to_value(&report.rules)?;
-    let bracket = |m: &MarginSummary| m.bracket.map(|b| json!(b)).unwrap_or(Value::Null);
-    let certificate = geometry.margins.free_bias.certificate.as_ref().or(geometry
-        .margins
-        .augmented_one
-        .certificate
-        .as_ref());
-    Ok(json!({
-        "data": source,
-        "n": data.n_samples(),
-        "d": data.n_features(),
-        "radius": geometry.radius,
-        "separable": geometry.separable,
-        "separable_through_origin": geometry.separable_through_origin,
-        "gamma": {
-            "through_origin": bracket(&geometry.margins.through_origin),
-            "free_bias": bracket(&geometry.margins.free_bias),
-            "augmented_one": bracket(&geometry.margins.augmented_one),
-            "augmented_radius": bracket(&geometry.margins.augmented_radius),
-        },
-        "certificate": to_value(&certificate)?,
-        "geometry": to_value(geometry)?,
-        "rules": rules,
-        "passed": failures.is_empty(),
-        "failures": failures.iter().map(ToString::to_string).collect::<Vec<_>>(),
-    }))
-}
-
-fn to_value<T: serde::Serialize>(value: &T) -> Result<Value> {
-    serde_json::to_value(value).map_err(|e| Error::io("<json>", std::io::Error::other(e)))
-}
 
 fn margin_line(m: &MarginSummary) -> String {
     match (m.status, m.bracket) {
