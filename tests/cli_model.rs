@@ -29,7 +29,7 @@ fn predict_reproduces_the_run_and_score_its_accuracy() {
     assert_eq!(linear.b(), run["b"].as_f64().unwrap());
     let provenance = saved.provenance.unwrap();
     assert_eq!(provenance.params.bias, "classic");
-    assert_eq!(provenance.data.radius, run["radius"].as_f64().unwrap());
+    assert_eq!(provenance.data.radius, run["radius"].as_f64());
     assert_eq!(provenance.run.mistakes, run["mistakes"].as_u64().unwrap());
 
     let predictions = stdout(&novikoff(&["predict", &model, &data("seed004.csv")]));

@@ -77,7 +77,10 @@ class Perceptron(ClassifierMixin, BaseEstimator):
     train_seconds_ : float
         The crate's training loop, in seconds (its own timing, ``train_seconds``).
     fit_seconds_ : float
-        The whole call in Rust: the checks of the data, the run and the model file.
+        What a Rust program spends in ``Dataset::new`` (the checks of the data) and
+        ``Perceptron::fit`` for the same run.
+    call_seconds_ : float
+        The whole call in Rust: ``fit_seconds_`` plus the labels' mapping and the model file.
     n_features_in_ : int
     feature_names_in_ : ndarray of str (only when ``X`` has column names)
 
@@ -178,23 +181,17 @@ class Perceptron(ClassifierMixin, BaseEstimator):
 
     # -- labels -----------------------------------------------------------------------------
 
-    def _encode(self, y):
-        """``classes_`` and the labels as ±1 (``classes_[1]`` is +1)."""
-        if y.dtype.kind in "biu" and (y.dtype.kind != "u" or y.dtype.itemsize < 8):
-            found = _novikoff.binary_labels(np.ascontiguousarray(y, dtype=np.int64))
-        elif y.dtype.kind == "f":
-            found = _novikoff.binary_labels(np.ascontiguousarray(y, dtype=np.float64))
-        else:
-            found = None
-        if found is not None:
-            classes, signs = found
-            classes = classes.astype(y.dtype, copy=False)
-        else:
-            # Not a plain binary numeric target: scikit-learn names what it is (continuous,
-            # multiclass, …), or finds two classes among strings or objects.
-            check_classification_targets(y)
-            classes, inverse = np.unique(y, return_inverse=True)
-            signs = np.where(inverse == len(classes) - 1, 1.0, -1.0) if len(classes) else None
+    def _signs(self, y):
+        """``classes_`` and ``y`` as ±1 (``classes_[1]`` is +1), for a target the crate does not map
+        itself (strings, objects, unsigned 64-bit integers), with scikit-learn's message for one that
+        is not binary."""
+        check_classification_targets(y)
+        classes, inverse = np.unique(y, return_inverse=True)
+        self._check_two(classes, y)
+        return classes, np.ascontiguousarray(np.where(inverse == 1, 1.0, -1.0))
+
+    @staticmethod
+    def _check_two(classes, y):
         if len(classes) > 2:
             raise ValueError(
                 "Only binary classification is supported. The type of the target is "
@@ -206,7 +203,6 @@ class Perceptron(ClassifierMixin, BaseEstimator):
                 f"only one class is present in y (every label is {classes[0]!r}); the perceptron "
                 "needs samples of two classes"
             )
-        return classes, np.ascontiguousarray(signs, dtype=np.float64)
 
     # -- fitting ----------------------------------------------------------------------------
 
@@ -226,11 +222,8 @@ class Perceptron(ClassifierMixin, BaseEstimator):
             order="C",
             ensure_all_finite=False,
         )
-        self.classes_, signs = self._encode(y)
         self.seed_ = self._draw_seed()
-        run = _novikoff.fit(
-            as_matrix(X),
-            signs,
+        options = dict(
             bias=rule,
             bias_constant=constant,
             eta=float(self.eta0),
@@ -240,6 +233,27 @@ class Perceptron(ClassifierMixin, BaseEstimator):
             max_updates=None if self.max_updates is None else int(self.max_updates),
             summation=self.summation,
         )
+        X = as_matrix(X)
+        # Whole-number labels go to the crate as they are: one pass there finds the two classes and
+        # maps them to ±1 (numpy.unique would sort, at the cost of a clean epoch on 10^6 rows).
+        kind = y.dtype.kind
+        if kind in "biu" and (kind != "u" or y.dtype.itemsize < 8):
+            labels = np.ascontiguousarray(y, dtype=np.int64)
+        elif kind == "f":
+            labels = np.ascontiguousarray(y, dtype=np.float64)
+        else:
+            labels = None
+        run = None
+        if labels is not None:
+            run = _novikoff.fit(X, labels, target="binary", **options)
+            classes = run["classes"]
+            if classes is None or len(classes) < 2:
+                run = None  # not a binary target of whole numbers, or one class
+            else:
+                self.classes_ = classes.astype(y.dtype)
+        if run is None:
+            self.classes_, signs = self._signs(y)
+            run = _novikoff.fit(X, signs, target="signs", **options)
         self._keep(run)
         self._partial_calls = 0
         self.n_iter_ = int(run["epochs"])
@@ -286,7 +300,7 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         unknown = np.setdiff1d(np.unique(y), known)
         if len(unknown):
             raise ValueError(f"y holds labels {unknown!r} that are not among classes {known!r}")
-        signs = np.where(y == known[1], 1.0, -1.0)
+        signs = np.ascontiguousarray(np.where(y == known[1], 1.0, -1.0))
         if first:
             rule, constant = self._rule()
             seed = self._draw_seed()
@@ -299,6 +313,7 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         run = _novikoff.fit(
             as_matrix(X),
             signs,
+            target="signs",
             bias=rule,
             bias_constant=constant,
             eta=float(self.eta0),
@@ -333,7 +348,8 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         self.converged_ = bool(run["converged"])
         self.stop_reason_ = run["stop_reason"]
         self.train_seconds_ = float(run["train_seconds"])
-        self.fit_seconds_ = float(run["call_seconds"])
+        self.fit_seconds_ = float(run["fit_seconds"])
+        self.call_seconds_ = float(run["call_seconds"])
         self._summation = self.summation
         self._model_json = run["model_json"]
 

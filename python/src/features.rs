@@ -48,13 +48,29 @@ impl SharedValues for NumpyValues {
 
 /// A dataset built from Python arrays, with the read borrow of a dense array (rust-numpy's borrow
 /// flag, which keeps other Rust code from writing into it) held for as long as the dataset is used.
+/// Dropped, it gives its labels' buffer back for the next call ([`labels::recycle`](crate::labels::recycle)).
 pub struct Input<'py> {
-    pub data: Dataset,
+    data: Option<Dataset>,
     _borrow: Option<PyReadonlyArray2<'py, f64>>,
 }
 
+impl Input<'_> {
+    /// The dataset.
+    pub fn data(&self) -> &Dataset {
+        self.data.as_ref().expect("taken only on drop")
+    }
+}
+
+impl Drop for Input<'_> {
+    fn drop(&mut self) {
+        if let Some(data) = self.data.take() {
+            crate::labels::recycle(data.into_labels());
+        }
+    }
+}
+
 /// The two ways a matrix arrives from the Python layer.
-enum Matrix<'py> {
+pub enum Matrix<'py> {
     Dense(PyReadonlyArray2<'py, f64>),
     Csr(CsMat<f64>),
 }
@@ -78,7 +94,7 @@ type CsrParts<'py> = (
 );
 
 /// `x` is a 2-D C-contiguous `float64` ndarray, or `("csr", data, indices, indptr, (n, d))`.
-fn matrix<'py>(x: &Bound<'py, PyAny>) -> PyResult<Matrix<'py>> {
+pub fn matrix<'py>(x: &Bound<'py, PyAny>) -> PyResult<Matrix<'py>> {
     if let Ok(tuple) = x.cast::<PyTuple>() {
         let (tag, data, indices, indptr, shape): CsrParts<'py> = tuple.extract()?;
         if tag != "csr" {
@@ -124,7 +140,7 @@ fn index_array(array: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<usize>> {
         .collect()
 }
 
-fn build<'py>(matrix: Matrix<'py>, y: Array1<f64>) -> PyResult<Input<'py>> {
+pub fn build<'py>(matrix: Matrix<'py>, y: Array1<f64>) -> PyResult<Input<'py>> {
     match matrix {
         Matrix::Dense(borrow) => {
             let (n, d) = (borrow.shape()[0], borrow.shape()[1]);
@@ -138,24 +154,21 @@ fn build<'py>(matrix: Matrix<'py>, y: Array1<f64>) -> PyResult<Input<'py>> {
             });
             let data = Dataset::from_shared(values, n, d, y).or_py()?;
             Ok(Input {
-                data,
+                data: Some(data),
                 _borrow: Some(borrow),
             })
         }
         Matrix::Csr(x) => Ok(Input {
-            data: Dataset::from_csr(x, y).or_py()?,
+            data: Some(Dataset::from_csr(x, y).or_py()?),
             _borrow: None,
         }),
     }
 }
 
-/// A labelled dataset: the crate checks `x` and that every label is ±1.
+/// A labelled dataset: the crate checks `x` and that every label of `y` (`float64`) is ±1.
 pub fn labelled<'py>(x: &Bound<'py, PyAny>, y: &Bound<'py, PyAny>) -> PyResult<Input<'py>> {
-    let labels = y
-        .cast::<PyArray1<f64>>()
-        .map_err(|_| PyTypeError::new_err("y must be a 1-D float64 NumPy array"))?
-        .to_owned_array();
-    build(matrix(x)?, labels)
+    let matrix = matrix(x)?;
+    build(matrix, crate::labels::signs(y)?)
 }
 
 /// The features alone, for what does not read labels (R, prediction): the dataset gets the label +1 on
@@ -164,5 +177,5 @@ pub fn labelled<'py>(x: &Bound<'py, PyAny>, y: &Bound<'py, PyAny>) -> PyResult<I
 pub fn unlabelled<'py>(x: &Bound<'py, PyAny>) -> PyResult<Input<'py>> {
     let matrix = matrix(x)?;
     let n = matrix.n_rows();
-    build(matrix, Array1::ones(n))
+    build(matrix, crate::labels::ones(n))
 }

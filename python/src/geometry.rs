@@ -18,7 +18,7 @@ use crate::learn::summation;
 #[pyfunction]
 pub fn radius(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<f64> {
     let input = features::unlabelled(x)?;
-    let data = &input.data;
+    let data = input.data();
     Ok(py.detach(|| data.radius()))
 }
 
@@ -48,7 +48,7 @@ pub fn max_margin<'py>(
         .check()
         .or_py()?;
     let input = features::labelled(x, y)?;
-    let data = &input.data;
+    let data = input.data();
     let started = Instant::now();
     let result = py.detach(|| solver.solve(data)).or_py()?;
     let seconds = started.elapsed().as_secs_f64();
@@ -171,7 +171,7 @@ pub fn verify(
         }),
     };
     let input = features::labelled(x, y)?;
-    let data = &input.data;
+    let data = input.data();
     py.detach(|| {
         let geometry = Geometry::compute(data)?;
         let report = report(&geometry, &params, &options)?;

@@ -2,16 +2,16 @@
 
 use std::time::Instant;
 
-use novikoff::model::{LinearModel, Model, ModelFile};
+use novikoff::model::{LinearModel, Model, ModelFile, Provenance};
 use novikoff::perceptron::{BiasRule, Order, PerceptronParams};
 use novikoff::simd::Summation;
-use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::errors::OrPy;
-use crate::features;
+use crate::{features, labels};
 
 /// `sequential` or `fast`.
 pub fn summation(name: &str) -> PyResult<Summation> {
@@ -24,22 +24,33 @@ pub fn summation(name: &str) -> PyResult<Summation> {
     }
 }
 
-/// Train the perceptron on `x` and labels ±1 and return the run as a dict: `w` (an array), `b`,
-/// `bias_constant`, `bias_weight`, `mistakes`, `epochs`, `converged`, `stop_reason`, `train_seconds`
-/// (the crate's training loop) and `call_seconds` (this whole call in Rust: the checks of the data,
-/// the run, the model file), and `model_json`, the run's model file (None when its weights are not
-/// finite).
+/// Train the perceptron on `x` and `y` and return the run as a dict: `w` (an array), `b`,
+/// `bias_constant`, `bias_weight`, `mistakes`, `epochs`, `converged`, `stop_reason`, the timings, and
+/// `model_json`, the run's model file (None when its weights are not finite; its radius is recorded
+/// only when the run computed it).
+///
+/// With `target="signs"`, `y` holds ±1 (`float64`; the crate checks them). With `target="binary"`, `y`
+/// is a binary target of whole numbers (`int64` or `float64`), mapped in one pass (see
+/// [`labels::binary`]) and returned as `classes`; when it is not such a target, or has one class,
+/// nothing is trained and the dict holds `classes` alone (None or one class), for the caller to name
+/// the problem.
+///
+/// The timings, in seconds: `train_seconds` is the crate's training loop (`Fit::train_seconds`);
+/// `fit_seconds` is what a Rust program spends in `Dataset::new(x, y)` (here `from_shared`, with the
+/// same checks) and `Perceptron::fit`; `call_seconds` is this whole call in Rust (with the labels'
+/// mapping and the model file).
 ///
 /// `bias` is a rule name (`none`, `classic`, `novikoff`, `c=VALUE`); `bias_constant`, when given,
 /// fixes the constant `c` instead (the estimator's later `partial_fit` calls keep the first call's `c`).
 #[pyfunction]
-#[pyo3(signature = (x, y, *, bias, bias_constant=None, eta, shuffle, seed, max_epochs, max_updates,
-    summation, initial_w=None, initial_b=0.0, source=None))]
+#[pyo3(signature = (x, y, *, target, bias, bias_constant=None, eta, shuffle, seed, max_epochs,
+    max_updates, summation, initial_w=None, initial_b=0.0, source=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,
     y: &Bound<'py, PyAny>,
+    target: &str,
     bias: &str,
     bias_constant: Option<f64>,
     eta: f64,
@@ -72,19 +83,51 @@ pub fn fit<'py>(
         params = params.initial(w.as_array().to_owned(), initial_b);
     }
     let learner = params.check().or_py()?;
-    let input = features::labelled(x, y)?;
-    let data = &input.data;
-    let (fit, model_json) = py
+    let matrix = features::matrix(x)?;
+    let out = PyDict::new(py);
+    let labels_started = Instant::now();
+    let labels = match target {
+        "signs" => labels::signs(y)?,
+        "binary" => match labels::binary(py, y)? {
+            Some((classes, signs)) if classes.len()? == 2 => {
+                out.set_item("classes", classes)?;
+                signs
+            }
+            Some((classes, _)) => {
+                out.set_item("classes", classes)?;
+                return Ok(out);
+            }
+            None => {
+                out.set_item("classes", py.None())?;
+                return Ok(out);
+            }
+        },
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "target must be 'signs' or 'binary', got {other:?}"
+            )));
+        }
+    };
+    out.set_item("labels_seconds", labels_started.elapsed().as_secs_f64())?;
+    // What a Rust program times around `Dataset::new(x, y)` and `Perceptron::fit`.
+    let fit_started = Instant::now();
+    let input = features::build(matrix, labels)?;
+    let data = input.data();
+    let (fit, fit_seconds, model_json) = py
         .detach(|| {
             let fit = learner.fit(data)?;
-            let model = ModelFile::from_fit(&fit, &learner, data, source.as_deref())
-                .and_then(|file| file.to_json())
+            let fit_seconds = fit_started.elapsed().as_secs_f64();
+            // No pass over the data for R here (it costs as much as a clean epoch): the file records
+            // R when the run computed it (the novikoff rule).
+            let provenance =
+                Provenance::of_run_without_radius_pass(&fit, &learner, data, source.as_deref());
+            let model = LinearModel::from_fit(&fit)
+                .and_then(|m| ModelFile::new(Model::Linear(m), Some(provenance)).to_json())
                 .ok();
-            Ok((fit, model))
+            Ok((fit, fit_seconds, model))
         })
         .or_py()?;
     let call_seconds = started.elapsed().as_secs_f64();
-    let out = PyDict::new(py);
     out.set_item("w", fit.w.into_pyarray(py))?;
     out.set_item("b", fit.b)?;
     out.set_item("bias_constant", fit.bias_constant)?;
@@ -94,6 +137,7 @@ pub fn fit<'py>(
     out.set_item("converged", fit.converged)?;
     out.set_item("stop_reason", fit.stop_reason.name())?;
     out.set_item("train_seconds", fit.train_seconds)?;
+    out.set_item("fit_seconds", fit_seconds)?;
     out.set_item("call_seconds", call_seconds)?;
     out.set_item("model_json", model_json)?;
     Ok(out)
@@ -112,74 +156,11 @@ pub fn decision_function<'py>(
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let model = LinearModel::new(w.as_array().to_vec(), b, self::summation(summation)?).or_py()?;
     let input = features::unlabelled(x)?;
-    let data = &input.data;
+    let data = input.data();
     let decisions = py
         .detach(|| model.decision_function_dataset(data))
         .or_py()?;
     Ok(decisions.into_pyarray(py))
-}
-
-/// The classes (in the labels' type) and the labels as ±1.
-type ClassesAndSigns<'py> = (Bound<'py, PyAny>, Bound<'py, PyArray1<f64>>);
-
-/// The two classes of numeric labels and the labels as ±1 (the larger class is +1), in one pass: what
-/// `numpy.unique` gives for a binary target, without its sort (which costs more than a clean epoch of
-/// the perceptron on 10⁶ rows). `None` when the target is not binary with whole-number or two-valued
-/// labels: more than two distinct values, a NaN, or a float class that is not a whole number (which
-/// scikit-learn calls continuous); the caller then asks scikit-learn what the target is, for its
-/// message. `y` is `float64` or `int64`; the classes come back in its type.
-#[pyfunction]
-pub fn binary_labels<'py>(
-    py: Python<'py>,
-    y: &Bound<'py, PyAny>,
-) -> PyResult<Option<ClassesAndSigns<'py>>> {
-    if let Ok(y) = y.cast::<PyArray1<i64>>() {
-        let y = y.try_readonly()?;
-        return Ok(
-            two_classes(y.as_array().iter().copied(), |_| true).map(|classes| {
-                let positive = classes[classes.len() - 1];
-                let signs = y
-                    .as_array()
-                    .mapv(|v| if v == positive { 1.0 } else { -1.0 });
-                (classes.into_pyarray(py).into_any(), signs.into_pyarray(py))
-            }),
-        );
-    }
-    let y = y
-        .cast::<PyArray1<f64>>()
-        .map_err(|_| PyValueError::new_err("labels must be a 1-D float64 or int64 array"))?
-        .try_readonly()?;
-    let whole = |v: f64| v.is_finite() && v.fract() == 0.0;
-    Ok(
-        two_classes(y.as_array().iter().copied(), whole).map(|classes| {
-            let positive = classes[classes.len() - 1];
-            let signs = y
-                .as_array()
-                .mapv(|v| if v == positive { 1.0 } else { -1.0 });
-            (classes.into_pyarray(py).into_any(), signs.into_pyarray(py))
-        }),
-    )
-}
-
-/// The distinct values, sorted, if there are at most two and each passes `valid`; a NaN is never
-/// equal to a class, so it makes a third. -0.0 and 0.0 are one class, as `numpy.unique` has them.
-fn two_classes<T: Copy + PartialOrd>(
-    values: impl Iterator<Item = T>,
-    valid: impl Fn(T) -> bool,
-) -> Option<Vec<T>> {
-    let mut classes: Vec<T> = Vec::with_capacity(3);
-    for v in values {
-        if !classes.contains(&v) {
-            if classes.len() == 2 || !valid(v) {
-                return None;
-            }
-            classes.push(v);
-        }
-    }
-    if classes.len() == 2 && classes[1] < classes[0] {
-        classes.swap(0, 1);
-    }
-    Some(classes)
 }
 
 /// Read a model file written by `novikoff train --save` or `save_model`: a dict with `kind`, `w`, `b`,

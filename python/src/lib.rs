@@ -11,6 +11,7 @@ mod batch;
 mod errors;
 mod features;
 mod geometry;
+mod labels;
 mod learn;
 
 use pyo3::prelude::*;
@@ -21,7 +22,6 @@ fn _novikoff(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(learn::fit, m)?)?;
     m.add_function(wrap_pyfunction!(learn::decision_function, m)?)?;
-    m.add_function(wrap_pyfunction!(learn::binary_labels, m)?)?;
     m.add_function(wrap_pyfunction!(learn::load_model, m)?)?;
     m.add_function(wrap_pyfunction!(learn::save_model, m)?)?;
     m.add_function(wrap_pyfunction!(geometry::radius, m)?)?;

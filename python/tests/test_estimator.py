@@ -147,9 +147,11 @@ def test_a_shuffled_order_with_a_seed_is_the_cli_order(novikoff_bin, data_dir):
 def test_any_two_labels_and_the_classes_order():
     X, y = seed004()
     for labels in (np.where(y > 0, "yes", "no"), np.where(y > 0, 5, 2), np.where(y > 0, 3.0, -7.0),
-                   y > 0):
+                   y > 0, np.where(y > 0, 2**62 + 1, 2**62), np.where(y > 0, 0.0, -0.0) + (y > 0),
+                   np.where(y > 0, 2, 1).astype(np.uint64)):
         p = Perceptron(fit_intercept=False).fit(X, labels)
         np.testing.assert_array_equal(p.classes_, np.unique(labels))
+        assert p.classes_.dtype == np.unique(labels).dtype
         np.testing.assert_array_equal(p.coef_, [[3.0, 1.0]])
         np.testing.assert_array_equal(p.predict(X), labels)
 
@@ -280,13 +282,13 @@ def test_the_fit_reads_the_array_in_place():
     from novikoff import _novikoff
 
     run = _novikoff.fit(
-        np.ascontiguousarray(X), np.where(y > 0, 1.0, -1.0), bias="none", eta=1.0, shuffle=False,
+        np.ascontiguousarray(X), np.where(y > 0, 1.0, -1.0), target="signs", bias="none", eta=1.0, shuffle=False,
         seed=0, max_epochs=5, max_updates=None, summation="fast",
     )
     assert run["epochs"] >= 1
     with pytest.raises(ValueError, match="C-contiguous"):
         _novikoff.fit(
-            np.asfortranarray(X), np.where(y > 0, 1.0, -1.0), bias="none", eta=1.0, shuffle=False,
+            np.asfortranarray(X), np.where(y > 0, 1.0, -1.0), target="signs", bias="none", eta=1.0, shuffle=False,
             seed=0, max_epochs=5, max_updates=None, summation="fast",
         )
 

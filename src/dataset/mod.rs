@@ -379,6 +379,11 @@ impl Dataset {
         self.row_norms().radius
     }
 
+    /// `R` if something has computed it already (no pass over the data).
+    pub(crate) fn known_radius(&self) -> Option<f64> {
+        self.norms.get().map(|norms| norms.radius)
+    }
+
     /// The rows' lengths, computed once per dataset (one pass over the data on the first call).
     pub(crate) fn row_norms(&self) -> RowNorms {
         *self
@@ -395,6 +400,18 @@ impl Dataset {
                 .iter()
                 .fold(0.0_f64, |m, v| m.max(v.abs()))
         })
+    }
+
+    /// Take the labels back, whatever the storage (to reuse their buffer, for instance).
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[1.0], [2.0]], array![1.0, -1.0])?;
+    /// assert_eq!(data.to_sparse().into_labels().to_vec(), vec![1.0, -1.0]);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn into_labels(self) -> Array1<f64> {
+        self.y
     }
 
     /// Take the matrix and the labels back.

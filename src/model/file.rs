@@ -66,7 +66,7 @@ struct Document {
 /// let learner = PerceptronParams::new().check()?;
 /// let file = ModelFile::from_fit(&learner.fit(&data)?, &learner, &data, None)?;
 /// let provenance = file.provenance.unwrap();
-/// assert_eq!((provenance.data.n, provenance.data.d, provenance.data.radius), (2, 2, 5.0));
+/// assert_eq!((provenance.data.n, provenance.data.d, provenance.data.radius), (2, 2, Some(5.0)));
 /// assert_eq!(provenance.params.bias, "none");
 /// assert!(provenance.run.converged);
 /// # Ok::<(), novikoff::Error>(())
@@ -122,8 +122,9 @@ pub struct DataSummary {
     pub nnz: usize,
     /// `dense` or `sparse`.
     pub storage: String,
-    /// The radius `R = maxᵢ ‖xᵢ‖`.
-    pub radius: f64,
+    /// The radius `R = maxᵢ ‖xᵢ‖`; `None` when the maker skipped the pass over the data that computes
+    /// it (see [`Provenance::of_run_without_radius_pass`]).
+    pub radius: Option<f64>,
     /// Rows labelled +1.
     pub positives: usize,
     /// Rows labelled −1.
@@ -160,6 +161,34 @@ impl Provenance {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn of_run(fit: &Fit, learner: &Perceptron, data: &Dataset, source: Option<&str>) -> Self {
+        let mut provenance = Self::of_run_without_radius_pass(fit, learner, data, source);
+        provenance.data.radius = Some(data.radius());
+        provenance
+    }
+
+    /// [`Provenance::of_run`] without a pass over the data for `R`: the radius is recorded when the run
+    /// computed it (the `novikoff` rule does), and is `None` otherwise. For a caller whose cost is the
+    /// training's alone (the Python estimator's `fit`, where a pass over 10⁶ rows would cost as much as
+    /// a clean epoch).
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{model::Provenance, perceptron::{BiasRule, PerceptronParams}, Dataset};
+    /// let data = Dataset::new(array![[3.0, 4.0], [-1.0, 0.0]], array![1.0, -1.0])?;
+    /// let plain = PerceptronParams::new().check()?;
+    /// let p = Provenance::of_run_without_radius_pass(&plain.fit(&data)?, &plain, &data, None);
+    /// assert_eq!(p.data.radius, None);
+    /// let novikoff = PerceptronParams::new().bias(BiasRule::Novikoff).check()?;
+    /// let p = Provenance::of_run_without_radius_pass(&novikoff.fit(&data)?, &novikoff, &data, None);
+    /// assert_eq!(p.data.radius, Some(5.0));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn of_run_without_radius_pass(
+        fit: &Fit,
+        learner: &Perceptron,
+        data: &Dataset,
+        source: Option<&str>,
+    ) -> Self {
         let params = learner.params();
         let (positives, negatives) = data.class_counts();
         Provenance {
@@ -182,7 +211,7 @@ impl Provenance {
                 d: data.n_features(),
                 nnz: data.nnz(),
                 storage: if data.is_sparse() { "sparse" } else { "dense" }.into(),
-                radius: data.radius(),
+                radius: data.known_radius(),
                 positives,
                 negatives,
             },
