@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Execute every notebook headless and fail on the first cell error.
+# Build the Python package, run its tests, then execute every notebook headless; fail on the first error.
 #
 #   notebooks/run.sh            run into a temporary folder (what CI does; the tree stays clean)
 #   notebooks/run.sh --update   run and write the outputs back into notebooks/*.ipynb (to commit them)
 #
 # The Python packages go into a virtualenv, $NOVIKOFF_NOTEBOOK_VENV or target/notebooks-venv, so the
-# system's Python is left alone. The notebooks find the CLI through $NOVIKOFF_BIN.
+# system's Python is left alone: requirements.txt, every version pinned by constraints.txt, then the
+# package of python/ built once by maturin as a release wheel and installed. pytest runs python/tests
+# (with scikit-learn's estimator checks) against that wheel. The notebooks import the package and find
+# the CLI through $NOVIKOFF_BIN.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -22,8 +25,9 @@ if [[ ! -x "$venv/bin/python" ]]; then
   echo "== notebooks: creating the virtualenv $venv"
   python3 -m venv "$venv"
 fi
-echo "== notebooks: pip install -r notebooks/requirements.txt"
-"$venv/bin/python" -m pip install -q --disable-pip-version-check -r notebooks/requirements.txt
+echo "== notebooks: pip install -r notebooks/requirements.txt -c notebooks/constraints.txt"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check \
+  -r notebooks/requirements.txt -c notebooks/constraints.txt
 
 echo "== notebooks: cargo build --release"
 cargo build --release --quiet
@@ -31,6 +35,22 @@ export NOVIKOFF_BIN="$root/target/release/novikoff"
 
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/novikoff-notebooks.XXXXXX")"
 trap 'rm -rf "$scratch"' EXIT
+
+# The wheel, built once in release mode for the virtualenv's Python, and installed without touching
+# its pinned dependencies (they are in requirements.txt).
+echo "== python: maturin build --release (python/), pip install the wheel"
+started=$SECONDS
+"$venv/bin/maturin" build --release --quiet --interpreter "$venv/bin/python" \
+  --manifest-path python/Cargo.toml --out "$scratch/wheels"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps --force-reinstall \
+  "$scratch"/wheels/novikoff-*.whl
+echo "   built and installed in $((SECONDS - started)) s"
+
+# From the scratch folder, so that `import novikoff` is the installed wheel, not python/novikoff.
+echo "== python: pytest python/tests (with sklearn's check_estimator)"
+started=$SECONDS
+(cd "$scratch" && "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/python/tests")
+echo "   pytest took $((SECONDS - started)) s"
 if [[ "$mode" == update ]]; then
   out_dir="$root/notebooks"
 else

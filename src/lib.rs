@@ -28,6 +28,8 @@
 //!   reproducible, resumable and shardable; [`plot`] draws their figures;
 //! * [`textbook`]: the worked examples of the source documents, built in; [`bundled`]: five small real
 //!   datasets (iris, wine, breast cancer, digits, penguins) with their licences;
+//! * [`model`]: saved models: a trained separator written to JSON with how it was made, read back to
+//!   predict bit for bit and to score on labelled data;
 //! * [`traits`]: `Fit` and `Predict` in the shape of linfa's, for code written against it.
 //!
 //! ## Architecture: the data's path
@@ -100,6 +102,7 @@ pub mod experiment;
 pub mod generate;
 pub mod io;
 pub mod margin;
+pub mod model;
 pub mod perceptron;
 pub mod plot;
 pub mod preprocess;

@@ -86,6 +86,7 @@ mod geometry;
 mod hypotheses;
 mod invariant_report;
 mod invariants;
+mod json;
 mod kinds;
 mod margin_guarantee;
 mod margin_solve;

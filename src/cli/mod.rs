@@ -5,6 +5,7 @@ mod convert;
 mod experiment;
 mod generate;
 mod margin;
+mod model;
 mod output;
 mod train;
 mod verify;
@@ -42,6 +43,10 @@ enum Command {
     Margin(margin::MarginArgs),
     /// Train with each bias rule and check every form of the convergence theorem on the run.
     Verify(verify::VerifyArgs),
+    /// Predict the labels of a data file with a model saved by `train --save` (CSV: prediction,decision).
+    Predict(model::PredictArgs),
+    /// Score a model saved by `train --save` on a labelled data file: accuracy, confusion, margin.
+    Score(model::ScoreArgs),
     /// Write a seeded synthetic dataset (separable, noisy, blobs, xor, concentric, basis, anisotropic).
     Generate(generate::GenerateArgs),
     /// Convert a dataset between CSV, LIBSVM, .npy and .npz (by extension).
@@ -197,6 +202,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         )),
         Some(Command::Margin(args)) => done(margin::run(&args)),
         Some(Command::Verify(args)) => verify::run(&args),
+        Some(Command::Predict(args)) => done(model::run_predict(&args)),
+        Some(Command::Score(args)) => done(model::run_score(&args)),
         Some(Command::Generate(args)) => done(generate::run(&args)),
         Some(Command::Convert(args)) => done(convert::run(&args)),
     }

@@ -5,6 +5,7 @@ use std::io::BufWriter;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+use novikoff::model::ModelFile;
 use novikoff::perceptron::{
     BiasRule, CsvTrace, Fit, NoTrace, Order, PerceptronParams, Predictor, TestAccuracy, Variant,
 };
@@ -132,6 +133,9 @@ pub struct TrainArgs {
     /// Write one CSV row per update (update,epoch,row,activation,w…,b) to this file.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+    /// Save the model (w, b, the parameters, the data's n, d and R) as JSON, for `predict` and `score`.
+    #[arg(long, value_name = "MODEL.json")]
+    pub save: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
@@ -160,13 +164,12 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         None => learner.fit_with_trace(&data, &mut NoTrace)?,
     };
     let test = test.map(|test| fit.test_accuracy(&test)).transpose()?;
-    report(
-        &args.data.data.display().to_string(),
-        &data,
-        args,
-        &fit,
-        test.as_ref(),
-    )
+    let source = args.data.data.display().to_string();
+    report(&source, &data, args, &fit, test.as_ref())?;
+    match &args.save {
+        Some(path) => ModelFile::from_fit(&fit, &learner, &data, Some(&source))?.save(path),
+        None => Ok(()),
+    }
 }
 
 /// The predictor of the run's variant, when it is not the last weights.

@@ -107,9 +107,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     let source = args.data.data.display().to_string();
     let failures = report.failures();
     match args.format {
-        OutputFormat::Json => print_json(&verify_table::to_json(
-            &source, &data, &report, &failures, &tests,
-        )?),
+        OutputFormat::Json => print_json(&verify_table::to_json(&source, &data, &report, &tests)?),
         OutputFormat::Table => verify_table::print_table(&source, &report, args.steps, &tests),
     }?;
     if failures.is_empty() {

@@ -1,63 +1,34 @@
-//! How `novikoff verify` shows a [`Report`]: the JSON object and the aligned tables. No check is decided
-//! here; the failures come from [`Report::failures`].
+//! How `novikoff verify` shows a [`Report`] as aligned tables (its JSON object is the library's
+//! [`Report::to_json`]). No check is decided here; the failures come from [`Report::failures`].
 
 use novikoff::bounds::{
-    Bound, Failure, InvariantReport, InvariantStatus, MarginSummary, Measure, Report, RuleReport,
-    Verdict,
+    Bound, InvariantReport, InvariantStatus, MarginSummary, Measure, Report, RuleReport, Verdict,
 };
 use novikoff::perceptron::TestAccuracy;
-use novikoff::{Dataset, Error, Result};
-use serde_json::{Value, json};
+use novikoff::{Error, Result};
+use serde_json::Value;
 
 use super::output::{num, opt, render, yes_no};
 
-/// The JSON object of `novikoff verify --format json`.
+/// The JSON object of `novikoff verify --format json`: the library's [`Report::to_json`], with each
+/// rule's accuracy on the `--test` file when one was given.
 pub fn to_json(
     source: &str,
-    data: &Dataset,
+    data: &novikoff::Dataset,
     report: &Report,
-    failures: &[Failure],
     tests: &[Option<TestAccuracy>],
 ) -> Result<Value> {
-    let geometry = &report.geometry;
-    // Each rule's verdict, with its supplied-separator bounds and adversarial search when asked.
-    let mut rules = to_value(&report.rules)?;
-    if let Value::Array(rules) = &mut rules {
+    let mut json = report.to_json(source, data)?;
+    if let Some(Value::Array(rules)) = json.get_mut("rules") {
         for (rule, test) in rules.iter_mut().zip(tests) {
             if let (Value::Object(rule), Some(test)) = (rule, test) {
-                rule.insert("test".into(), to_value(test)?);
+                let test = serde_json::to_value(test)
+                    .map_err(|e| Error::io("<json>", std::io::Error::other(e)))?;
+                rule.insert("test".into(), test);
             }
         }
     }
-    let bracket = |m: &MarginSummary| m.bracket.map(|b| json!(b)).unwrap_or(Value::Null);
-    let certificate = geometry.margins.free_bias.certificate.as_ref().or(geometry
-        .margins
-        .augmented_one
-        .certificate
-        .as_ref());
-    Ok(json!({
-        "data": source,
-        "n": data.n_samples(),
-        "d": data.n_features(),
-        "radius": geometry.radius,
-        "separable": geometry.separable,
-        "separable_through_origin": geometry.separable_through_origin,
-        "gamma": {
-            "through_origin": bracket(&geometry.margins.through_origin),
-            "free_bias": bracket(&geometry.margins.free_bias),
-            "augmented_one": bracket(&geometry.margins.augmented_one),
-            "augmented_radius": bracket(&geometry.margins.augmented_radius),
-        },
-        "certificate": to_value(&certificate)?,
-        "geometry": to_value(geometry)?,
-        "rules": rules,
-        "passed": failures.is_empty(),
-        "failures": failures.iter().map(ToString::to_string).collect::<Vec<_>>(),
-    }))
-}
-
-fn to_value<T: serde::Serialize>(value: &T) -> Result<Value> {
-    serde_json::to_value(value).map_err(|e| Error::io("<json>", std::io::Error::other(e)))
+    Ok(json)
 }
 
 fn margin_line(m: &MarginSummary) -> String {

@@ -1,29 +1,30 @@
 //! The two storages of a dataset's features, and what every algorithm reads them through.
 
-use ndarray::Array2;
 use sprs::CsMat;
 
 use super::RowView;
+use super::dense::DenseMatrix;
 
 /// A dataset's feature matrix: dense and row-major (the design's `Array2<f64>`, read by the SIMD
-/// kernels), or compressed sparse rows (CSR) for data that is mostly zeros.
+/// kernels; owned, or shared with an owner outside the crate), or compressed sparse rows (CSR) for data
+/// that is mostly zeros.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Features {
-    Dense(Array2<f64>),
+    Dense(DenseMatrix),
     Sparse(CsMat<f64>),
 }
 
 impl Features {
     pub(crate) fn n_rows(&self) -> usize {
         match self {
-            Features::Dense(x) => x.nrows(),
+            Features::Dense(x) => x.dim().0,
             Features::Sparse(x) => x.rows(),
         }
     }
 
     pub(crate) fn n_cols(&self) -> usize {
         match self {
-            Features::Dense(x) => x.ncols(),
+            Features::Dense(x) => x.dim().1,
             Features::Sparse(x) => x.cols(),
         }
     }
@@ -33,9 +34,8 @@ impl Features {
     pub(crate) fn row(&self, i: usize) -> RowView<'_> {
         match self {
             Features::Dense(x) => {
-                let d = x.ncols();
-                let flat = x.as_slice().expect("a dense dataset is row-major");
-                RowView::Dense(&flat[i * d..(i + 1) * d])
+                let d = x.dim().1;
+                RowView::Dense(&x.as_slice()[i * d..(i + 1) * d])
             }
             Features::Sparse(x) => {
                 let range = x.indptr().outer_inds_sz(i);
@@ -50,7 +50,7 @@ impl Features {
     /// Every stored value, row after row.
     pub(crate) fn values(&self) -> &[f64] {
         match self {
-            Features::Dense(x) => x.as_slice().expect("a dense dataset is row-major"),
+            Features::Dense(x) => x.as_slice(),
             Features::Sparse(x) => x.data(),
         }
     }
@@ -59,6 +59,7 @@ impl Features {
     pub(crate) fn row_values_mut(&mut self, i: usize) -> &mut [f64] {
         match self {
             Features::Dense(x) => {
+                let x = x.make_mut();
                 let d = x.ncols();
                 let flat = x.as_slice_mut().expect("a dense dataset is row-major");
                 &mut flat[i * d..(i + 1) * d]
@@ -80,18 +81,12 @@ impl Features {
         }
     }
 
-    /// A copy; a dense matrix is written into a buffer advised for huge pages, like every matrix the
-    /// crate builds.
+    /// A copy; an owned dense matrix is written into a buffer advised for huge pages, like every matrix
+    /// the crate builds. Shared values are shared again (not copied); changing them copies them.
     pub(crate) fn clone_advised(&self) -> Features {
         match self {
-            Features::Dense(x) => {
-                let mut values = crate::simd::advised_buffer(x.len());
-                values.extend(x.iter().copied());
-                Features::Dense(
-                    Array2::from_shape_vec(x.dim(), values)
-                        .expect("as many values as the matrix it copies"),
-                )
-            }
+            Features::Dense(x) if x.is_shared() => Features::Dense(x.clone()),
+            Features::Dense(x) => Features::Dense(DenseMatrix::Owned(x.advised_copy())),
             Features::Sparse(x) => Features::Sparse(x.clone()),
         }
     }

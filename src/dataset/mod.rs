@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 use sprs::CsMat;
 
+mod dense;
 mod features;
 mod norms;
 mod row;
@@ -22,6 +23,8 @@ pub(crate) mod sparse;
 mod storage;
 mod transform;
 
+pub use dense::SharedValues;
+use dense::{DenseMatrix, check_finite_values};
 pub(crate) use features::Features;
 pub(crate) use norms::{RowNorms, norm};
 pub(crate) use row::DenseRow;
@@ -118,21 +121,16 @@ impl Dataset {
 
     fn checked(x: Array2<f64>, y: Array1<f64>, check_finite: bool) -> Result<Self> {
         let y = checked_labels(x.dim(), y)?;
-        if check_finite {
-            for (row, values) in x.outer_iter().enumerate() {
-                if let Some((column, &value)) =
-                    values.iter().enumerate().find(|(_, v)| !v.is_finite())
-                {
-                    return Err(Error::NonFinite { row, column, value });
-                }
-            }
-        }
         let x = if x.is_standard_layout() {
             x
         } else {
             x.as_standard_layout().into_owned()
         };
-        Ok(Self::from_valid(Features::Dense(x), y))
+        if check_finite {
+            let values = x.as_slice().expect("standard layout");
+            check_finite_values(values, x.ncols())?;
+        }
+        Ok(Self::from_valid(Features::Dense(DenseMatrix::Owned(x)), y))
     }
 
     /// Validate and wrap a sparse feature matrix (CSR; a CSC matrix is converted) and its labels. The
@@ -288,9 +286,7 @@ impl Dataset {
     #[doc(hidden)]
     pub fn as_flat_slice(&self) -> &[f64] {
         match &self.features {
-            Features::Dense(x) => x
-                .as_slice()
-                .expect("Dataset keeps its matrix in standard layout"),
+            Features::Dense(x) => x.as_slice(),
             Features::Sparse(_) => panic!("as_flat_slice on a sparse dataset"),
         }
     }
@@ -383,6 +379,11 @@ impl Dataset {
         self.row_norms().radius
     }
 
+    /// `R` if something has computed it already (no pass over the data).
+    pub(crate) fn known_radius(&self) -> Option<f64> {
+        self.norms.get().map(|norms| norms.radius)
+    }
+
     /// The rows' lengths, computed once per dataset (one pass over the data on the first call).
     pub(crate) fn row_norms(&self) -> RowNorms {
         *self
@@ -401,6 +402,18 @@ impl Dataset {
         })
     }
 
+    /// Take the labels back, whatever the storage (to reuse their buffer, for instance).
+    ///
+    /// ```
+    /// # use ndarray::array;
+    /// let data = novikoff::Dataset::new(array![[1.0], [2.0]], array![1.0, -1.0])?;
+    /// assert_eq!(data.to_sparse().into_labels().to_vec(), vec![1.0, -1.0]);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn into_labels(self) -> Array1<f64> {
+        self.y
+    }
+
     /// Take the matrix and the labels back.
     ///
     /// ```
@@ -414,7 +427,7 @@ impl Dataset {
     /// For a sparse dataset; see [`Dataset::to_dense`].
     pub fn into_parts(self) -> (Array2<f64>, Array1<f64>) {
         match self.features {
-            Features::Dense(x) => (x, self.y),
+            Features::Dense(x) => (x.into_owned(), self.y),
             Features::Sparse(_) => panic!("into_parts on a sparse dataset: use to_dense first"),
         }
     }

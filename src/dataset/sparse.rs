@@ -1,7 +1,7 @@
 //! Compressed sparse rows: building a checked `CsMat` from raw arrays, and the sparse forms of the
 //! transforms. Nothing here forms a dense matrix, except [`to_dense`], which says so and has a limit.
 
-use ndarray::Array2;
+use ndarray::{Array2, ArrayView2};
 use sprs::CsMat;
 
 use crate::error::{Error, Result};
@@ -161,7 +161,7 @@ pub(crate) fn to_dense(x: &CsMat<f64>, what: &'static str) -> Result<Array2<f64>
 }
 
 /// The CSR form of a dense matrix: its non-zero values (a stored `-0.0` is dropped like `+0.0`).
-pub(crate) fn from_dense(x: &Array2<f64>) -> CsMat<f64> {
+pub(crate) fn from_dense(x: ArrayView2<'_, f64>) -> CsMat<f64> {
     let (n, d) = x.dim();
     let mut indptr = Vec::with_capacity(n + 1);
     let mut indices = Vec::new();
@@ -216,7 +216,7 @@ mod tests {
     #[test]
     fn dense_and_sparse_round_trip() {
         let x = ndarray::array![[0.0, 1.5, 0.0], [0.0, 0.0, 0.0], [-2.0, 0.0, 4.0]];
-        let csr = from_dense(&x);
+        let csr = from_dense(x.view());
         assert_eq!(csr.nnz(), 3);
         assert_eq!(to_dense(&csr, "test").unwrap(), x);
         let augmented = to_dense(&append_column(&csr, 2.0), "test").unwrap();

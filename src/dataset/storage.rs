@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use ndarray::ArrayView2;
 use sprs::CsMat;
 
-use super::{DENSIFY_LIMIT_BYTES, Dataset, Features, sparse};
+use super::{DENSIFY_LIMIT_BYTES, Dataset, DenseMatrix, Features, sparse};
 use crate::error::{Error, Result};
 
 impl Dataset {
@@ -74,9 +74,10 @@ impl Dataset {
     /// ```
     pub fn to_sparse(&self) -> Dataset {
         match &self.features {
-            Features::Dense(x) => {
-                Dataset::from_valid(Features::Sparse(sparse::from_dense(x)), self.y.clone())
-            }
+            Features::Dense(x) => Dataset::from_valid(
+                Features::Sparse(sparse::from_dense(x.view())),
+                self.y.clone(),
+            ),
             Features::Sparse(_) => self.clone(),
         }
     }
@@ -117,7 +118,7 @@ impl Dataset {
         match &self.features {
             Features::Dense(_) => Ok(Cow::Borrowed(self)),
             Features::Sparse(x) => Ok(Cow::Owned(Dataset::from_valid(
-                Features::Dense(sparse::to_dense(x, what)?),
+                Features::Dense(DenseMatrix::Owned(sparse::to_dense(x, what)?)),
                 self.y.clone(),
             ))),
         }

@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use ndarray::{Array1, Array2, Axis};
 
-use super::{Dataset, Features, norm, sparse};
+use super::{Dataset, DenseMatrix, Features, norm, sparse};
 use crate::error::{Error, Result};
 
 impl Dataset {
@@ -27,14 +27,14 @@ impl Dataset {
             Features::Dense(x) => {
                 let (n, d) = x.dim();
                 let mut values = crate::simd::advised_buffer(n * (d + 1));
-                for row in x.rows() {
+                for row in x.view().rows() {
                     values.extend(row.iter().copied());
                     values.push(c);
                 }
-                Features::Dense(
+                Features::Dense(DenseMatrix::Owned(
                     Array2::from_shape_vec((n, d + 1), values)
                         .expect("n·(d + 1) values were written for an n × (d + 1) matrix"),
-                )
+                ))
             }
             // c = 0 stores nothing: an unstored entry is that zero.
             Features::Sparse(x) => Features::Sparse(sparse::append_column(x, c)),
@@ -114,7 +114,9 @@ impl Dataset {
     /// ```
     pub fn select(&self, indices: &[usize]) -> Dataset {
         let features = match &self.features {
-            Features::Dense(x) => Features::Dense(x.select(Axis(0), indices)),
+            Features::Dense(x) => {
+                Features::Dense(DenseMatrix::Owned(x.view().select(Axis(0), indices)))
+            }
             Features::Sparse(x) => Features::Sparse(sparse::select_rows(x, indices)),
         };
         Dataset::from_valid(features, self.y.select(Axis(0), indices))

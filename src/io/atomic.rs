@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Location, Result};
 
 /// Write through a temporary sibling file, then rename it over `path`.
-pub(super) fn write_atomically(
+pub(crate) fn write_atomically(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<File>) -> Result<()>,
 ) -> Result<()> {

@@ -61,7 +61,7 @@ pub use self::{
 
 use crate::dataset::Dataset;
 use crate::error::{Error, Location, Result};
-use atomic::write_atomically;
+pub(crate) use atomic::write_atomically;
 
 /// Which column holds the labels.
 ///

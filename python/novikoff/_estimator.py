@@ -1,0 +1,394 @@
+"""``novikoff.Perceptron``: the crate's perceptron as a scikit-learn classifier."""
+
+import numbers
+import os
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets, type_of_target, unique_labels
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _novikoff
+from ._inputs import as_matrix
+
+_RULES = ("classic", "novikoff")
+_SUMMATIONS = ("sequential", "fast")
+
+
+class Perceptron(ClassifierMixin, BaseEstimator):
+    """The perceptron of the convergence theorem, trained by the Rust crate ``novikoff``.
+
+    Binary classification: ``y`` holds any two classes; ``classes_[1]`` is the crate's +1 and
+    ``classes_[0]`` its -1. A mistake is ``y (w.x + b) <= 0`` (a zero activation is a mistake) and
+    the update is ``w += eta0 y x`` with the bias rule's update of ``b``. Training stops after the
+    first epoch without a mistake (the data are then separated) or at ``max_iter`` epochs.
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=True
+        Learn a bias ``b``. ``False`` is the perceptron through the origin (Block-Novikoff).
+    bias : {"classic", "novikoff"} or float, default="classic"
+        The bias rule when ``fit_intercept`` is true (ignored otherwise): ``"classic"`` is
+        ``b += eta0 y`` (CS 536), ``"novikoff"`` is ``b += eta0 y R^2`` with ``R`` the radius of the
+        training data, a positive number ``c`` is ``b += eta0 y c^2`` (the perceptron on ``(x, c)``).
+    eta0 : float, default=1.0
+        The learning rate (positive and finite).
+    max_iter : int, default=1000
+        The most epochs (passes over the data) of ``fit``.
+    max_updates : int or None, default=None
+        Stop after this many updates (mistakes).
+    shuffle : bool, default=False
+        Visit the rows in a fresh seeded order each epoch (ChaCha8, as ``--order shuffle``) instead of
+        in order. Unlike scikit-learn's ``Perceptron``, the default is the textbook cyclic pass.
+    random_state : int, RandomState or None, default=None
+        The seed of the shuffled order. An int is the crate's seed itself (``random_state=7`` visits
+        the rows as ``novikoff train --order shuffle --seed 7``); ``None`` or a ``RandomState`` draws a
+        seed, kept in ``seed_``. Unused when ``shuffle`` is false.
+    summation : {"fast", "sequential"}, default="fast"
+        The dot product's summation order: ``"sequential"`` is the left-to-right loop of textbooks and
+        of scikit-learn (with ``fit_intercept=True`` and the classic rule, ``coef_`` and
+        ``intercept_`` are bit-identical to ``sklearn.linear_model.Perceptron(eta0=1,
+        penalty=None, shuffle=False, tol=None)`` on dense data); ``"fast"`` is a fixed 32-lane tree,
+        the same bits on every CPU.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    classes_ : ndarray of shape (2,)
+    n_iter_ : int
+        Epochs of the last ``fit`` (including the final clean one), or 1 after ``partial_fit``.
+    mistakes_ : int
+        Updates made by the last ``fit`` or ``partial_fit`` call.
+    converged_ : bool
+        True when the last epoch of ``fit`` had no mistake.
+    stop_reason_ : str
+        ``converged``, ``epoch_cap``, ``update_cap``, ``non_finite`` or ``underflow``.
+    bias_constant_ : float
+        The rule's augmentation constant ``c`` (0 without a bias, 1 classic, ``R`` novikoff), so that
+        ``intercept_ = c * bias_weight_``.
+    bias_weight_ : float
+        The weight of the constant coordinate.
+    seed_ : int or None
+        The seed of the shuffled order (None without shuffling).
+    train_seconds_ : float
+        The crate's training loop, in seconds (its own timing, ``train_seconds``).
+    fit_seconds_ : float
+        What a Rust program spends in ``Dataset::new`` (the checks of the data) and
+        ``Perceptron::fit`` for the same run.
+    call_seconds_ : float
+        The whole call in Rust: ``fit_seconds_`` plus the labels' mapping and the model file.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str (only when ``X`` has column names)
+
+    Notes
+    -----
+    Input: a C-contiguous ``float64`` array is read in place (``fit`` makes no copy of ``X``); any
+    other dense array (Fortran order, ``float32``, integers) is converted once into a C-contiguous
+    ``float64`` copy; a SciPy sparse matrix becomes canonical CSR and is trained on as sparse rows.
+    NaN or infinite values are refused with the crate's message (``ValueError``).
+
+    ``predict`` uses sign(0) = +1: a row with ``decision_function == 0`` is predicted ``classes_[1]``
+    (scikit-learn's linear classifiers predict ``classes_[0]`` there).
+
+    ``partial_fit`` makes one epoch over the batch, starting from the current weights. The bias
+    rule's constant is fixed by the first call (for ``"novikoff"``, ``R`` of the first batch). When
+    ``c`` is not 1, the bias weight is recovered as ``intercept_ / c`` at each call, which may differ
+    from the running weight in the last bit.
+    """
+
+    def __init__(
+        self,
+        *,
+        fit_intercept=True,
+        bias="classic",
+        eta0=1.0,
+        max_iter=1000,
+        max_updates=None,
+        shuffle=False,
+        random_state=None,
+        summation="fast",
+    ):
+        self.fit_intercept = fit_intercept
+        self.bias = bias
+        self.eta0 = eta0
+        self.max_iter = max_iter
+        self.max_updates = max_updates
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.summation = summation
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # The perceptron of the theorem separates two classes; a third is refused.
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = True
+        return tags
+
+    # -- parameters -------------------------------------------------------------------------
+
+    def _rule(self):
+        """The crate's rule name, and a fixed constant c when ``bias`` is a number."""
+        if not isinstance(self.fit_intercept, (bool, np.bool_)):
+            raise ValueError(f"fit_intercept must be True or False, got {self.fit_intercept!r}")
+        if not self.fit_intercept:
+            return "none", None
+        if isinstance(self.bias, str):
+            if self.bias not in _RULES:
+                raise ValueError(
+                    f"bias must be 'classic', 'novikoff' or a positive number c, got {self.bias!r}"
+                )
+            return self.bias, None
+        if isinstance(self.bias, numbers.Real) and not isinstance(self.bias, bool):
+            c = float(self.bias)
+            if not (np.isfinite(c) and c > 0):
+                raise ValueError(
+                    f"bias c must be finite and positive, got {self.bias!r} "
+                    "(for no bias, set fit_intercept=False)"
+                )
+            return "c", c
+        raise ValueError(
+            f"bias must be 'classic', 'novikoff' or a positive number c, got {self.bias!r}"
+        )
+
+    def _check_params(self):
+        if self.summation not in _SUMMATIONS:
+            raise ValueError(f"summation must be 'fast' or 'sequential', got {self.summation!r}")
+        for name in ("max_iter", "max_updates"):
+            value = getattr(self, name)
+            if value is None and name == "max_updates":
+                continue
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+                raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
+        if isinstance(self.eta0, bool) or not isinstance(self.eta0, numbers.Real):
+            raise ValueError(f"eta0 must be a positive number, got {self.eta0!r}")
+        if not isinstance(self.shuffle, (bool, np.bool_)):
+            raise ValueError(f"shuffle must be True or False, got {self.shuffle!r}")
+
+    def _draw_seed(self):
+        """The crate's seed of the shuffled order, or None."""
+        if not self.shuffle:
+            return None
+        state = self.random_state
+        if isinstance(state, numbers.Integral) and not isinstance(state, bool):
+            if not 0 <= state < 2**64:
+                raise ValueError(f"random_state must be in [0, 2**64), got {state!r}")
+            return int(state)
+        return int(check_random_state(state).randint(0, np.iinfo(np.int64).max, dtype=np.int64))
+
+    # -- labels -----------------------------------------------------------------------------
+
+    def _signs(self, y):
+        """``classes_`` and ``y`` as ±1 (``classes_[1]`` is +1), for a target the crate does not map
+        itself (strings, objects, unsigned 64-bit integers), with scikit-learn's message for one that
+        is not binary."""
+        check_classification_targets(y)
+        classes, inverse = np.unique(y, return_inverse=True)
+        self._check_two(classes, y)
+        return classes, np.ascontiguousarray(np.where(inverse == 1, 1.0, -1.0))
+
+    @staticmethod
+    def _check_two(classes, y):
+        if len(classes) > 2:
+            raise ValueError(
+                "Only binary classification is supported. The type of the target is "
+                f"{type_of_target(y, input_name='y')}: the perceptron of the theorem separates two "
+                "classes."
+            )
+        if len(classes) < 2:
+            raise ValueError(
+                f"only one class is present in y (every label is {classes[0]!r}); the perceptron "
+                "needs samples of two classes"
+            )
+
+    # -- fitting ----------------------------------------------------------------------------
+
+    def fit(self, X, y):
+        """Train on ``(X, y)`` from zero weights, epoch after epoch, until an epoch makes no mistake or
+        ``max_iter`` epochs (or ``max_updates`` updates) are done.
+
+        A C-contiguous float64 ``X`` is read in place, without a copy."""
+        self._check_params()
+        rule, constant = self._rule()
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=np.float64,
+            order="C",
+            ensure_all_finite=False,
+        )
+        self.seed_ = self._draw_seed()
+        options = dict(
+            bias=rule,
+            bias_constant=constant,
+            eta=float(self.eta0),
+            shuffle=bool(self.shuffle),
+            seed=self.seed_ or 0,
+            max_epochs=int(self.max_iter),
+            max_updates=None if self.max_updates is None else int(self.max_updates),
+            summation=self.summation,
+        )
+        X = as_matrix(X)
+        # Whole-number labels go to the crate as they are: one pass there finds the two classes and
+        # maps them to ±1 (numpy.unique would sort, at the cost of a clean epoch on 10^6 rows).
+        kind = y.dtype.kind
+        if kind in "biu" and (kind != "u" or y.dtype.itemsize < 8):
+            labels = np.ascontiguousarray(y, dtype=np.int64)
+        elif kind == "f":
+            labels = np.ascontiguousarray(y, dtype=np.float64)
+        else:
+            labels = None
+        run = None
+        if labels is not None:
+            run = _novikoff.fit(X, labels, target="binary", **options)
+            classes = run["classes"]
+            if classes is None or len(classes) < 2:
+                run = None  # not a binary target of whole numbers, or one class
+            else:
+                self.classes_ = classes.astype(y.dtype)
+        if run is None:
+            self.classes_, signs = self._signs(y)
+            run = _novikoff.fit(X, signs, target="signs", **options)
+        self._keep(run)
+        self._partial_calls = 0
+        self.n_iter_ = int(run["epochs"])
+        if not run["converged"]:
+            warnings.warn(
+                f"the perceptron stopped without converging after {run['epochs']} epoch(s) and "
+                f"{run['mistakes']} update(s) (stop reason: {run['stop_reason']}); the data may not "
+                "be linearly separable",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def partial_fit(self, X, y, classes=None):
+        """One epoch over the batch ``(X, y)``, from the current weights.
+
+        ``classes`` (both classes) is required on the first call, as in scikit-learn."""
+        self._check_params()
+        first = not hasattr(self, "classes_") or getattr(self, "_partial_calls", None) is None
+        if first:
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit")
+            classes = unique_labels(classes)
+            if len(classes) != 2:
+                raise ValueError(
+                    "Only binary classification is supported: classes must name two classes, "
+                    f"got {len(classes)}"
+                )
+        elif classes is not None and not np.array_equal(unique_labels(classes), self.classes_):
+            raise ValueError(
+                f"classes {classes!r} differ from those of the first call, {self.classes_!r}"
+            )
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=np.float64,
+            order="C",
+            ensure_all_finite=False,
+            reset=first,
+        )
+        known = classes if first else self.classes_
+        unknown = np.setdiff1d(np.unique(y), known)
+        if len(unknown):
+            raise ValueError(f"y holds labels {unknown!r} that are not among classes {known!r}")
+        signs = np.ascontiguousarray(np.where(y == known[1], 1.0, -1.0))
+        if first:
+            rule, constant = self._rule()
+            seed = self._draw_seed()
+            initial = {}
+        else:
+            rule, constant = ("none", None) if self.bias_constant_ == 0 else ("c", self.bias_constant_)
+            seed = self.seed_
+            initial = {"initial_w": self.coef_[0].copy(), "initial_b": float(self.intercept_[0])}
+        calls = 0 if first else self._partial_calls + 1
+        run = _novikoff.fit(
+            as_matrix(X),
+            signs,
+            target="signs",
+            bias=rule,
+            bias_constant=constant,
+            eta=float(self.eta0),
+            shuffle=bool(self.shuffle),
+            # Call k shuffles its batch with the seed seed_ + k.
+            seed=((seed or 0) + calls) % 2**64,
+            max_epochs=1,
+            max_updates=None if self.max_updates is None else int(self.max_updates),
+            summation=self.summation,
+            **initial,
+        )
+        if first:
+            self.classes_ = classes
+            self.seed_ = seed
+        self._keep(run)
+        self._partial_calls = calls
+        self.n_iter_ = 1
+        return self
+
+    def _keep(self, run):
+        w = run["w"]
+        if not (np.all(np.isfinite(w)) and np.isfinite(run["b"])):
+            raise ValueError(
+                f"the weights overflowed (stop reason: {run['stop_reason']}); scale the data down, "
+                "for instance with sklearn.preprocessing.StandardScaler"
+            )
+        self.coef_ = w.reshape(1, -1)
+        self.intercept_ = np.array([run["b"]])
+        self.bias_constant_ = float(run["bias_constant"])
+        self.bias_weight_ = float(run["bias_weight"])
+        self.mistakes_ = int(run["mistakes"])
+        self.converged_ = bool(run["converged"])
+        self.stop_reason_ = run["stop_reason"]
+        self.train_seconds_ = float(run["train_seconds"])
+        self.fit_seconds_ = float(run["fit_seconds"])
+        self.call_seconds_ = float(run["call_seconds"])
+        self._summation = self.summation
+        self._model_json = run["model_json"]
+
+    # -- prediction -------------------------------------------------------------------------
+
+    def decision_function(self, X):
+        """``w.x + b`` for every row, in the fitted summation order (the crate's prediction)."""
+        check_is_fitted(self)
+        X = validate_data(
+            self,
+            X,
+            accept_sparse="csr",
+            dtype=np.float64,
+            order="C",
+            ensure_all_finite=False,
+            reset=False,
+        )
+        coef = np.ascontiguousarray(self.coef_, dtype=np.float64).reshape(-1)
+        return _novikoff.decision_function(
+            as_matrix(X), coef, float(self.intercept_[0]), getattr(self, "_summation", "fast")
+        )
+
+    def predict(self, X):
+        """``classes_[1]`` where ``decision_function(X) >= 0`` (sign(0) = +1), else ``classes_[0]``."""
+        scores = self.decision_function(X)
+        return self.classes_[(scores >= 0).astype(int)]
+
+    # -- model files ------------------------------------------------------------------------
+
+    def save_model(self, path):
+        """Write the model file of ``novikoff train --save`` (for ``novikoff predict`` and ``score``),
+        with the provenance of the last fit when the weights are still that fit's. Labels in the file
+        are ±1: ``classes_[1]`` is +1."""
+        check_is_fitted(self)
+        coef = np.ascontiguousarray(self.coef_, dtype=np.float64).reshape(-1)
+        _novikoff.save_model(
+            os.fspath(path),
+            coef,
+            float(self.intercept_[0]),
+            getattr(self, "_summation", "fast"),
+            getattr(self, "_model_json", None),
+        )

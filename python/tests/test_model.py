@@ -1,0 +1,95 @@
+"""Model files shared by the CLI and the package: a model saved on one side predicts the same bits on
+the other."""
+
+import subprocess
+
+import numpy as np
+import pytest
+
+import novikoff
+from novikoff import Perceptron
+
+
+def decisions_of_cli(novikoff_bin, model, data):
+    out = subprocess.run([novikoff_bin, "predict", str(model), str(data)],
+                         capture_output=True, text=True, check=True).stdout
+    lines = out.splitlines()
+    assert lines[0] == "prediction,decision"
+    return np.array([float(line.split(",")[1]) for line in lines[1:]])
+
+
+def awkward_csv(tmp_path):
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((50, 6)) * 10.0 ** rng.uniform(-3, 3, 6) / 3
+    y = np.where(X @ rng.standard_normal(6) > 0, 1, -1)
+    y[:3] = -y[:3]
+    path = tmp_path / "awkward.csv"
+    # repr writes the shortest decimal that reads back to the same float, as the crate's reader does.
+    lines = ["a,b,c,d,e,f,label"] + [",".join(repr(float(v)) for v in row) + f",{t}"
+                                     for row, t in zip(X, y)]
+    path.write_text("\n".join(lines) + "\n")
+    return X, y, path
+
+
+@pytest.mark.parametrize("bias", ["classic", "novikoff", 0.37])
+def test_a_python_model_predicts_the_same_bits_in_the_cli(tmp_path, novikoff_bin, bias):
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y, path = awkward_csv(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        p = Perceptron(bias=bias, eta0=0.1, max_iter=9).fit(X, y)
+    model = tmp_path / "model.json"
+    p.save_model(model)
+    ours = p.decision_function(X)
+    theirs = decisions_of_cli(novikoff_bin, model, path)
+    assert np.array_equal(ours.view(np.uint64), theirs.view(np.uint64))
+    loaded = novikoff.load_model(model)
+    assert np.array_equal(loaded.decision_function(X).view(np.uint64), ours.view(np.uint64))
+    assert loaded.bias_constant_ == p.bias_constant_ and loaded.mistakes_ == p.mistakes_
+
+
+def test_a_cli_model_loads_as_a_fitted_estimator(tmp_path, novikoff_bin):
+    X, y, path = awkward_csv(tmp_path)
+    model = tmp_path / "cli.json"
+    subprocess.run([novikoff_bin, "train", str(path), "--bias", "novikoff", "--eta", "0.3",
+                    "--max-epochs", "12", "--save", str(model)], check=True, capture_output=True)
+    loaded = novikoff.load_model(model)
+    np.testing.assert_array_equal(loaded.classes_, [-1, 1])
+    assert (loaded.bias, loaded.eta0, loaded.max_iter) == ("novikoff", 0.3, 12)
+    ours = loaded.decision_function(X)
+    theirs = decisions_of_cli(novikoff_bin, model, path)
+    assert np.array_equal(ours.view(np.uint64), theirs.view(np.uint64))
+    np.testing.assert_array_equal(loaded.predict(X), np.where(theirs >= 0, 1, -1))
+
+
+def test_bad_model_files_are_refused_by_name(tmp_path):
+    p = Perceptron().fit([[1.0, 0.0], [-1.0, 0.5]], [1, -1])
+    good = tmp_path / "m.json"
+    p.save_model(good)
+    text = good.read_text()
+    for name, content, message in [
+        ("cut.json", text[: len(text) // 2], "does not parse"),
+        ("newer.json", text.replace('"format_version": 1', '"format_version": 2'), "newer"),
+        ("kind.json", text.replace('"linear"', '"kernel"'), "model kind `kernel`"),
+    ]:
+        path = tmp_path / name
+        path.write_text(content)
+        with pytest.raises(ValueError, match=name):
+            novikoff.load_model(path)
+        with pytest.raises(ValueError, match=message):
+            novikoff.load_model(path)
+    with pytest.raises(FileNotFoundError):
+        novikoff.load_model(tmp_path / "none.json")
+
+
+def test_weights_set_by_hand_are_saved_without_provenance(tmp_path):
+    p = Perceptron().fit([[1.0, 0.0], [-1.0, 0.5]], [1, -1])
+    p.coef_ = np.array([[2.0, -1.0]])
+    path = tmp_path / "hand.json"
+    p.save_model(path)
+    loaded = novikoff.load_model(path)
+    np.testing.assert_array_equal(loaded.coef_, [[2.0, -1.0]])
+    assert "provenance" not in path.read_text()

@@ -1,0 +1,466 @@
+//! The model file: format name and version, the model, its provenance; reading with every refusal
+//! named, writing atomically.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{LinearModel, Model};
+use crate::dataset::Dataset;
+use crate::error::{Error, Location, Result};
+use crate::perceptron::{Fit, Order, Perceptron, Predictor, StopReason};
+
+/// The `format` field of every model file.
+pub const FORMAT: &str = "novikoff-model";
+
+/// The newest format version this crate writes and reads. It changes only if the meaning of an existing
+/// field changes; new model kinds are added within a version.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The model kinds this crate reads, as the `kind` field spells them.
+const KNOWN_KINDS: &[&str] = &["linear"];
+
+/// A saved model: the [`Model`], how it was made ([`Provenance`]), and the format and crate versions that
+/// wrote it. See the [module documentation](super) for the format.
+///
+/// ```
+/// use novikoff::model::{LinearModel, Model, ModelFile, FORMAT_VERSION};
+/// use novikoff::simd::Summation;
+/// let file = ModelFile::new(Model::Linear(LinearModel::new(vec![1.0, -2.0], 0.5, Summation::Fast)?), None);
+/// assert_eq!(file.format_version(), FORMAT_VERSION);
+/// assert_eq!(file.crate_version(), env!("CARGO_PKG_VERSION"));
+/// let text = file.to_json()?;
+/// assert!(text.contains("\"kind\": \"linear\""));
+/// assert_eq!(ModelFile::from_json(&text, "m.json")?, file);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelFile {
+    format_version: u32,
+    crate_version: String,
+    /// The model that predicts.
+    pub model: Model,
+    /// How it was made, when known (a model written by hand has none).
+    pub provenance: Option<Provenance>,
+}
+
+/// The document as it is written and read.
+#[derive(Serialize, Deserialize)]
+struct Document {
+    format: String,
+    format_version: u32,
+    crate_version: String,
+    model: Model,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    provenance: Option<Provenance>,
+}
+
+/// How a model was made: the training parameters, the data it saw and what the run did. Informative:
+/// prediction does not read it, and a reader ignores fields it does not know.
+///
+/// ```
+/// use ndarray::array;
+/// use novikoff::{model::ModelFile, perceptron::PerceptronParams, Dataset};
+/// let data = Dataset::new(array![[3.0, 4.0], [-1.0, 0.0]], array![1.0, -1.0])?;
+/// let learner = PerceptronParams::new().check()?;
+/// let file = ModelFile::from_fit(&learner.fit(&data)?, &learner, &data, None)?;
+/// let provenance = file.provenance.unwrap();
+/// assert_eq!((provenance.data.n, provenance.data.d, provenance.data.radius), (2, 2, Some(5.0)));
+/// assert_eq!(provenance.params.bias, "none");
+/// assert!(provenance.run.converged);
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Provenance {
+    /// The learner: the variant's name (`perceptron`, `averaged`, `pocket`, `margin:β`, `pa`, …).
+    pub learner: String,
+    /// Its parameters.
+    pub params: TrainingParams,
+    /// The training data.
+    pub data: DataSummary,
+    /// What the run did.
+    pub run: RunSummary,
+}
+
+/// The training parameters of a [`Provenance`], spelled as the CLI spells them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TrainingParams {
+    /// The bias rule: `none`, `classic`, `novikoff` or `c=VALUE`.
+    pub bias: String,
+    /// The learning rate η.
+    pub eta: f64,
+    /// The order: `cyclic`, `shuffle` or `permutation`.
+    pub order: String,
+    /// The seed of a shuffled order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// The epoch cap.
+    pub max_epochs: usize,
+    /// The update cap.
+    #[serde(default)]
+    pub max_updates: Option<u64>,
+    /// True when the run started from given weights rather than zero.
+    #[serde(default)]
+    pub warm_start: bool,
+}
+
+/// The training data of a [`Provenance`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct DataSummary {
+    /// Where the data came from (a path), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Rows.
+    pub n: usize,
+    /// Features.
+    pub d: usize,
+    /// Stored values (`n·d` when dense).
+    pub nnz: usize,
+    /// `dense` or `sparse`.
+    pub storage: String,
+    /// The radius `R = maxᵢ ‖xᵢ‖`; `None` when the maker skipped the pass over the data that computes
+    /// it (see [`Provenance::of_run_without_radius_pass`]).
+    pub radius: Option<f64>,
+    /// Rows labelled +1.
+    pub positives: usize,
+    /// Rows labelled −1.
+    pub negatives: usize,
+}
+
+/// The run of a [`Provenance`]: the counts of [`Fit`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RunSummary {
+    /// Updates.
+    pub mistakes: u64,
+    /// Passes, including the final clean one.
+    pub epochs: usize,
+    /// True when the last epoch had no mistake.
+    pub converged: bool,
+    /// Why the run stopped.
+    pub stop_reason: StopReason,
+    /// Wall-clock seconds in the training loop.
+    pub train_seconds: f64,
+}
+
+impl Provenance {
+    /// The provenance of a run of `learner` on `data`, which came from `source` (a path) when given.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{model::Provenance, perceptron::PerceptronParams, Dataset};
+    /// let data = Dataset::new(array![[1.0], [-1.0]], array![1.0, -1.0])?;
+    /// let learner = PerceptronParams::new().check()?;
+    /// let provenance = Provenance::of_run(&learner.fit(&data)?, &learner, &data, Some("d.csv"));
+    /// assert_eq!(provenance.data.source.as_deref(), Some("d.csv"));
+    /// assert_eq!(provenance.run.mistakes, 1);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn of_run(fit: &Fit, learner: &Perceptron, data: &Dataset, source: Option<&str>) -> Self {
+        let mut provenance = Self::of_run_without_radius_pass(fit, learner, data, source);
+        provenance.data.radius = Some(data.radius());
+        provenance
+    }
+
+    /// [`Provenance::of_run`] without a pass over the data for `R`: the radius is recorded when the run
+    /// computed it (the `novikoff` rule does), and is `None` otherwise. For a caller whose cost is the
+    /// training's alone (the Python estimator's `fit`, where a pass over 10⁶ rows would cost as much as
+    /// a clean epoch).
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{model::Provenance, perceptron::{BiasRule, PerceptronParams}, Dataset};
+    /// let data = Dataset::new(array![[3.0, 4.0], [-1.0, 0.0]], array![1.0, -1.0])?;
+    /// let plain = PerceptronParams::new().check()?;
+    /// let p = Provenance::of_run_without_radius_pass(&plain.fit(&data)?, &plain, &data, None);
+    /// assert_eq!(p.data.radius, None);
+    /// let novikoff = PerceptronParams::new().bias(BiasRule::Novikoff).check()?;
+    /// let p = Provenance::of_run_without_radius_pass(&novikoff.fit(&data)?, &novikoff, &data, None);
+    /// assert_eq!(p.data.radius, Some(5.0));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn of_run_without_radius_pass(
+        fit: &Fit,
+        learner: &Perceptron,
+        data: &Dataset,
+        source: Option<&str>,
+    ) -> Self {
+        let params = learner.params();
+        let (positives, negatives) = data.class_counts();
+        Provenance {
+            learner: fit.variant.name(),
+            params: TrainingParams {
+                bias: params.bias_rule().name(),
+                eta: learner.eta(),
+                order: learner.order().name().into(),
+                seed: match learner.order() {
+                    Order::Shuffle { seed } => Some(*seed),
+                    _ => None,
+                },
+                max_epochs: learner.max_epochs(),
+                max_updates: learner.max_updates(),
+                warm_start: params.initial_w.is_some() || params.initial_b != 0.0,
+            },
+            data: DataSummary {
+                source: source.map(str::to_string),
+                n: data.n_samples(),
+                d: data.n_features(),
+                nnz: data.nnz(),
+                storage: if data.is_sparse() { "sparse" } else { "dense" }.into(),
+                radius: data.known_radius(),
+                positives,
+                negatives,
+            },
+            run: RunSummary {
+                mistakes: fit.mistakes,
+                epochs: fit.epochs,
+                converged: fit.converged,
+                stop_reason: fit.stop_reason,
+                train_seconds: fit.train_seconds,
+            },
+        }
+    }
+}
+
+impl ModelFile {
+    /// A model file of this crate's format and version.
+    ///
+    /// ```
+    /// use novikoff::{model::{LinearModel, Model, ModelFile}, simd::Summation};
+    /// let file = ModelFile::new(Model::Linear(LinearModel::new(vec![1.0], 0.0, Summation::Fast)?), None);
+    /// assert!(file.provenance.is_none());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn new(model: Model, provenance: Option<Provenance>) -> Self {
+        ModelFile {
+            format_version: FORMAT_VERSION,
+            crate_version: env!("CARGO_PKG_VERSION").into(),
+            model,
+            provenance,
+        }
+    }
+
+    /// The model file of a run of `learner` on `data` (from `source`, a path, when given): the
+    /// predictor of the run's variant (the last weights, the averaged weights, or the pocket's), and
+    /// the variant's name as the provenance's learner. Refused when the weights are not finite, and for
+    /// the voted perceptron, whose vote of many weight vectors is not a linear model.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{model::ModelFile, perceptron::{BiasRule, PerceptronParams}, Dataset};
+    /// let data = Dataset::new(array![[3.0], [1.0]], array![1.0, -1.0])?;
+    /// let learner = PerceptronParams::new().bias(BiasRule::Novikoff).check()?;
+    /// let fit = learner.fit(&data)?;
+    /// let file = ModelFile::from_fit(&fit, &learner, &data, Some("d.csv"))?;
+    /// assert_eq!(file.model.linear().unwrap().bias_constant(), 3.0); // c = R
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn from_fit(
+        fit: &Fit,
+        learner: &Perceptron,
+        data: &Dataset,
+        source: Option<&str>,
+    ) -> Result<Self> {
+        let model = match fit.variant.predictor() {
+            Predictor::Last => LinearModel::from_fit(fit)?,
+            Predictor::Averaged => LinearModel::from_predictor(&fit.averaged)?,
+            Predictor::Pocket => match &fit.pocket {
+                Some(pocket) => LinearModel::from_predictor(&pocket.predictor)?,
+                None => LinearModel::from_fit(fit)?,
+            },
+            Predictor::Voted => {
+                return Err(Error::parameter(
+                    "variant",
+                    "the voted perceptron predicts by a vote of many weight vectors, which a model \
+                     file (a linear model) cannot hold; save the averaged perceptron instead",
+                ));
+            }
+        };
+        let provenance = Provenance::of_run(fit, learner, data, source);
+        let model = Model::Linear(model);
+        Ok(Self::new(model, Some(provenance)))
+    }
+
+    /// The format version of the file (this crate writes [`FORMAT_VERSION`]).
+    ///
+    /// ```
+    /// use novikoff::{model::{LinearModel, Model, ModelFile}, simd::Summation};
+    /// let file = ModelFile::new(Model::Linear(LinearModel::new(vec![1.0], 0.0, Summation::Fast)?), None);
+    /// assert_eq!(file.format_version(), 1);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn format_version(&self) -> u32 {
+        self.format_version
+    }
+
+    /// The version of novikoff that wrote the file.
+    ///
+    /// ```
+    /// use novikoff::{model::{LinearModel, Model, ModelFile}, simd::Summation};
+    /// let file = ModelFile::new(Model::Linear(LinearModel::new(vec![1.0], 0.0, Summation::Fast)?), None);
+    /// assert_eq!(file.crate_version(), env!("CARGO_PKG_VERSION"));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn crate_version(&self) -> &str {
+        &self.crate_version
+    }
+
+    /// The file as pretty-printed JSON. Every `f64` is written in the shortest decimal that reads back
+    /// to the same bits.
+    ///
+    /// ```
+    /// use novikoff::{model::{LinearModel, Model, ModelFile}, simd::Summation};
+    /// let file = ModelFile::new(Model::Linear(LinearModel::new(vec![0.1], 0.0, Summation::Fast)?), None);
+    /// assert!(file.to_json()?.contains("0.1"));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn to_json(&self) -> Result<String> {
+        let document = Document {
+            format: FORMAT.into(),
+            format_version: self.format_version,
+            crate_version: self.crate_version.clone(),
+            model: self.model.clone(),
+            provenance: self.provenance.clone(),
+        };
+        serde_json::to_string_pretty(&document)
+            .map_err(|e| Error::io("<json>", std::io::Error::other(e)))
+    }
+
+    /// Read a model file from JSON text; `path` names the file in errors. Refused, with the file, the
+    /// line and the reason: text that is not JSON, a document that is not a novikoff model, a format
+    /// version newer than [`FORMAT_VERSION`], a model kind this crate does not know, a missing, unknown
+    /// or invalid field of the model.
+    ///
+    /// ```
+    /// use novikoff::model::ModelFile;
+    /// let newer = r#"{"format": "novikoff-model", "format_version": 9, "crate_version": "9.0.0", "model": {}}"#;
+    /// let error = ModelFile::from_json(newer, "m.json").unwrap_err().to_string();
+    /// assert!(error.starts_with("m.json: format version 9 is newer"), "{error}");
+    /// assert!(ModelFile::from_json("{", "m.json").is_err());
+    /// ```
+    pub fn from_json(text: &str, path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let value: Value = serde_json::from_str(text).map_err(|e| {
+            json_error(
+                path,
+                &e,
+                "not a model file, or a corrupt one: the JSON does not parse",
+            )
+        })?;
+        check_header(&value, path)?;
+        let document: Document =
+            serde_json::from_str(text).map_err(|e| json_error(path, &e, "invalid model"))?;
+        Ok(ModelFile {
+            format_version: document.format_version,
+            crate_version: document.crate_version,
+            model: document.model,
+            provenance: document.provenance,
+        })
+    }
+
+    /// Read a model file; see [`ModelFile::from_json`].
+    ///
+    /// ```
+    /// let error = novikoff::model::ModelFile::load("no/such/model.json").unwrap_err();
+    /// assert!(error.to_string().starts_with("no/such/model.json: "));
+    /// assert!(error.is_input());
+    /// ```
+    pub fn load(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Self::from_json(&text, path)
+    }
+
+    /// Write the file atomically (through a temporary sibling and a rename), so that a failed write
+    /// leaves what was there before.
+    ///
+    /// ```
+    /// use novikoff::{model::{LinearModel, Model, ModelFile}, simd::Summation};
+    /// let dir = std::env::temp_dir().join(format!("novikoff-doc-model-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir).unwrap();
+    /// let path = dir.join("model.json");
+    /// let file = ModelFile::new(Model::Linear(LinearModel::new(vec![1.5], -0.25, Summation::Fast)?), None);
+    /// file.save(&path)?;
+    /// assert_eq!(ModelFile::load(&path)?, file);
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        let text = self.to_json()?;
+        crate::io::write_atomically(path.as_ref(), |out| {
+            use std::io::Write;
+            out.write_all(text.as_bytes())
+                .and_then(|()| out.write_all(b"\n"))
+                .map_err(|e| Error::io(path.as_ref(), e))
+        })
+    }
+}
+
+/// A JSON error at its line and column, with serde's message (its own " at line L column C" dropped,
+/// since the location says it).
+fn json_error(path: &Path, error: &serde_json::Error, what: &str) -> Error {
+    let message = error.to_string();
+    let position = format!(" at line {} column {}", error.line(), error.column());
+    let message = message.strip_suffix(&position).unwrap_or(&message);
+    Error::parse(
+        Location::new(path)
+            .line(error.line())
+            .column(error.column()),
+        format!("{what}: {message}"),
+    )
+}
+
+/// Refuse, before reading any model field, what is not a novikoff model, a newer format version, and a
+/// model kind this crate does not know: each has its own message, where a typed read would only say
+/// that a field did not match.
+fn check_header(value: &Value, path: &Path) -> Result<()> {
+    let refuse = |message: String| Err(Error::parse(Location::new(path), message));
+    let Some(object) = value.as_object() else {
+        return refuse("not a model file: the document is not a JSON object".into());
+    };
+    if object.get("format").and_then(Value::as_str) != Some(FORMAT) {
+        return refuse(format!(
+            "not a model file: it has no field \"format\": \"{FORMAT}\""
+        ));
+    }
+    let written_by = object
+        .get("crate_version")
+        .and_then(Value::as_str)
+        .map(|v| format!("novikoff {v}"))
+        .unwrap_or_else(|| "an unknown version of novikoff".into());
+    let version = match object.get("format_version").map(Value::as_u64) {
+        Some(Some(v)) if v >= 1 => v,
+        Some(_) => {
+            return refuse(format!(
+                "format_version must be a whole number from 1 to {FORMAT_VERSION}, found {}",
+                object["format_version"]
+            ));
+        }
+        None => return refuse("the field format_version is missing".into()),
+    };
+    if version > u64::from(FORMAT_VERSION) {
+        return refuse(format!(
+            "format version {version} is newer than this novikoff ({}) reads (up to {FORMAT_VERSION}); \
+             the file was written by {written_by}",
+            env!("CARGO_PKG_VERSION")
+        ));
+    }
+    let kind = object
+        .get("model")
+        .and_then(|m| m.get("kind"))
+        .and_then(Value::as_str);
+    match kind {
+        Some(kind) if KNOWN_KINDS.contains(&kind) => Ok(()),
+        Some(kind) => refuse(format!(
+            "model kind `{kind}` is not one this novikoff ({}) knows ({}); the file was written by \
+             {written_by}",
+            env!("CARGO_PKG_VERSION"),
+            KNOWN_KINDS.join(", ")
+        )),
+        None => refuse("the model has no field \"kind\"".into()),
+    }
+}

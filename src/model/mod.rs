@@ -1,0 +1,218 @@
+//! Saved models: a trained separator kept on disk, loaded again, and used to predict and score.
+//!
+//! A [`ModelFile`] is one JSON document with everything needed to predict and to know how the model was
+//! made:
+//!
+//! * the **model** itself, a [`Model`]: today one kind, [`Model::Linear`] (a [`LinearModel`]: `w`, `b`,
+//!   the bias rule's constant `c` and weight `v` with `b = c·v`, and the summation order its dot products
+//!   use);
+//! * its **provenance**, a [`Provenance`]: the training parameters, the data's `n`, `d`, `nnz` and radius
+//!   `R`, and the run's counts;
+//! * the **format** name, the **format version** and the **crate version** that wrote it.
+//!
+//! A model loaded again predicts **bit for bit** as the run that made it: the weights are written in the
+//! shortest decimal that reads back to the same `f64` and read back with correct rounding, and
+//! prediction uses the run's summation order ([`LinearModel::decision_function_dataset`] computes exactly
+//! what [`Fit::decision_function_dataset`] does).
+//!
+//! # Format and versions
+//!
+//! ```json
+//! {
+//!   "format": "novikoff-model",
+//!   "format_version": 1,
+//!   "crate_version": "0.1.0",
+//!   "model": { "kind": "linear", "n_features": 2, "w": [3.0, 1.0], "b": 0.0,
+//!              "bias_constant": 0.0, "bias_weight": 0.0, "summation": "fast" },
+//!   "provenance": { "params": { … }, "data": { … }, "run": { … } }
+//! }
+//! ```
+//!
+//! The model is tagged by its `kind`. Later learners (averaged weights, a voted list, kernel dual
+//! coefficients, multi-class weight matrices) are new kinds beside `linear`: a file of format version 1
+//! keeps its meaning, and a reader meets a kind it does not know with a clear error instead of a wrong
+//! prediction. The format version changes only if the meaning of an existing field changes; a reader
+//! refuses a version newer than [`FORMAT_VERSION`]. The fields of a model are checked strictly (an
+//! unknown field is an error, since it could change a prediction); the provenance is informative and
+//! read leniently.
+//!
+//! ```
+//! use ndarray::array;
+//! use novikoff::{model::ModelFile, perceptron::PerceptronParams, Dataset};
+//! let data = Dataset::new(array![[2.0, 1.0], [-1.0, -3.0]], array![1.0, -1.0])?;
+//! let learner = PerceptronParams::new().check()?;
+//! let fit = learner.fit(&data)?;
+//! let file = ModelFile::from_fit(&fit, &learner, &data, Some("two points"))?;
+//! let text = file.to_json()?;
+//! let again = ModelFile::from_json(&text, "model.json")?;
+//! assert_eq!(again, file);
+//! let model = again.model.linear().unwrap();
+//! assert_eq!(model.decision_function_dataset(&data)?, fit.decision_function_dataset(&data)?);
+//! # Ok::<(), novikoff::Error>(())
+//! ```
+
+mod file;
+mod linear;
+mod score;
+
+use ndarray::Array1;
+use serde::{Deserialize, Serialize};
+
+pub use file::{
+    DataSummary, FORMAT, FORMAT_VERSION, ModelFile, Provenance, RunSummary, TrainingParams,
+};
+pub use linear::LinearModel;
+pub use score::{Confusion, Score};
+
+use crate::dataset::Dataset;
+use crate::error::{Error, Result};
+
+/// A saved model, tagged by its kind (`"kind": "linear"` in the file).
+///
+/// The enum is `#[non_exhaustive]`: other learners are added as new kinds, so match with a wildcard arm.
+///
+/// ```
+/// use novikoff::model::{LinearModel, Model};
+/// use novikoff::simd::Summation;
+/// let model = Model::Linear(LinearModel::new(vec![1.0, -1.0], 0.5, Summation::Sequential)?);
+/// assert_eq!(model.n_features(), 2);
+/// assert_eq!(model.kind(), "linear");
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Model {
+    /// `sign(w·x + b)`: the weights of the perceptron, with any bias rule.
+    Linear(LinearModel),
+}
+
+impl Model {
+    /// The kind's name, as the file's `kind` field spells it.
+    ///
+    /// ```
+    /// use novikoff::{model::{LinearModel, Model}, simd::Summation};
+    /// assert_eq!(Model::Linear(LinearModel::new(vec![1.0], 0.0, Summation::Fast)?).kind(), "linear");
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Model::Linear(_) => "linear",
+        }
+    }
+
+    /// The number of features the model takes.
+    ///
+    /// ```
+    /// use novikoff::{model::{LinearModel, Model}, simd::Summation};
+    /// assert_eq!(Model::Linear(LinearModel::new(vec![1.0; 3], 0.0, Summation::Fast)?).n_features(), 3);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn n_features(&self) -> usize {
+        match self {
+            Model::Linear(m) => m.n_features(),
+        }
+    }
+
+    /// The linear model, if this is one.
+    ///
+    /// ```
+    /// use novikoff::{model::{LinearModel, Model}, simd::Summation};
+    /// let model = Model::Linear(LinearModel::new(vec![2.0], 1.0, Summation::Fast)?);
+    /// assert_eq!(model.linear().map(|m| m.b()), Some(1.0));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn linear(&self) -> Option<&LinearModel> {
+        match self {
+            Model::Linear(m) => Some(m),
+        }
+    }
+
+    /// `sign(f(x))` for every row of `data`, with sign(0) = +1 (the crate's convention).
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{model::{LinearModel, Model}, simd::Summation, Dataset};
+    /// let model = Model::Linear(LinearModel::new(vec![1.0], 0.0, Summation::Fast)?);
+    /// let data = Dataset::new(array![[2.0], [0.0], [-1.0]], array![1.0, 1.0, -1.0])?;
+    /// assert_eq!(model.predict_dataset(&data)?.to_vec(), vec![1.0, 1.0, -1.0]);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn predict_dataset(&self, data: &Dataset) -> Result<Array1<f64>> {
+        Ok(sign(self.decision_function_dataset(data)?))
+    }
+
+    /// The decision value `f(x)` of every row of `data` (for a linear model, `w·x + b`).
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{model::{LinearModel, Model}, simd::Summation, Dataset};
+    /// let model = Model::Linear(LinearModel::new(vec![1.0, 1.0], -1.0, Summation::Fast)?);
+    /// let data = Dataset::new(array![[2.0, 1.0]], array![1.0])?;
+    /// assert_eq!(model.decision_function_dataset(&data)?.to_vec(), vec![2.0]);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn decision_function_dataset(&self, data: &Dataset) -> Result<Array1<f64>> {
+        match self {
+            Model::Linear(m) => m.decision_function_dataset(data),
+        }
+    }
+
+    /// Accuracy, confusion counts and the model's signed margin on labelled data; see [`Score`].
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{model::{LinearModel, Model}, simd::Summation, Dataset};
+    /// let model = Model::Linear(LinearModel::new(vec![1.0], 0.0, Summation::Fast)?);
+    /// let data = Dataset::new(array![[2.0], [-1.0]], array![1.0, -1.0])?;
+    /// assert_eq!(model.score(&data)?.accuracy, 1.0);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn score(&self, data: &Dataset) -> Result<Score> {
+        match self {
+            Model::Linear(m) => m.score(data),
+        }
+    }
+}
+
+/// The predictions file of `novikoff predict`: a header `prediction,decision`, then one row per example
+/// with its label ±1 (sign(0) = +1) and its decision value `f(x)` (for a linear model `w·x + b`) in the
+/// shortest decimal that reads back to the same bits.
+///
+/// ```
+/// assert_eq!(novikoff::model::predictions_csv(&[0.5, -2.0, 0.0]), "prediction,decision\n1,0.5\n-1,-2\n1,0\n");
+/// ```
+pub fn predictions_csv(decisions: &[f64]) -> String {
+    use std::fmt::Write;
+    let mut text = String::with_capacity(24 * decisions.len() + 20);
+    text.push_str("prediction,decision\n");
+    for &a in decisions {
+        let label = if a >= 0.0 { 1 } else { -1 };
+        writeln!(text, "{label},{a}").expect("writing to a String cannot fail");
+    }
+    text
+}
+
+/// Write [`predictions_csv`] to `path` atomically.
+///
+/// ```
+/// let path = std::env::temp_dir().join(format!("novikoff-doc-predictions-{}.csv", std::process::id()));
+/// novikoff::model::save_predictions(&path, &[1.5])?;
+/// assert_eq!(std::fs::read_to_string(&path).unwrap(), "prediction,decision\n1,1.5\n");
+/// # std::fs::remove_file(&path).unwrap();
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn save_predictions(path: impl AsRef<std::path::Path>, decisions: &[f64]) -> Result<()> {
+    let text = predictions_csv(decisions);
+    let path = path.as_ref();
+    crate::io::write_atomically(path, |out| {
+        use std::io::Write;
+        out.write_all(text.as_bytes())
+            .map_err(|e| Error::io(path, e))
+    })
+}
+
+/// sign(a) with sign(0) = +1 (CS 536, eq. 2), the crate's prediction rule.
+pub(super) fn sign(activations: Array1<f64>) -> Array1<f64> {
+    activations.mapv(|a| if a >= 0.0 { 1.0 } else { -1.0 })
+}

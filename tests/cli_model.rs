@@ -1,0 +1,224 @@
+//! `train --save`, `predict` and `score` through the real binary: the saved model predicts what the run
+//! predicts, bit for bit, and every bad model or mismatched data file exits 2 naming the file.
+
+mod common;
+
+use common::{data, json, novikoff, stdout, write};
+use novikoff::model::ModelFile;
+
+fn train_and_save(
+    dir: &tempfile::TempDir,
+    file: &str,
+    extra: &[&str],
+) -> (String, serde_json::Value) {
+    let model = dir.path().join("model.json").display().to_string();
+    let mut args = vec!["train", file, "--save", &model, "--format", "json"];
+    args.extend_from_slice(extra);
+    let run = json(&novikoff(&args));
+    (model, run)
+}
+
+#[test]
+fn predict_reproduces_the_run_and_score_its_accuracy() {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, run) = train_and_save(&dir, &data("seed004.csv"), &["--bias", "classic"]);
+    let saved = ModelFile::load(&model).unwrap();
+    let linear = saved.model.linear().unwrap();
+    let w: Vec<f64> = serde_json::from_value(run["w"].clone()).unwrap();
+    assert_eq!(linear.w(), w.as_slice());
+    assert_eq!(linear.b(), run["b"].as_f64().unwrap());
+    let provenance = saved.provenance.unwrap();
+    assert_eq!(provenance.params.bias, "classic");
+    assert_eq!(provenance.data.radius, run["radius"].as_f64());
+    assert_eq!(provenance.run.mistakes, run["mistakes"].as_u64().unwrap());
+
+    let predictions = stdout(&novikoff(&["predict", &model, &data("seed004.csv")]));
+    // w = (4, 1), b = 0 on seed004's rows.
+    assert_eq!(
+        predictions,
+        "prediction,decision\n-1,-2\n1,4\n1,5\n-1,-4\n-1,-6\n1,3\n"
+    );
+    let out = dir.path().join("predictions.csv");
+    let printed = novikoff(&[
+        "predict",
+        &model,
+        &data("seed004.csv"),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(stdout(&printed), "");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), predictions);
+
+    let score = json(&novikoff(&[
+        "score",
+        &model,
+        &data("seed004.csv"),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(score["accuracy"], 1.0);
+    assert_eq!(score["confusion"]["true_positive"], 3);
+    assert_eq!(score["confusion"]["true_negative"], 3);
+    assert_eq!(score["kind"], "linear");
+    // The margin of (4, 1) on seed004: row 0 is nearest, at 2/√17.
+    let margin = score["margin"].as_f64().unwrap();
+    assert!((margin - 2.0 / 17f64.sqrt()).abs() < 1e-15, "{margin}");
+    let table = stdout(&novikoff(&["score", &model, &data("seed004.csv")]));
+    assert!(table.contains("TP 3  FP 0  TN 3  FN 0"), "{table}");
+    assert!(table.contains("(separates)"), "{table}");
+}
+
+#[test]
+fn a_sparse_file_gets_the_bits_of_the_run_through_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    // A LIBSVM file with awkward values, read as sparse storage.
+    let mut text = String::new();
+    for i in 0..40 {
+        let label = if (i * 7) % 3 == 0 { 1 } else { -1 };
+        let a = (i as f64 + 0.1) / 7.0;
+        let b = -((i * i) as f64 + 0.3) / 13.0;
+        text.push_str(&format!("{label} 2:{a} {}:{b}\n", 3 + i % 5));
+    }
+    let file = write(&dir, "d.svm", text);
+    let file = file.to_str().unwrap();
+    let (model, _) = train_and_save(
+        &dir,
+        file,
+        &[
+            "--storage",
+            "sparse",
+            "--bias",
+            "novikoff",
+            "--eta",
+            "0.3",
+            "--max-epochs",
+            "5",
+        ],
+    );
+    let saved = ModelFile::load(&model).unwrap();
+    assert_eq!(saved.provenance.as_ref().unwrap().data.storage, "sparse");
+    let data = novikoff::io::open(
+        file,
+        &novikoff::io::ReadOptions::default().storage(novikoff::io::Storage::Sparse),
+    )
+    .unwrap();
+    let expected = saved.model.decision_function_dataset(&data).unwrap();
+    let printed = stdout(&novikoff(&["predict", &model, file, "--storage", "sparse"]));
+    let decisions: Vec<f64> = printed
+        .lines()
+        .skip(1)
+        .map(|line| line.split(',').nth(1).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(decisions.len(), 40);
+    for (a, b) in decisions.iter().zip(&expected) {
+        assert_eq!(a.to_bits(), b.to_bits());
+    }
+}
+
+fn refused(args: &[&str], names: &str, says: &str) {
+    let output = novikoff(args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(names), "{stderr} (should name {names})");
+    assert!(stderr.contains(says), "{stderr} (should say {says})");
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn bad_models_and_mismatched_data_exit_2_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, _) = train_and_save(&dir, &data("seed004.csv"), &[]);
+    let text = std::fs::read_to_string(&model).unwrap();
+    let one_d = data("cs536_1d.csv");
+    for command in ["predict", "score"] {
+        refused(
+            &[command, &model, &one_d],
+            "cs536_1d.csv",
+            "has 1 features, but the model",
+        );
+        let corrupt = write(&dir, "corrupt.json", &text[..text.len() / 3]);
+        refused(
+            &[command, corrupt.to_str().unwrap(), &data("seed004.csv")],
+            "corrupt.json",
+            "does not parse",
+        );
+        let newer = write(
+            &dir,
+            "newer.json",
+            text.replace("\"format_version\": 1", "\"format_version\": 2"),
+        );
+        refused(
+            &[command, newer.to_str().unwrap(), &data("seed004.csv")],
+            "newer.json",
+            "format version 2 is newer",
+        );
+        let kind = write(&dir, "kind.json", text.replace("\"linear\"", "\"voted\""));
+        refused(
+            &[command, kind.to_str().unwrap(), &data("seed004.csv")],
+            "kind.json",
+            "model kind `voted`",
+        );
+        refused(
+            &[command, "missing.json", &data("seed004.csv")],
+            "missing.json",
+            "No such file",
+        );
+    }
+}
+
+#[test]
+fn a_failed_save_keeps_the_report_and_exits_2() {
+    let output = novikoff(&[
+        "train",
+        &data("seed004.csv"),
+        "--save",
+        "/no/such/dir/model.json",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("/no/such/dir/model.json"));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("mistakes"));
+}
+
+#[test]
+fn a_variant_saves_its_own_predictor_and_the_voted_one_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // Not separable (row 3 is on the wrong side), so the averaged and pocket weights differ from the
+    // last ones.
+    let file = write(
+        &dir,
+        "noisy.csv",
+        "x1,x2,y\n2,1,1\n1,2,1\n3,0.5,1\n0.5,0.2,-1\n-1,-2,-1\n-2,-0.5,-1\n-0.3,0.4,1\n1.5,1.5,1\n",
+    );
+    let file = file.to_str().unwrap();
+    for variant in ["averaged", "pocket"] {
+        let extra = [
+            "--variant",
+            variant,
+            "--max-epochs",
+            "7",
+            "--bias",
+            "classic",
+        ];
+        let (model, run) = train_and_save(&dir, file, &extra);
+        let saved = ModelFile::load(&model).unwrap();
+        assert_eq!(saved.provenance.as_ref().unwrap().learner, variant);
+        let linear = saved.model.linear().unwrap();
+        let w: Vec<f64> = serde_json::from_value(run["predictor_weights"]["w"].clone()).unwrap();
+        let last: Vec<f64> = serde_json::from_value(run["w"].clone()).unwrap();
+        assert_ne!(w, last, "{variant}: the test needs predictors that differ");
+        assert_eq!(linear.w(), w.as_slice(), "{variant}");
+        assert_eq!(linear.b(), run["predictor_weights"]["b"].as_f64().unwrap());
+    }
+    let model = dir.path().join("voted.json");
+    let output = novikoff(&[
+        "train",
+        file,
+        "--variant",
+        "voted",
+        "--save",
+        model.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("voted"));
+    assert!(!model.exists());
+}
