@@ -53,16 +53,32 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         ``intercept_`` are bit-identical to ``sklearn.linear_model.Perceptron(eta0=1,
         penalty=None, shuffle=False, tol=None)`` on dense data); ``"fast"`` is a fixed 32-lane tree,
         the same bits on every CPU.
+    variant : str, default="perceptron"
+        The member of the perceptron's family, named as ``novikoff train --variant``:
+        ``"perceptron"``; ``"averaged"`` (Freund and Schapire's average of every intermediate weight
+        vector, which ``coef_`` then holds); ``"pocket"`` (Gallant's pocket with ratchet: the weights
+        with the fewest training errors seen); ``"margin:BETA"`` (update when
+        ``y (w.x + b) <= BETA``); ``"pa"``, ``"pa1:C"``, ``"pa2:C"`` (Passive-Aggressive, PA-I and
+        PA-II of Crammer et al. 2006, with ``eta0=1``). The voted perceptron is not offered: its vote
+        of many weight vectors is not a linear model (use ``"averaged"``).
 
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features)
     intercept_ : ndarray of shape (1,)
+        The variant's predictor: the last weights, or the averaged or pocket weights.
+    last_coef_ : ndarray of shape (1, n_features)
+    last_intercept_ : ndarray of shape (1,)
+        The last weights of the run (equal to ``coef_`` and ``intercept_`` unless the variant is
+        ``"averaged"`` or ``"pocket"``).
     classes_ : ndarray of shape (2,)
     n_iter_ : int
         Epochs of the last ``fit`` (including the final clean one), or 1 after ``partial_fit``.
     mistakes_ : int
-        Updates made by the last ``fit`` or ``partial_fit`` call.
+        Mistakes (``y (w.x + b) <= 0``) on which the last ``fit`` or ``partial_fit`` call updated.
+    updates_ : int
+        Updates made by that call: the mistakes, and for ``"margin:BETA"`` and the PA variants also
+        the updates on rows that were classified right but inside the margin or with a loss.
     converged_ : bool
         True when the last epoch of ``fit`` had no mistake.
     stop_reason_ : str
@@ -94,7 +110,9 @@ class Perceptron(ClassifierMixin, BaseEstimator):
     ``predict`` uses sign(0) = +1: a row with ``decision_function == 0`` is predicted ``classes_[1]``
     (scikit-learn's linear classifiers predict ``classes_[0]`` there).
 
-    ``partial_fit`` makes one epoch over the batch, starting from the current weights. The bias
+    ``partial_fit`` makes one epoch over the batch, starting from the current weights. It is refused
+    for ``"averaged"`` and ``"pocket"``, whose predictors depend on the whole run, which one epoch
+    from given weights cannot resume. The bias
     rule's constant is fixed by the first call (for ``"novikoff"``, ``R`` of the first batch). When
     ``c`` is not 1, the bias weight is recovered as ``intercept_ / c`` at each call, which may differ
     from the running weight in the last bit.
@@ -111,6 +129,7 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         shuffle=False,
         random_state=None,
         summation="fast",
+        variant="perceptron",
     ):
         self.fit_intercept = fit_intercept
         self.bias = bias
@@ -120,6 +139,7 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         self.shuffle = shuffle
         self.random_state = random_state
         self.summation = summation
+        self.variant = variant
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -167,6 +187,8 @@ class Perceptron(ClassifierMixin, BaseEstimator):
             raise ValueError(f"eta0 must be a positive number, got {self.eta0!r}")
         if not isinstance(self.shuffle, (bool, np.bool_)):
             raise ValueError(f"shuffle must be True or False, got {self.shuffle!r}")
+        if not isinstance(self.variant, str):
+            raise ValueError(f"variant must be a name such as 'averaged' or 'pa1:0.5', got {self.variant!r}")
 
     def _draw_seed(self):
         """The crate's seed of the shuffled order, or None."""
@@ -232,6 +254,7 @@ class Perceptron(ClassifierMixin, BaseEstimator):
             max_epochs=int(self.max_iter),
             max_updates=None if self.max_updates is None else int(self.max_updates),
             summation=self.summation,
+            variant=self.variant,
         )
         X = as_matrix(X)
         # Whole-number labels go to the crate as they are: one pass there finds the two classes and
@@ -272,6 +295,11 @@ class Perceptron(ClassifierMixin, BaseEstimator):
 
         ``classes`` (both classes) is required on the first call, as in scikit-learn."""
         self._check_params()
+        if self.variant.strip() in ("averaged", "pocket"):
+            raise ValueError(
+                f"partial_fit is not offered for variant {self.variant!r}: its predictor depends on "
+                "the whole run, which one epoch from given weights cannot resume; use fit"
+            )
         first = not hasattr(self, "classes_") or getattr(self, "_partial_calls", None) is None
         if first:
             if classes is None:
@@ -323,6 +351,7 @@ class Perceptron(ClassifierMixin, BaseEstimator):
             max_epochs=1,
             max_updates=None if self.max_updates is None else int(self.max_updates),
             summation=self.summation,
+            variant=self.variant,
             **initial,
         )
         if first:
@@ -342,6 +371,9 @@ class Perceptron(ClassifierMixin, BaseEstimator):
             )
         self.coef_ = w.reshape(1, -1)
         self.intercept_ = np.array([run["b"]])
+        self.last_coef_ = run["last_w"].reshape(1, -1)
+        self.last_intercept_ = np.array([run["last_b"]])
+        self.updates_ = int(run["updates"])
         self.bias_constant_ = float(run["bias_constant"])
         self.bias_weight_ = float(run["bias_weight"])
         self.mistakes_ = int(run["mistakes"])

@@ -30,6 +30,7 @@ def load_model(path):
         shuffle=params.get("order") == "shuffle",
         random_state=params.get("seed"),
         summation=model["summation"],
+        variant=provenance.get("learner", "perceptron"),
     )
     w = np.asarray(model["w"], dtype=np.float64)
     estimator.coef_ = w.reshape(1, -1)

@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use novikoff::model::{LinearModel, Model, ModelFile, Provenance};
-use novikoff::perceptron::{BiasRule, Order, PerceptronParams};
+use novikoff::perceptron::{BiasRule, Order, PerceptronParams, Predictor, Variant};
 use novikoff::simd::Summation;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -42,9 +42,15 @@ pub fn summation(name: &str) -> PyResult<Summation> {
 ///
 /// `bias` is a rule name (`none`, `classic`, `novikoff`, `c=VALUE`); `bias_constant`, when given,
 /// fixes the constant `c` instead (the estimator's later `partial_fit` calls keep the first call's `c`).
+///
+/// `variant` is a member of the perceptron's family as the CLI's `--variant` names it (`perceptron`,
+/// `averaged`, `pocket`, `margin:β`, `pa`, `pa1:C`, `pa2:C`). `w` and `b` are then the variant's own
+/// linear predictor ([`LinearModel::of_run`]: the averaged weights, the pocket's), `last_w` and
+/// `last_b` the last weights, and `updates` the updates made (the margin perceptron and PA update
+/// without a mistake). The voted perceptron is refused: its vote is not a linear model.
 #[pyfunction]
 #[pyo3(signature = (x, y, *, target, bias, bias_constant=None, eta, shuffle, seed, max_epochs,
-    max_updates, summation, initial_w=None, initial_b=0.0, source=None))]
+    max_updates, summation, variant="perceptron", initial_w=None, initial_b=0.0, source=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit<'py>(
     py: Python<'py>,
@@ -59,6 +65,7 @@ pub fn fit<'py>(
     max_epochs: usize,
     max_updates: Option<u64>,
     summation: &str,
+    variant: &str,
     initial_w: Option<PyReadonlyArray1<'py, f64>>,
     initial_b: f64,
     source: Option<String>,
@@ -68,7 +75,15 @@ pub fn fit<'py>(
         Some(c) => BiasRule::Constant(c),
         None => BiasRule::parse(bias).or_py()?,
     };
+    let variant = Variant::parse(variant).or_py()?;
+    if variant.predictor() == Predictor::Voted {
+        return Err(PyValueError::new_err(
+            "variant 'voted' predicts by a vote of many weight vectors, which a linear estimator \
+             cannot hold; use 'averaged' (Freund and Schapire's cheaper approximation of the vote)",
+        ));
+    }
     let mut params = PerceptronParams::new()
+        .variant(variant)
         .bias(rule)
         .eta(eta)
         .order(if shuffle {
@@ -113,7 +128,7 @@ pub fn fit<'py>(
     let fit_started = Instant::now();
     let input = features::build(matrix, labels)?;
     let data = input.data();
-    let (fit, fit_seconds, model_json) = py
+    let (fit, fit_seconds, model, model_json) = py
         .detach(|| {
             let fit = learner.fit(data)?;
             let fit_seconds = fit_started.elapsed().as_secs_f64();
@@ -121,15 +136,33 @@ pub fn fit<'py>(
             // R when the run computed it (the novikoff rule).
             let provenance =
                 Provenance::of_run_without_radius_pass(&fit, &learner, data, source.as_deref());
-            let model = LinearModel::from_fit(&fit)
-                .and_then(|m| ModelFile::new(Model::Linear(m), Some(provenance)).to_json())
-                .ok();
-            Ok((fit, fit_seconds, model))
+            let model = LinearModel::of_run(&fit).ok();
+            let model_json = model.clone().and_then(|m| {
+                ModelFile::new(Model::Linear(m), Some(provenance))
+                    .to_json()
+                    .ok()
+            });
+            Ok((fit, fit_seconds, model, model_json))
         })
         .or_py()?;
     let call_seconds = started.elapsed().as_secs_f64();
-    out.set_item("w", fit.w.into_pyarray(py))?;
-    out.set_item("b", fit.b)?;
+    // The variant's own predictor; the last weights when they are not finite (the caller refuses
+    // them by name).
+    let (w, b) = match (&model, fit.variant.predictor()) {
+        (Some(model), Predictor::Averaged | Predictor::Pocket) => {
+            (PyArray1::from_slice(py, model.w()), model.b())
+        }
+        _ => (
+            PyArray1::from_slice(py, fit.w.as_slice().expect("contiguous")),
+            fit.b,
+        ),
+    };
+    out.set_item("w", w)?;
+    out.set_item("b", b)?;
+    out.set_item("last_w", fit.w.into_pyarray(py))?;
+    out.set_item("last_b", fit.b)?;
+    out.set_item("updates", fit.updates)?;
+    out.set_item("variant", fit.variant.name())?;
     out.set_item("bias_constant", fit.bias_constant)?;
     out.set_item("bias_weight", fit.bias_weight)?;
     out.set_item("mistakes", fit.mistakes)?;

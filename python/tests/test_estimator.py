@@ -23,7 +23,7 @@ EXPECTED_FAILED_CHECKS = {}
 
 @parametrize_with_checks(
     [Perceptron(), Perceptron(fit_intercept=False, summation="sequential"),
-     Perceptron(bias="novikoff", shuffle=True, random_state=3)],
+     Perceptron(bias="novikoff", shuffle=True, random_state=3), Perceptron(variant="pa1:0.5")],
     expected_failed_checks=lambda estimator: EXPECTED_FAILED_CHECKS,
 )
 def test_scikit_learn_estimator_checks(estimator, check):
@@ -299,3 +299,55 @@ def test_estimator_repr_and_params():
     p.set_params(summation="sequential")
     assert "summation='sequential'" in repr(p)
     assert novikoff.__version__
+
+
+def noisy_file(tmp_path):
+    """A non-separable set (the last rows sit on the wrong side), as arrays and as a CSV file."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 3))
+    y = np.where(X @ [1.0, -2.0, 0.5] + 0.3 > 0, 1.0, -1.0)
+    y[-6:] *= -1
+    path = tmp_path / "noisy.csv"
+    rows = ["x1,x2,x3,y"] + [",".join(map(repr, [*x, int(t)])) for x, t in zip(X.tolist(), y)]
+    path.write_text("\n".join(rows) + "\n")
+    return X, y, path
+
+
+@pytest.mark.parametrize("variant", ["averaged", "pocket", "margin:0.5", "pa", "pa1:0.5", "pa2:2"])
+def test_every_variant_is_the_clis_run(variant, novikoff_bin, tmp_path):
+    import json
+    import subprocess
+
+    X, y, path = noisy_file(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        p = Perceptron(variant=variant, max_iter=5, bias="novikoff").fit(X, y)
+    out = subprocess.run(
+        [novikoff_bin, "train", str(path), "--variant", variant, "--max-epochs", "5",
+         "--bias", "novikoff", "--format", "json"],
+        check=True, capture_output=True, text=True,
+    )
+    cli = json.loads(out.stdout)
+    assert cli["w"] == p.last_coef_[0].tolist() and cli["b"] == p.last_intercept_[0]
+    assert (cli["mistakes"], cli["updates"]) == (p.mistakes_, p.updates_)
+    own = cli["predictor_weights"] or {"w": cli["w"], "b": cli["b"]}
+    assert own["w"] == p.coef_[0].tolist() and own["b"] == p.intercept_[0]
+    if variant in ("averaged", "pocket"):
+        assert not np.array_equal(p.coef_, p.last_coef_), "the test needs predictors that differ"
+    # The saved model is the variant's predictor, and names the variant.
+    model = tmp_path / "model.json"
+    p.save_model(model)
+    assert json.loads(model.read_text())["provenance"]["learner"] == variant
+    np.testing.assert_array_equal(novikoff.load_model(model).decision_function(X), p.decision_function(X))
+
+
+def test_the_voted_variant_and_partial_fit_of_a_whole_run_are_refused(tmp_path):
+    X, y, _ = noisy_file(tmp_path)
+    with pytest.raises(ValueError, match="averaged"):
+        Perceptron(variant="voted").fit(X, y)
+    with pytest.raises(ValueError, match="variant"):
+        Perceptron(variant="bogus").fit(X, y)
+    with pytest.raises(ValueError, match="partial_fit is not offered"):
+        Perceptron(variant="averaged").partial_fit(X, y, classes=[-1.0, 1.0])
+    with pytest.raises(ValueError, match="eta"):
+        Perceptron(variant="pa", eta0=0.5).fit(X, y)

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::{LinearModel, Model};
 use crate::dataset::Dataset;
 use crate::error::{Error, Location, Result};
-use crate::perceptron::{Fit, Order, Perceptron, Predictor, StopReason};
+use crate::perceptron::{Fit, Order, Perceptron, StopReason};
 
 /// The `format` field of every model file.
 pub const FORMAT: &str = "novikoff-model";
@@ -245,9 +245,8 @@ impl ModelFile {
     }
 
     /// The model file of a run of `learner` on `data` (from `source`, a path, when given): the
-    /// predictor of the run's variant (the last weights, the averaged weights, or the pocket's), and
-    /// the variant's name as the provenance's learner. Refused when the weights are not finite, and for
-    /// the voted perceptron, whose vote of many weight vectors is not a linear model.
+    /// predictor of the run's variant ([`LinearModel::of_run`]), with the variant's name as the
+    /// provenance's learner. Refused when the weights are not finite, and for the voted perceptron.
     ///
     /// ```
     /// use ndarray::array;
@@ -265,21 +264,7 @@ impl ModelFile {
         data: &Dataset,
         source: Option<&str>,
     ) -> Result<Self> {
-        let model = match fit.variant.predictor() {
-            Predictor::Last => LinearModel::from_fit(fit)?,
-            Predictor::Averaged => LinearModel::from_predictor(&fit.averaged)?,
-            Predictor::Pocket => match &fit.pocket {
-                Some(pocket) => LinearModel::from_predictor(&pocket.predictor)?,
-                None => LinearModel::from_fit(fit)?,
-            },
-            Predictor::Voted => {
-                return Err(Error::parameter(
-                    "variant",
-                    "the voted perceptron predicts by a vote of many weight vectors, which a model \
-                     file (a linear model) cannot hold; save the averaged perceptron instead",
-                ));
-            }
-        };
+        let model = LinearModel::of_run(fit)?;
         let provenance = Provenance::of_run(fit, learner, data, source);
         let model = Model::Linear(model);
         Ok(Self::new(model, Some(provenance)))

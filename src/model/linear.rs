@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::sign;
 use crate::dataset::{Dataset, RowView};
 use crate::error::{Error, Result};
-use crate::perceptron::{Fit, LinearPredictor};
+use crate::perceptron::{Fit, LinearPredictor, Predictor};
 use crate::simd::{self, Summation};
 
 /// The separator `sign(w·x + b)`, with what a bias rule knows about its bias and the summation order of
@@ -170,6 +170,33 @@ impl LinearModel {
         )?;
         debug_assert_eq!(model.b.to_bits(), fit.b.to_bits());
         Ok(model)
+    }
+
+    /// The model of a run's variant: its last weights ([`LinearModel::from_fit`], keeping the bias
+    /// rule's `c` and `v`), or its own linear predictor ([`Fit::own_linear`]: the averaged weights, the
+    /// pocket's). Refused for the voted perceptron, whose vote of many weight vectors is not a linear
+    /// model, and when the weights are not finite.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{model::LinearModel, perceptron::{PerceptronParams, Variant}, Dataset};
+    /// let data = Dataset::new(array![[1.0], [-1.0], [0.5]], array![1.0, -1.0, -1.0])?;
+    /// let fit = PerceptronParams::new().variant(Variant::Averaged).max_epochs(3).fit(&data)?;
+    /// assert_eq!(LinearModel::of_run(&fit)?.b(), fit.averaged.b);
+    /// let voted = PerceptronParams::new().variant(Variant::Voted).fit(&data)?;
+    /// assert!(LinearModel::of_run(&voted).is_err());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn of_run(fit: &Fit) -> Result<Self> {
+        match (fit.variant.predictor(), fit.own_linear()) {
+            (Predictor::Last, _) => Self::from_fit(fit),
+            (_, Some(predictor)) => Self::from_predictor(&predictor),
+            (_, None) => Err(Error::parameter(
+                "variant",
+                "the voted perceptron predicts by a vote of many weight vectors, which a linear \
+                 model cannot hold; use the averaged perceptron instead",
+            )),
+        }
     }
 
     /// The model of a variant's own predictor (the averaged perceptron's, the pocket's).

@@ -1,8 +1,9 @@
-//! A run's predictors scored on held-out data: what a user comparing the variants needs.
+//! A run's predictors: the linear one of its variant, and each scored on held-out data (what a user
+//! comparing the variants needs).
 
 use serde::Serialize;
 
-use super::{Fit, Predictor};
+use super::{Fit, LinearPredictor, Predictor};
 use crate::dataset::Dataset;
 use crate::error::Result;
 
@@ -48,5 +49,32 @@ impl Fit {
             voted: score(Predictor::Voted)?,
             pocket: score(Predictor::Pocket)?,
         })
+    }
+
+    /// The linear predictor of the run's variant ([`Variant::predictor`](super::Variant::predictor)):
+    /// the last weights, the averaged weights, or the pocket's; `None` for the voted perceptron, whose
+    /// vote of many weight vectors is not linear. What a saved model or an estimator keeps.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{perceptron::{PerceptronParams, Variant}, Dataset};
+    /// let data = Dataset::new(array![[2.0], [-1.0]], array![1.0, -1.0])?;
+    /// let averaged = PerceptronParams::new().variant(Variant::Averaged).fit(&data)?;
+    /// assert_eq!(averaged.own_linear().unwrap(), averaged.averaged);
+    /// let voted = PerceptronParams::new().variant(Variant::Voted).fit(&data)?;
+    /// assert!(voted.own_linear().is_none());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn own_linear(&self) -> Option<LinearPredictor> {
+        match self.variant.predictor() {
+            Predictor::Last => Some(self.last()),
+            Predictor::Averaged => Some(self.averaged.clone()),
+            Predictor::Pocket => Some(
+                self.pocket
+                    .as_ref()
+                    .map_or_else(|| self.last(), |pocket| pocket.predictor.clone()),
+            ),
+            Predictor::Voted => None,
+        }
     }
 }
