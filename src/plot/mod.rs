@@ -2,6 +2,8 @@
 //!
 //! * `mistakes_vs_bound`: every run's mistakes against its bound on log–log axes with the line y = x,
 //!   one colour per rule: the theorem at a glance (every point lies on or below the line).
+//! * `mistakes_vs_bound_by_variant`: the same points coloured by member of the perceptron's family
+//!   (averaged, voted, pocket, margin, PA, …), drawn when the results hold more than the plain one.
 //! * `mistakes_vs_inverse_gamma2`: mistakes against 1/γ².
 //! * `dataset_<name>`: for every 2-D dataset, the points, the max-margin separator with its margin band, the
 //!   support vectors circled, and each rule's final perceptron separator (after Duda & Hart's figures in
@@ -36,14 +38,30 @@ fn register_font() {
     });
 }
 
-const PALETTE: [RGBColor; 6] = [
+// matplotlib's tab10, so that the eight members of the family get eight colours.
+const PALETTE: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
     RGBColor(214, 39, 40),
     RGBColor(148, 103, 189),
     RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
 ];
+
+/// A log axis' tick: a power of ten as `10^k` (plotters' default prints `1000000000.0`, which the
+/// label area clips), anything else as the shortest decimal.
+fn log_tick(value: &f64) -> String {
+    let exponent = value.log10().round();
+    if (value / 10f64.powf(exponent) - 1.0).abs() < 1e-9 && exponent.abs() >= 4.0 {
+        format!("1e{exponent}")
+    } else {
+        format!("{value}")
+    }
+}
 
 fn plot_error<E: std::fmt::Debug>(path: &Path) -> impl Fn(E) -> Error + '_ {
     move |e| {
@@ -89,6 +107,13 @@ type DrawResult<DB> =
 /// let dir = tempfile::tempdir().unwrap();
 /// let files = novikoff::plot::plot_all(&rows, dir.path())?;
 /// assert!(files.iter().any(|f| f.ends_with("mistakes_vs_bound.svg")));
+/// let by_variant = |files: &[std::path::PathBuf]| {
+///     files.iter().any(|f| f.ends_with("mistakes_vs_bound_by_variant.svg"))
+/// };
+/// assert!(!by_variant(&files)); // the plain perceptron alone
+/// let averaged = TaskRecord { variant: "averaged".into(), ..rows[0].clone() };
+/// let files = novikoff::plot::plot_all(&[rows[0].clone(), averaged], dir.path())?;
+/// assert!(by_variant(&files));
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn plot_all(records: &[TaskRecord], dir: &Path) -> Result<Vec<PathBuf>> {
@@ -96,12 +121,25 @@ pub fn plot_all(records: &[TaskRecord], dir: &Path) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let mut files = Vec::new();
 
-    let by_rule = series_by_rule(records, |r| Some((r.bound?, r.mistakes? as f64)));
+    let mistakes_and_bound = |r: &TaskRecord| Some((r.bound?, r.mistakes? as f64));
+    let by_rule = series_by_rule(records, mistakes_and_bound);
     files.extend(render!(
         &dir.join("mistakes_vs_bound"),
         (900, 700),
-        draw_mistakes_vs_bound(&by_rule)
+        draw_mistakes_vs_bound(&by_rule, "rule")
     ));
+    // An empty variant is a record built in code with `..Default::default()`: the plain perceptron.
+    if records
+        .iter()
+        .any(|r| !matches!(r.variant.as_str(), "" | "perceptron"))
+    {
+        let by_variant = series_by(records, |r| &r.variant, mistakes_and_bound);
+        files.extend(render!(
+            &dir.join("mistakes_vs_bound_by_variant"),
+            (900, 700),
+            draw_mistakes_vs_bound(&by_variant, "member of the perceptron's family")
+        ));
+    }
 
     let by_rule = series_by_rule(records, |r| {
         let gamma = r.gamma_lower.filter(|g| *g > 0.0)?;
@@ -147,10 +185,19 @@ fn series_by_rule(
     records: &[TaskRecord],
     point: impl Fn(&TaskRecord) -> Option<(f64, f64)>,
 ) -> BTreeMap<String, Vec<(f64, f64)>> {
+    series_by(records, |r| &r.rule, point)
+}
+
+/// The finite points of `records`, one series per `key` (log axes: x > 0, and y drawn at least 0.5).
+fn series_by(
+    records: &[TaskRecord],
+    key: impl Fn(&TaskRecord) -> &String,
+    point: impl Fn(&TaskRecord) -> Option<(f64, f64)>,
+) -> BTreeMap<String, Vec<(f64, f64)>> {
     let mut map: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
     for r in records {
         if let Some((x, y)) = point(r).filter(|(x, y)| x.is_finite() && y.is_finite() && *x > 0.0) {
-            map.entry(r.rule.clone()).or_default().push((x, y.max(0.5)));
+            map.entry(key(r).clone()).or_default().push((x, y.max(0.5)));
         }
     }
     map
@@ -190,16 +237,18 @@ fn scatter_by_rule<'a, DB: DrawingBackend + 'a>(
     Ok(())
 }
 
+/// Mistakes against the bound, one colour per series (`series_of` names what a series is).
 fn draw_mistakes_vs_bound<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     by_rule: &BTreeMap<String, Vec<(f64, f64)>>,
+    series_of: &str,
 ) -> DrawResult<DB> {
     root.fill(&WHITE)?;
     let all = || by_rule.values().flatten();
     let range = log_range(all().map(|p| p.0).chain(all().map(|p| p.1)));
     let mut chart = ChartBuilder::on(root)
         .caption(
-            "Mistakes against the mistake bound (every point must lie on or below y = x)",
+            format!("Mistakes against the bound, one colour per {series_of} (on or below y = x)"),
             ("sans-serif", 20),
         )
         .margin(15)
@@ -210,6 +259,8 @@ fn draw_mistakes_vs_bound<DB: DrawingBackend>(
         .configure_mesh()
         .x_desc("bound (the run's tightest: from the certified γ, else Freund–Schapire or Shalev-Shwartz–Singer)")
         .y_desc("mistakes")
+        .x_label_formatter(&log_tick)
+        .y_label_formatter(&log_tick)
         .draw()?;
     chart
         .draw_series(LineSeries::new(
@@ -239,6 +290,8 @@ fn draw_mistakes_vs_inverse_gamma2<DB: DrawingBackend>(
         .configure_mesh()
         .x_desc("1/γ² (γ: certified lower end of the margin the rule's bound uses)")
         .y_desc("mistakes")
+        .x_label_formatter(&log_tick)
+        .y_label_formatter(&log_tick)
         .draw()?;
     scatter_by_rule(&mut chart, by_rule)
 }
