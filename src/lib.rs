@@ -91,12 +91,14 @@
 
 pub mod bounds;
 pub mod dataset;
+pub(crate) mod detmath;
 #[doc(hidden)]
 pub mod display;
 pub mod error;
 pub mod experiment;
 pub mod generate;
 pub mod io;
+pub mod kernel;
 pub mod margin;
 pub mod perceptron;
 pub mod plot;

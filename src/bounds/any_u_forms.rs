@@ -3,8 +3,8 @@
 
 use super::any_u::{AnyU, Setting, aggressiveness, best, row_weights};
 use super::bound::{Bound, Facts, Hypothesis, RunSetup};
-use super::hypotheses::common_hypotheses;
 use super::geometry::{Geometry, UNIT_NORM_TOL};
+use super::hypotheses::common_hypotheses;
 use super::kinds::BoundKind;
 use crate::perceptron::Fit;
 
@@ -24,7 +24,7 @@ fn form(kind: BoundKind) -> Option<AnyU> {
 }
 
 /// An empty bound of `kind` with its hypotheses.
-fn unvalued(
+pub(super) fn unvalued(
     kind: BoundKind,
     hypotheses: Vec<Hypothesis>,
     facts: &Facts,

@@ -1,8 +1,8 @@
 //! Each form of the theorem evaluated for a run: its hypotheses checked one by one, then its value.
 
 use super::bound::*;
-use super::hypotheses::common_hypotheses;
 use super::geometry::*;
+use super::hypotheses::common_hypotheses;
 use super::kinds::BoundKind;
 use crate::dataset::Dataset;
 use crate::error::Result;

@@ -71,4 +71,3 @@ fn eta_detail(kind: BoundKind) -> &'static str {
         }
     }
 }
-

@@ -36,7 +36,6 @@ mod anisotropic;
 mod basis;
 mod blobs;
 mod concentric;
-mod detmath;
 mod noisy;
 mod sampling;
 mod separable;
