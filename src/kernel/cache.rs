@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::eval::OnData;
-use super::params::{Kernel, Kind};
+use super::function::{Kernel, Kind};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::simd::Summation;

@@ -7,8 +7,8 @@
 //! against the platform's; every other operation is bounded by the standard model (Higham, *Accuracy
 //! and Stability of Numerical Algorithms*, §3.1).
 
+use super::function::{Kernel, Kind};
 use super::interval::{Interval, TINY, UNIT_ROUNDOFF, gamma};
-use super::params::{Kernel, Kind};
 use crate::dataset::{Dataset, RowView};
 use crate::detmath;
 use crate::simd::{self, Summation};

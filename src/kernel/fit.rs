@@ -4,7 +4,7 @@ use ndarray::{Array1, ArrayView2};
 use rayon::prelude::*;
 
 use super::cache::CacheStats;
-use super::params::Kernel;
+use super::function::Kernel;
 use super::run::{Representation, RunOutcome};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};

@@ -4,8 +4,8 @@
 use serde::Serialize;
 
 use super::cache::{DEFAULT_CACHE_BYTES, GramCache};
+use super::function::{Kernel, KernelSummary};
 use super::margin::{KernelMarginParams, KernelMarginResult};
-use super::params::{Kernel, KernelSummary};
 use super::run::radius_from;
 use crate::bounds::UNIT_NORM_TOL;
 use crate::bounds::feature_space::{MeasuredSeparator, Space};

@@ -1,7 +1,7 @@
 //! The kernel perceptron's parameters, validated once.
 
 use super::cache::DEFAULT_CACHE_BYTES;
-use super::params::Kernel;
+use super::function::Kernel;
 use super::run::Representation;
 use crate::error::{Error, Result};
 use crate::perceptron::{BiasRule, Order};

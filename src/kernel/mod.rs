@@ -45,6 +45,7 @@ mod dual;
 mod eval;
 mod explicit;
 mod fit;
+mod function;
 mod geometry;
 mod gram;
 mod interval;
@@ -60,6 +61,7 @@ mod verify;
 pub use cache::{CacheStats, DEFAULT_CACHE_BYTES, GramCache};
 pub use eval::EXP_ULPS;
 pub use fit::KernelFit;
+pub use function::{Kernel, KernelKind, KernelSummary};
 pub use geometry::{KernelGeometry, KernelGeometrySummary, KernelSolve, KernelSolveSummary};
 pub use gram::{GramMatrix, SYMMETRY_RTOL};
 pub use invariants::KernelInvariantCheck;
@@ -68,6 +70,6 @@ pub use margin::{
     DualSeparator, KernelCertificate, KernelMarginParams, KernelMarginResult, KernelMaxMargin,
     KernelSolveStats, max_margin,
 };
-pub use params::{Gamma, Kernel, KernelKind, KernelParams, KernelSummary};
+pub use params::{Gamma, KernelParams};
 pub use run::{KernelSink, KernelTrace, KernelUpdateEvent, Representation, radius};
 pub use verify::{KernelVerdict, KernelVerifyOptions, verify, verify_with};

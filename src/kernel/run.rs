@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::cache::CacheStats;
 use super::eval::OnData;
-use super::params::Kernel;
+use super::function::Kernel;
 use crate::dataset::Dataset;
 use crate::error::Result;
 use crate::perceptron::{Presentations, StopReason};

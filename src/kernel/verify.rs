@@ -4,10 +4,10 @@ use serde::Serialize;
 
 use super::cache::GramCache;
 use super::fit::KernelFit;
+use super::function::KernelSummary;
 use super::geometry::{KernelGeometry, KernelGeometrySummary};
 use super::invariants::KernelInvariantCheck;
 use super::learner::KernelPerceptronParams;
-use super::params::KernelSummary;
 use super::soft;
 use crate::bounds::feature_space::{SpaceCandidate, data_bounds, freund_schapire};
 use crate::bounds::{BoundKind, CheckedBound, ExceededBy, Failure, InvariantReport, VALUE_RTOL};

@@ -16,7 +16,7 @@ pub use result::{DualSeparator, KernelCertificate, KernelMarginResult, KernelSol
 
 use super::cache::{DEFAULT_CACHE_BYTES, GramCache};
 use super::eval::OnData;
-use super::params::Kernel;
+use super::function::Kernel;
 use super::run::radius_from;
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
