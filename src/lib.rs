@@ -100,6 +100,7 @@ pub mod generate;
 pub mod io;
 pub mod kernel;
 pub mod margin;
+pub mod multiclass;
 pub mod perceptron;
 pub mod plot;
 pub mod preprocess;

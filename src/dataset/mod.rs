@@ -16,6 +16,7 @@ use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 use sprs::CsMat;
 
 mod features;
+mod multiclass;
 mod norms;
 mod row;
 pub(crate) mod sparse;
@@ -23,6 +24,7 @@ mod storage;
 mod transform;
 
 pub(crate) use features::Features;
+pub use multiclass::MulticlassDataset;
 pub(crate) use norms::{RowNorms, norm};
 pub(crate) use row::DenseRow;
 pub use row::RowView;
