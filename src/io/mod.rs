@@ -36,6 +36,7 @@
 //! messages are cut after 60 characters and control bytes are escaped.
 
 mod atomic;
+mod classes;
 mod csv;
 mod labels;
 mod libsvm;
@@ -46,6 +47,7 @@ mod text;
 
 use std::path::Path;
 
+pub use self::classes::{open_multiclass, open_multiclass_as, save_multiclass};
 pub use self::csv::{read_csv, read_csv_stream, write_csv};
 pub use self::libsvm::{read_libsvm, read_libsvm_stream, write_libsvm};
 pub use self::npy::{read_npy, read_npz, write_npy, write_npz};
@@ -59,7 +61,7 @@ pub use self::{
     text::MAX_LINE,
 };
 
-use crate::dataset::{Dataset, MulticlassDataset};
+use crate::dataset::Dataset;
 use crate::error::{Error, Location, Result};
 use atomic::write_atomically;
 
@@ -485,105 +487,4 @@ pub fn input_format(path: &Path, options: &ReadOptions) -> Result<Format> {
             other => other,
         }),
     }
-}
-
-/// Read a dataset with `k ≥ 2` classes ([`MulticlassDataset`]): every distinct label is a class, named as
-/// the file spells it (numbers compare by value: `1` and `1.0` are one class), sorted as scikit-learn's
-/// `classes_`. The features are read as [`open`] reads them.
-///
-/// ```
-/// let dir = tempfile::tempdir().unwrap();
-/// let path = dir.path().join("three.csv");
-/// std::fs::write(&path, "x,y\n0.5,cat\n1.5,dog\n2.5,emu\n3.5,dog\n").unwrap();
-/// let data = novikoff::io::open_multiclass(&path, &Default::default())?;
-/// assert_eq!(data.classes(), &["cat", "dog", "emu"]);
-/// assert_eq!(data.labels(), &[0, 1, 2, 1]);
-/// # Ok::<(), novikoff::Error>(())
-/// ```
-///
-/// # Errors
-/// Those of [`open`]; [`Error::Parameter`] with `--positive` (which maps the labels to two classes);
-/// [`Error::Parse`] for a file with a single class, at its first row.
-pub fn open_multiclass(path: impl AsRef<Path>, options: &ReadOptions) -> Result<MulticlassDataset> {
-    let path = path.as_ref();
-    let (features, labels) = read_classes(path, options)?;
-    if labels.names.len() < 2 {
-        let (at, suffix) = labels.first[0].clone();
-        return Err(Error::parse(
-            at,
-            format!(
-                "every label is `{}`{suffix}: multi-class learning needs at least two classes",
-                labels.names[0]
-            ),
-        ));
-    }
-    MulticlassDataset::from_features(features, labels.names, labels.ids)
-}
-
-/// Read held-out data against the classes of the training data: a class the training data lack is an
-/// error at its first row in this file.
-///
-/// ```
-/// let dir = tempfile::tempdir().unwrap();
-/// let path = dir.path().join("test.csv");
-/// std::fs::write(&path, "x,y\n0.5,dog\n1.5,yak\n").unwrap();
-/// let classes = vec!["cat".to_string(), "dog".to_string()];
-/// let err = novikoff::io::open_multiclass_as(&path, &Default::default(), &classes).unwrap_err();
-/// assert!(err.to_string().ends_with("test.csv:3: the class `yak` does not occur in the training data (its classes: cat, dog)"), "{err}");
-/// # Ok::<(), novikoff::Error>(())
-/// ```
-///
-/// # Errors
-/// Those of [`open`], and [`Error::Parse`] for a class only this file has.
-pub fn open_multiclass_as(
-    path: impl AsRef<Path>,
-    options: &ReadOptions,
-    classes: &[String],
-) -> Result<MulticlassDataset> {
-    let path = path.as_ref();
-    let (features, labels) = read_classes(path, options)?;
-    for (name, (at, suffix)) in labels.names.iter().zip(&labels.first) {
-        if !classes.contains(name) {
-            return Err(Error::parse(
-                at.clone(),
-                format!(
-                    "the class `{name}`{suffix} does not occur in the training data (its classes: {})",
-                    classes.join(", ")
-                ),
-            ));
-        }
-    }
-    let map: Vec<usize> = labels
-        .names
-        .iter()
-        .map(|name| {
-            classes
-                .iter()
-                .position(|c| c == name)
-                .expect("checked above")
-        })
-        .collect();
-    MulticlassDataset::from_features(
-        features,
-        classes.to_vec(),
-        labels.ids.iter().map(|&c| map[c]).collect(),
-    )
-}
-
-fn read_classes(path: &Path, options: &ReadOptions) -> Result<(Dataset, labels::ClassLabels)> {
-    if options.positive.is_some() {
-        return Err(Error::parameter(
-            "positive",
-            "naming a positive class maps the labels to two classes, but a multi-class read keeps every \
-             class: drop one of the two",
-        ));
-    }
-    let mut options = options.clone();
-    options.classes = labels::ClassSink::active();
-    let features = open(path, &options)?;
-    let labels = options
-        .classes
-        .take()
-        .expect("a reader in class mode leaves its classes");
-    Ok((features, labels))
 }
