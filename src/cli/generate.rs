@@ -6,7 +6,7 @@ use clap::{Args, Subcommand};
 use novikoff::Result;
 use novikoff::generate::{
     AnisotropicParams, BasisParams, BlobsParams, ConcentricParams, Generated, GeneratorSpec,
-    NoisyParams, SeparableParams, SparseParams, XorParams,
+    MulticlassParams, NoisyParams, SeparableParams, SparseParams, XorParams,
 };
 use novikoff::io::Format;
 use serde_json::json;
@@ -181,6 +181,30 @@ enum FamilyArgs {
         #[command(flatten)]
         out: OutArgs,
     },
+    /// K classes in the ball of radius R, labelled by a random W of unit Frobenius norm, multi-class
+    /// margin ≥ γ by construction; the labels are the class numbers 0…K−1. Write it as .csv, .tsv or .svm.
+    Multiclass {
+        /// Number of examples.
+        #[arg(long)]
+        n: usize,
+        /// Dimension.
+        #[arg(long)]
+        d: usize,
+        /// Number of classes (≥ 2).
+        #[arg(long, default_value_t = 3)]
+        classes: usize,
+        /// The prescribed multi-class margin min (w_y − w_r)·x.
+        #[arg(long, default_value_t = 0.05)]
+        margin: f64,
+        /// The radius R of the ball.
+        #[arg(long, default_value_t = 1.0)]
+        radius: f64,
+        /// The seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        #[command(flatten)]
+        out: OutArgs,
+    },
 }
 
 impl FamilyArgs {
@@ -278,6 +302,9 @@ impl FamilyArgs {
                 ),
                 out,
             ),
+            FamilyArgs::Multiclass { .. } => {
+                unreachable!("the multi-class family is written by run_multiclass")
+            }
             FamilyArgs::Sparse {
                 n,
                 d,
@@ -303,12 +330,78 @@ impl FamilyArgs {
 }
 
 pub fn run(args: &GenerateArgs) -> Result<()> {
+    if let FamilyArgs::Multiclass {
+        n,
+        d,
+        classes,
+        margin,
+        radius,
+        seed,
+        out,
+    } = &args.family
+    {
+        let params = MulticlassParams::new(*n, *d, *classes)
+            .margin(*margin)
+            .radius(*radius)
+            .seed(*seed);
+        return run_multiclass(&params, out);
+    }
     let (spec, out) = args.family.spec();
     // Check the extension before generating anything.
     let format = Format::from_path(&out.out)?;
     let generated = spec.generate()?;
     novikoff::io::save(&out.out, &generated.data)?;
     report(&spec, &generated, format, out)
+}
+
+/// `novikoff generate multiclass`.
+fn run_multiclass(params: &MulticlassParams, out: &OutArgs) -> Result<()> {
+    let format = Format::from_path(&out.out)?;
+    let generated = params.generate()?;
+    novikoff::io::save_multiclass(&out.out, &generated.data)?;
+    let data = &generated.data;
+    let counts = data.class_counts();
+    match out.format {
+        super::OutputFormat::Json => print_json(&json!({
+            "family": "multiclass",
+            "out": out.out.display().to_string(),
+            "file_format": format.name(),
+            "n": data.n_samples(),
+            "d": data.n_features(),
+            "classes": data.classes(),
+            "class_counts": counts,
+            "seed": params.seed,
+            "margin": generated.margin,
+            "radius": generated.radius,
+            "w": generated.w.rows().into_iter().map(|r| r.to_vec()).collect::<Vec<_>>(),
+            "radius_measured": data.features().radius(),
+            "params": params,
+            "description": generated.description,
+        })),
+        super::OutputFormat::Table => print_pairs(&[
+            ("family", "multiclass".to_string()),
+            (
+                "wrote",
+                format!("{} ({})", out.out.display(), format.name()),
+            ),
+            (
+                "n × d",
+                format!("{} × {}", data.n_samples(), data.n_features()),
+            ),
+            (
+                "classes",
+                format!("{} (examples per class: {counts:?})", data.n_classes()),
+            ),
+            ("seed", params.seed.to_string()),
+            (
+                "prescribed multi-class margin",
+                generated.margin.to_string(),
+            ),
+            ("prescribed radius R", generated.radius.to_string()),
+            ("measured radius", data.features().radius().to_string()),
+            ("description", generated.description.clone()),
+        ]),
+    }
 }
 
 /// `min yᵢ(u·xᵢ + b)` for the returned separator: the measured margin of (u, b).

@@ -4,7 +4,9 @@
 mod convert;
 mod experiment;
 mod generate;
+mod kernel;
 mod margin;
+mod multiclass;
 mod output;
 mod train;
 mod verify;
@@ -42,7 +44,8 @@ enum Command {
     Margin(margin::MarginArgs),
     /// Train with each bias rule and check every form of the convergence theorem on the run.
     Verify(verify::VerifyArgs),
-    /// Write a seeded synthetic dataset (separable, noisy, blobs, xor, concentric, basis, anisotropic).
+    /// Write a seeded synthetic dataset (separable, noisy, blobs, xor, concentric, basis, anisotropic,
+    /// sparse, multiclass).
     Generate(generate::GenerateArgs),
     /// Convert a dataset between CSV, LIBSVM, .npy and .npz (by extension).
     Convert(convert::ConvertArgs),

@@ -40,6 +40,7 @@ mod classes;
 mod csv;
 mod labels;
 mod libsvm;
+mod matrix;
 mod npy;
 mod source;
 mod storage;
@@ -50,6 +51,7 @@ use std::path::Path;
 pub use self::classes::{open_multiclass, open_multiclass_as, save_multiclass};
 pub use self::csv::{read_csv, read_csv_stream, write_csv};
 pub use self::libsvm::{read_libsvm, read_libsvm_stream, write_libsvm};
+pub use self::matrix::read_matrix;
 pub use self::npy::{read_npy, read_npz, write_npy, write_npz};
 pub use self::storage::Storage;
 // Readers of bytes and writers to any `Write`, for the tests and benches: not the documented API.

@@ -10,8 +10,8 @@ use super::confusion::{ConfusionMatrix, argmax};
 use crate::bounds::{Geometry, Verdict, verify_with};
 use crate::dataset::{Dataset, MulticlassDataset};
 use crate::error::{Error, Result};
-use crate::kernel::{KernelPerceptronParams, KernelVerdict};
-use crate::perceptron::PerceptronParams;
+use crate::kernel::{KernelFit, KernelPerceptronParams, KernelVerdict};
+use crate::perceptron::{Fit, PerceptronParams};
 
 /// The binary learner of every one-vs-rest problem.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +32,35 @@ pub enum ClassVerdict {
     Linear(Box<Verdict>),
     /// A kernel perceptron run.
     Kernel(Box<KernelVerdict>),
+    /// A perceptron run, not checked ([`OneVsRest::fit`]).
+    #[serde(serialize_with = "linear_run")]
+    LinearFit(Box<Fit>),
+    /// A kernel perceptron run, not checked.
+    #[serde(serialize_with = "kernel_run")]
+    KernelFit(Box<KernelFit>),
+}
+
+/// An unchecked run in JSON: its counts.
+fn run_summary<S: serde::Serializer>(
+    serializer: S,
+    mistakes: u64,
+    epochs: usize,
+    converged: bool,
+) -> std::result::Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct;
+    let mut run = serializer.serialize_struct("Run", 3)?;
+    run.serialize_field("mistakes", &mistakes)?;
+    run.serialize_field("epochs", &epochs)?;
+    run.serialize_field("converged", &converged)?;
+    run.end()
+}
+
+fn linear_run<S: serde::Serializer>(fit: &Fit, s: S) -> std::result::Result<S::Ok, S::Error> {
+    run_summary(s, fit.mistakes, fit.epochs, fit.converged)
+}
+
+fn kernel_run<S: serde::Serializer>(fit: &KernelFit, s: S) -> std::result::Result<S::Ok, S::Error> {
+    run_summary(s, fit.mistakes, fit.epochs, fit.converged)
 }
 
 impl ClassVerdict {
@@ -40,6 +69,8 @@ impl ClassVerdict {
         match self {
             ClassVerdict::Linear(v) => v.fit.mistakes,
             ClassVerdict::Kernel(v) => v.mistakes,
+            ClassVerdict::LinearFit(f) => f.mistakes,
+            ClassVerdict::KernelFit(f) => f.mistakes,
         }
     }
 
@@ -48,6 +79,7 @@ impl ClassVerdict {
         match self {
             ClassVerdict::Linear(v) => v.holds,
             ClassVerdict::Kernel(v) => v.holds,
+            _ => None,
         }
     }
 
@@ -56,6 +88,7 @@ impl ClassVerdict {
         match self {
             ClassVerdict::Linear(v) => v.bound,
             ClassVerdict::Kernel(v) => v.bound,
+            _ => None,
         }
     }
 
@@ -64,6 +97,8 @@ impl ClassVerdict {
         match self {
             ClassVerdict::Linear(v) => v.fit.converged,
             ClassVerdict::Kernel(v) => v.converged,
+            ClassVerdict::LinearFit(f) => f.converged,
+            ClassVerdict::KernelFit(f) => f.converged,
         }
     }
 
@@ -72,6 +107,7 @@ impl ClassVerdict {
         match self {
             ClassVerdict::Linear(v) => v.failures(),
             ClassVerdict::Kernel(v) => v.failures(),
+            _ => Vec::new(),
         }
     }
 
@@ -80,6 +116,8 @@ impl ClassVerdict {
         match self {
             ClassVerdict::Linear(v) => v.fit.decision_function_dataset(data),
             ClassVerdict::Kernel(v) => v.fit.decision_function(data),
+            ClassVerdict::LinearFit(f) => f.decision_function_dataset(data),
+            ClassVerdict::KernelFit(f) => f.decision_function(data),
         }
     }
 }
@@ -112,7 +150,7 @@ pub struct OneVsRest {
 
 impl OneVsRest {
     /// Run the `k` binary problems in parallel (rayon), each checked against every form of the binary
-    /// theorem (its own margins, its own invariants).
+    /// theorem (its own margins, its own invariants). [`OneVsRest::fit`] trains without the checks.
     ///
     /// ```
     /// use ndarray::array;
@@ -123,7 +161,7 @@ impl OneVsRest {
     ///     vec!["a".into(), "b".into(), "c".into()],
     ///     vec![0, 1, 2, 0, 1, 2],
     /// )?;
-    /// let ovr = OneVsRest::fit(&data, &BinaryLearner::Linear(PerceptronParams::new().bias(BiasRule::Classic)))?;
+    /// let ovr = OneVsRest::verify(&data, &BinaryLearner::Linear(PerceptronParams::new().bias(BiasRule::Classic)))?;
     /// assert_eq!(ovr.classes.len(), 3);
     /// assert_eq!(ovr.holds, Some(true));
     /// assert_eq!(ovr.train_accuracy, 1.0);
@@ -132,12 +170,30 @@ impl OneVsRest {
     ///
     /// # Errors
     /// The first class's error, in class order (the same whatever the thread count).
+    pub fn verify(data: &MulticlassDataset, learner: &BinaryLearner) -> Result<OneVsRest> {
+        Self::run(data, learner, true)
+    }
+
+    /// Train the `k` binary problems in parallel, without the theorem's checks (no margin is solved).
+    ///
+    /// # Errors
+    /// As [`OneVsRest::verify`].
     pub fn fit(data: &MulticlassDataset, learner: &BinaryLearner) -> Result<OneVsRest> {
+        Self::run(data, learner, false)
+    }
+
+    fn run(data: &MulticlassDataset, learner: &BinaryLearner, check: bool) -> Result<OneVsRest> {
         let results: Vec<Result<OvrClass>> = (0..data.n_classes())
             .into_par_iter()
             .map(|r| {
                 let binary = data.one_vs_rest(r)?;
                 let verdict = match learner {
+                    BinaryLearner::Linear(params) if !check => {
+                        ClassVerdict::LinearFit(Box::new(params.fit(&binary)?))
+                    }
+                    BinaryLearner::Kernel(params) if !check => {
+                        ClassVerdict::KernelFit(Box::new(params.clone().check()?.fit(&binary)?))
+                    }
                     BinaryLearner::Linear(params) => {
                         let geometry = Geometry::compute(&binary)?;
                         ClassVerdict::Linear(Box::new(verify_with(&geometry, params)?))

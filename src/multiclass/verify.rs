@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::confusion::ConfusionMatrix;
 use super::perceptron::{MulticlassFit, MulticlassPerceptronParams};
-use crate::bounds::{InvariantCheck, InvariantReport, VALUE_RTOL};
+use crate::bounds::{ExceededBy, Failure, InvariantCheck, InvariantReport, VALUE_RTOL};
 use crate::dataset::MulticlassDataset;
 use crate::error::Result;
 use crate::margin::{self, Bias, MarginResult};
@@ -149,6 +149,36 @@ pub struct MulticlassVerdict {
     /// The run (not serialised).
     #[serde(skip)]
     pub fit: MulticlassFit,
+}
+
+impl MulticlassVerdict {
+    /// Every failed check: a bound exceeded, or an inequality of the proof violated in the lifted space.
+    pub fn failures(&self) -> Vec<Failure> {
+        let mut failures: Vec<Failure> = self
+            .bounds
+            .iter()
+            .filter(|b| b.holds == Some(false))
+            .map(|b| Failure::BoundExceeded {
+                rule: format!("{} (multi-class)", self.rule),
+                by: ExceededBy::Optimal,
+                bound: b.name.to_string(),
+                formula: b.formula.to_string(),
+                value: b.value,
+                mistakes: self.mistakes,
+                measure: None,
+                observed: None,
+            })
+            .collect();
+        if let Some(violation) = self.invariants.first_violation {
+            failures.push(Failure::InvariantViolated {
+                rule: format!("{} (multi-class)", self.rule),
+                order: None,
+                violation,
+                violations: self.invariants.violations,
+            });
+        }
+        failures
+    }
 }
 
 /// Train the multi-class perceptron and check it against its bounds (one lifted margin problem).
