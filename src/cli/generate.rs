@@ -344,7 +344,7 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
             .margin(*margin)
             .radius(*radius)
             .seed(*seed);
-        return run_multiclass(&params, out);
+        return super::generate_classes::run(&params, &out.out, out.format);
     }
     let (spec, out) = args.family.spec();
     // Check the extension before generating anything.
@@ -352,56 +352,6 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
     let generated = spec.generate()?;
     novikoff::io::save(&out.out, &generated.data)?;
     report(&spec, &generated, format, out)
-}
-
-/// `novikoff generate multiclass`.
-fn run_multiclass(params: &MulticlassParams, out: &OutArgs) -> Result<()> {
-    let format = Format::from_path(&out.out)?;
-    let generated = params.generate()?;
-    novikoff::io::save_multiclass(&out.out, &generated.data)?;
-    let data = &generated.data;
-    let counts = data.class_counts();
-    match out.format {
-        super::OutputFormat::Json => print_json(&json!({
-            "family": "multiclass",
-            "out": out.out.display().to_string(),
-            "file_format": format.name(),
-            "n": data.n_samples(),
-            "d": data.n_features(),
-            "classes": data.classes(),
-            "class_counts": counts,
-            "seed": params.seed,
-            "margin": generated.margin,
-            "radius": generated.radius,
-            "w": generated.w.rows().into_iter().map(|r| r.to_vec()).collect::<Vec<_>>(),
-            "radius_measured": data.features().radius(),
-            "params": params,
-            "description": generated.description,
-        })),
-        super::OutputFormat::Table => print_pairs(&[
-            ("family", "multiclass".to_string()),
-            (
-                "wrote",
-                format!("{} ({})", out.out.display(), format.name()),
-            ),
-            (
-                "n × d",
-                format!("{} × {}", data.n_samples(), data.n_features()),
-            ),
-            (
-                "classes",
-                format!("{} (examples per class: {counts:?})", data.n_classes()),
-            ),
-            ("seed", params.seed.to_string()),
-            (
-                "prescribed multi-class margin",
-                generated.margin.to_string(),
-            ),
-            ("prescribed radius R", generated.radius.to_string()),
-            ("measured radius", data.features().radius().to_string()),
-            ("description", generated.description.clone()),
-        ]),
-    }
 }
 
 /// `min yᵢ(u·xᵢ + b)` for the returned separator: the measured margin of (u, b).

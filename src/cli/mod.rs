@@ -4,7 +4,9 @@
 mod convert;
 mod experiment;
 mod generate;
+mod generate_classes;
 mod kernel;
+mod kernel_args;
 mod margin;
 mod multiclass;
 mod output;

@@ -13,13 +13,12 @@ use novikoff::multiclass::{
     self, BinaryLearner, ConfusionMatrix, LiftedGeometry, Method, MulticlassPerceptronParams,
     MulticlassVerdict, OneVsRest,
 };
-use novikoff::perceptron::{BiasRule, Variant};
+use novikoff::perceptron::PerceptronParams;
 use novikoff::{Error, Result};
 use serde_json::json;
 
 use super::kernel::KernelArgs;
 use super::output::{num, opt, print_json, print_pairs, render, yes_no};
-use super::train::TrainOptions;
 use super::{DataArgs, OutputFormat};
 
 /// The multi-class option of `train`, `margin` and `verify`.
@@ -48,53 +47,35 @@ pub fn load(data: &DataArgs) -> Result<MulticlassDataset> {
 
 /// `--test`, read against the training classes.
 pub fn load_test(
-    train: &TrainOptions,
+    test: Option<&std::path::Path>,
     data: &DataArgs,
     training: &MulticlassDataset,
 ) -> Result<Option<MulticlassDataset>> {
-    let Some(path) = &train.test else {
+    let Some(path) = test else {
         return Ok(None);
     };
     let options = data.read_options()?.n_features(training.n_features());
     novikoff::io::open_multiclass_as(path, &options, training.classes()).map(Some)
 }
 
-fn kesler_params(train: &TrainOptions, bias: BiasRule) -> Result<MulticlassPerceptronParams> {
-    if train.variant != Variant::Perceptron {
-        return Err(Error::parameter(
-            "--variant",
-            format!(
-                "the multi-class perceptron makes the plain perceptron's updates; {} is not offered with \
-                 --multiclass kesler",
-                train.variant.name()
-            ),
-        ));
-    }
-    let order = train.params(bias).check()?.order().clone();
-    Ok(MulticlassPerceptronParams::new()
-        .bias(bias)
-        .eta(train.eta)
-        .order(order)
-        .max_epochs(train.max_epochs)
-        .max_updates(train.max_updates)
-        .summation(train.summation.into()))
+fn kesler_params(base: &PerceptronParams) -> Result<MulticlassPerceptronParams> {
+    MulticlassPerceptronParams::from_perceptron(base)
+        .map_err(|e| super::kernel::rename_any(e, &[("variant", "--variant")]))
 }
 
 /// The binary learner of one-vs-rest.
 fn learner(
-    train: &TrainOptions,
-    bias: BiasRule,
+    base: &PerceptronParams,
     kernel: Option<&Kernel>,
     kernel_args: &KernelArgs,
 ) -> Result<BinaryLearner> {
     Ok(match kernel {
         Some(kernel) => BinaryLearner::Kernel(super::kernel::params(
-            train,
-            bias,
+            base,
             kernel,
             kernel_args.cache_bytes(),
         )?),
-        None => BinaryLearner::Linear(train.params(bias)),
+        None => BinaryLearner::Linear(base.clone()),
     })
 }
 
@@ -135,19 +116,20 @@ fn confusion_text(m: &ConfusionMatrix) -> String {
 pub fn train(
     source: &str,
     data_args: &DataArgs,
-    train: &TrainOptions,
-    bias: BiasRule,
+    base: &PerceptronParams,
+    test: Option<&std::path::Path>,
     method: Method,
     kernel_args: &KernelArgs,
     format: OutputFormat,
 ) -> Result<()> {
     let data = load(data_args)?;
     let kernel = kernel_of(method, &data, kernel_args)?;
-    let test = load_test(train, data_args, &data)?;
+    let test = load_test(test, data_args, &data)?;
+    let bias = base.bias_rule();
     let started = Instant::now();
     let (summary, train_confusion, test_confusion) = match method {
         Method::Kesler => {
-            let fit = kesler_params(train, bias)?.check()?.fit(&data)?;
+            let fit = kesler_params(base)?.check()?.fit(&data)?;
             let confusion = fit.confusion(&data)?;
             let tested = test.as_ref().map(|t| fit.confusion(t)).transpose()?;
             (
@@ -159,7 +141,7 @@ pub fn train(
             )
         }
         Method::OneVsRest => {
-            let ovr = OneVsRest::fit(&data, &learner(train, bias, kernel.as_ref(), kernel_args)?)?;
+            let ovr = OneVsRest::fit(&data, &learner(base, kernel.as_ref(), kernel_args)?)?;
             let tested = test.as_ref().map(|t| ovr.confusion(t)).transpose()?;
             (
                 json!({"mistakes": ovr.mistakes,
@@ -358,8 +340,7 @@ fn status(result: &MarginResult) -> &'static str {
 pub fn verify(
     source: &str,
     data_args: &DataArgs,
-    train: &TrainOptions,
-    rules: &[BiasRule],
+    runs: &[PerceptronParams],
     method: Method,
     kernel_args: &KernelArgs,
     format: OutputFormat,
@@ -369,9 +350,9 @@ pub fn verify(
     let mut failures: Vec<Failure> = Vec::new();
     match method {
         Method::Kesler => {
-            let verdicts = rules
+            let verdicts = runs
                 .iter()
-                .map(|&rule| multiclass::verify(&data, &kesler_params(train, rule)?))
+                .map(|base| multiclass::verify(&data, &kesler_params(base)?))
                 .collect::<Result<Vec<MulticlassVerdict>>>()?;
             failures.extend(verdicts.iter().flat_map(MulticlassVerdict::failures));
             match format {
@@ -384,13 +365,13 @@ pub fn verify(
             }
         }
         Method::OneVsRest => {
-            let mut runs = Vec::new();
-            for &rule in rules {
-                let ovr =
-                    OneVsRest::verify(&data, &learner(train, rule, kernel.as_ref(), kernel_args)?)?;
+            let mut results = Vec::new();
+            for base in runs {
+                let ovr = OneVsRest::verify(&data, &learner(base, kernel.as_ref(), kernel_args)?)?;
                 failures.extend(ovr.failures());
-                runs.push((rule, ovr));
+                results.push((base.bias_rule(), ovr));
             }
+            let runs = results;
             match format {
                 OutputFormat::Json => print_json(&json!({
                     "data": source, "classes": data.classes(), "multiclass": "ovr",
@@ -442,7 +423,7 @@ pub fn verify(
             }
         }
     }
-    super::verify::finish(&failures)
+    super::output::finish(&failures)
 }
 
 fn print_kesler(source: &str, data: &MulticlassDataset, verdicts: &[MulticlassVerdict]) {

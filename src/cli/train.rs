@@ -160,8 +160,8 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         return super::multiclass::train(
             &source,
             &args.data,
-            &args.train,
-            args.bias,
+            &args.train.params(args.bias),
+            args.train.test.as_deref(),
             method,
             &args.kernel,
             args.format,
@@ -169,9 +169,17 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     }
     let data = args.data.load()?;
     if let Some(kernel) = args.kernel.kernel(&data)? {
-        let params =
-            super::kernel::params(&args.train, args.bias, &kernel, args.kernel.cache_bytes())?;
-        let test = super::kernel::test_data(&args.train, &args.data, data.n_features(), &kernel)?;
+        let params = super::kernel::params(
+            &args.train.params(args.bias),
+            &kernel,
+            args.kernel.cache_bytes(),
+        )?;
+        let test = super::kernel::test_data(
+            args.train.test.as_deref(),
+            &args.data,
+            data.n_features(),
+            &kernel,
+        )?;
         return super::kernel::train(&source, &data, &params, test.as_ref(), args.format);
     }
     let test = args.train.load_test(&args.data, data.n_features())?;

@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use novikoff::bounds::{AdversaryParams, Failure, Geometry, ReportOptions, report};
+use novikoff::bounds::{AdversaryParams, Geometry, ReportOptions, report};
 use novikoff::perceptron::BiasRule;
 use novikoff::{Error, Result};
 
@@ -90,11 +90,15 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         ));
     }
     if let Some(method) = args.multiclass.multiclass {
+        let runs: Vec<_> = args
+            .rules
+            .iter()
+            .map(|&rule| args.train.params(rule))
+            .collect();
         return super::multiclass::verify(
             &source,
             &args.data,
-            &args.train,
-            &args.rules,
+            &runs,
             method,
             &args.kernel,
             args.format,
@@ -106,7 +110,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
             .rules
             .iter()
             .map(|&rule| {
-                super::kernel::params(&args.train, rule, &kernel, args.kernel.cache_bytes())
+                super::kernel::params(&args.train.params(rule), &kernel, args.kernel.cache_bytes())
             })
             .collect::<Result<Vec<_>>>()?;
         return super::kernel::verify(&source, &data, &runs, args.steps, args.format);
@@ -148,22 +152,5 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
         )?),
         OutputFormat::Table => verify_table::print_table(&source, &report, args.steps, &tests),
     }?;
-    finish(&failures)
-}
-
-/// The exit status of a verification: 0 when every check passed, otherwise 1 with every failure named
-/// on stderr.
-pub fn finish(failures: &[Failure]) -> Result<ExitCode> {
-    if failures.is_empty() {
-        return Ok(ExitCode::SUCCESS);
-    }
-    eprintln!(
-        "novikoff verify: {} check{} failed:",
-        failures.len(),
-        if failures.len() == 1 { "" } else { "s" }
-    );
-    for failure in failures {
-        eprintln!("  {failure}");
-    }
-    Ok(ExitCode::FAILURE)
+    super::output::finish(&failures)
 }

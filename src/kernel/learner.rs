@@ -123,6 +123,51 @@ impl KernelPerceptronParams {
         self
     }
 
+    /// The kernel perceptron with the settings of a perceptron's parameters: its bias rule, η, order,
+    /// caps and summation (a start from non-zero weights and the variants other than the plain
+    /// perceptron are refused: the dual run starts from α = 0 and makes the perceptron's updates).
+    ///
+    /// ```
+    /// use novikoff::{kernel::{Kernel, KernelPerceptronParams}, perceptron::{BiasRule, PerceptronParams}};
+    /// let primal = PerceptronParams::new().bias(BiasRule::Classic).eta(0.5).max_epochs(20);
+    /// let dual = KernelPerceptronParams::from_perceptron(&primal, Kernel::linear())?;
+    /// assert_eq!((dual.bias_rule(), dual.check()?.max_epochs()), (BiasRule::Classic, 20));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Parameter`] for another variant or initial weights (a kept vote is ignored), and the perceptron's
+    /// own refusals.
+    pub fn from_perceptron(
+        params: &crate::perceptron::PerceptronParams,
+        kernel: Kernel,
+    ) -> Result<Self> {
+        if params.variant != crate::perceptron::Variant::Perceptron {
+            return Err(Error::parameter(
+                "variant",
+                format!(
+                    "the kernel perceptron makes the plain perceptron's updates; {} is not offered with a \
+                     kernel",
+                    params.variant.name()
+                ),
+            ));
+        }
+        if params.initial_w.is_some() || params.initial_b != 0.0 {
+            return Err(Error::parameter(
+                "initial",
+                "the kernel perceptron starts from α = 0; initial weights are not offered with a kernel",
+            ));
+        }
+        let checked = params.clone().check()?;
+        Ok(Self::new(kernel)
+            .bias(params.bias)
+            .eta(checked.eta())
+            .order(checked.order().clone())
+            .max_epochs(checked.max_epochs())
+            .max_updates(checked.max_updates())
+            .summation(checked.summation()))
+    }
+
     /// The kernel.
     ///
     /// ```

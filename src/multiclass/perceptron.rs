@@ -108,6 +108,37 @@ impl MulticlassPerceptronParams {
         self
     }
 
+    /// The multi-class perceptron with the settings of a perceptron's parameters (bias rule, η, order,
+    /// caps, summation).
+    ///
+    /// # Errors
+    /// [`Error::Parameter`] for another variant than the plain perceptron, or initial weights.
+    pub fn from_perceptron(params: &crate::perceptron::PerceptronParams) -> Result<Self> {
+        if params.variant != crate::perceptron::Variant::Perceptron {
+            return Err(Error::parameter(
+                "variant",
+                format!(
+                    "the multi-class perceptron makes the plain perceptron's updates; {} is not offered",
+                    params.variant.name()
+                ),
+            ));
+        }
+        if params.initial_w.is_some() || params.initial_b != 0.0 {
+            return Err(Error::parameter(
+                "initial",
+                "the multi-class perceptron starts from W = 0",
+            ));
+        }
+        let checked = params.clone().check()?;
+        Ok(Self::new()
+            .bias(params.bias)
+            .eta(checked.eta())
+            .order(checked.order().clone())
+            .max_epochs(checked.max_epochs())
+            .max_updates(checked.max_updates())
+            .summation(checked.summation()))
+    }
+
     /// The bias rule.
     pub fn bias_rule(&self) -> BiasRule {
         self.bias
