@@ -135,12 +135,12 @@ fn the_lifted_vectors_of_sparse_and_dense_features_agree() {
 fn one_vs_rest_checks_every_class_and_does_not_depend_on_the_thread_count() {
     let data = generated(120, 2, 3, 0.05, 4);
     let learner = BinaryLearner::Linear(PerceptronParams::new().bias(BiasRule::Classic));
-    let parallel = OneVsRest::fit(&data, &learner).unwrap();
+    let parallel = OneVsRest::verify(&data, &learner).unwrap();
     let single = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
         .unwrap()
-        .install(|| OneVsRest::fit(&data, &learner).unwrap());
+        .install(|| OneVsRest::verify(&data, &learner).unwrap());
     // The same runs (the wall-clock timings aside).
     assert_eq!(parallel.confusion, single.confusion);
     for (a, b) in parallel.classes.iter().zip(&single.classes) {
@@ -163,7 +163,7 @@ fn one_vs_rest_checks_every_class_and_does_not_depend_on_the_thread_count() {
         .gamma(Gamma::Value(4.0))
         .check()
         .unwrap();
-    let kernel = OneVsRest::fit(
+    let kernel = OneVsRest::verify(
         &data,
         &BinaryLearner::Kernel(KernelPerceptronParams::new(rbf)),
     )

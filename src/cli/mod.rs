@@ -3,6 +3,7 @@
 
 mod convert;
 mod experiment;
+mod experiment_axes;
 mod generate;
 mod generate_classes;
 mod kernel;
