@@ -28,6 +28,9 @@
 //!   reproducible, resumable and shardable; [`plot`] draws their figures;
 //! * [`textbook`]: the worked examples of the source documents, built in; [`bundled`]: five small real
 //!   datasets (iris, wine, breast cancer, digits, penguins) with their licences;
+//! * [`kernel`]: kernels, the kernel (dual) perceptron with a Gram-row cache, the certified kernel margin
+//!   γ_K* and the theorem in feature space; [`multiclass`]: one-vs-rest and the multi-class perceptron
+//!   on Kesler's lifted vectors, with their bounds and confusion matrices;
 //! * [`model`]: saved models: a trained separator written to JSON with how it was made, read back to
 //!   predict bit for bit and to score on labelled data;
 //! * [`traits`]: `Fit` and `Predict` in the shape of linfa's, for code written against it.
@@ -95,14 +98,17 @@
 pub mod bounds;
 pub mod bundled;
 pub mod dataset;
+pub(crate) mod detmath;
 #[doc(hidden)]
 pub mod display;
 pub mod error;
 pub mod experiment;
 pub mod generate;
 pub mod io;
+pub mod kernel;
 pub mod margin;
 pub mod model;
+pub mod multiclass;
 pub mod perceptron;
 pub mod plot;
 pub mod preprocess;

@@ -483,3 +483,99 @@ fn an_output_folder_that_is_a_file_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("not a folder"), "{stderr}");
 }
+
+#[test]
+fn kernel_and_multiclass_axes_run_each_task_in_its_feature_space() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(
+        tmp.path(),
+        r#"
+name = "kernels"
+seed = 7
+
+[train]
+rules = ["none", "classic"]
+orders = ["cyclic"]
+max_epochs = 200
+kernel = ["none", "poly", "rbf"]
+degree = [2]
+coef0 = [1.0]
+kernel_gamma = [1.0]
+
+[[dataset]]
+family = "cs536-xor"
+"#,
+    );
+    let out = tmp.path().join("out");
+    run_ok(&[
+        "experiment",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let rows = records(&out, "results.jsonl");
+    // 1 dataset × 2 rules × 3 kernels.
+    assert_eq!(rows.len(), 6);
+    for row in &rows {
+        assert_eq!(row.holds, Some(true), "{row:?}");
+        match row.kernel.as_deref() {
+            // XOR is not linearly separable, but it is under a degree-2 polynomial and an RBF kernel.
+            None => assert_eq!(row.separable, Some(false)),
+            Some(kernel) => {
+                assert!(kernel == "poly" || kernel == "rbf", "{kernel}");
+                assert_eq!(row.separable, Some(true), "{row:?}");
+                assert_eq!(row.converged, Some(true), "{row:?}");
+                assert!(row.gamma_lower.unwrap() > 0.0);
+                assert!(row.mistakes.unwrap() as f64 <= row.bound.unwrap());
+                assert_eq!(row.invariants_ok, Some(true));
+            }
+        }
+    }
+    assert_eq!(
+        rows.iter().filter(|r| r.kernel_degree == Some(2)).count(),
+        2
+    );
+
+    let spec = write_spec(
+        tmp.path(),
+        r#"
+name = "classes"
+seed = 3
+
+[train]
+rules = ["classic"]
+orders = ["cyclic"]
+max_epochs = 100
+multiclass = ["ovr", "kesler"]
+
+[[dataset]]
+family = "multiclass"
+params = { n = 60, d = 3, k = 3, margin = 0.1 }
+"#,
+    );
+    let out = tmp.path().join("classes");
+    run_ok(&[
+        "experiment",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let rows = records(&out, "results.jsonl");
+    assert_eq!(rows.len(), 2);
+    assert!(
+        rows.iter()
+            .all(|r| r.classes == Some(3) && r.holds == Some(true))
+    );
+    let kesler = rows
+        .iter()
+        .find(|r| r.multiclass.as_deref() == Some("kesler"))
+        .unwrap();
+    assert_eq!(kesler.bound_name.as_deref(), Some("kesler"));
+    assert!(kesler.mistakes.unwrap() as f64 <= kesler.bound.unwrap());
+    assert!(out.join("plots").read_dir().unwrap().any(|e| {
+        e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with("confusion_")
+    }));
+}

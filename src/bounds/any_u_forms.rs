@@ -24,7 +24,7 @@ fn form(kind: BoundKind) -> Option<AnyU> {
 }
 
 /// An empty bound of `kind` with its hypotheses.
-fn unvalued(
+pub(super) fn unvalued(
     kind: BoundKind,
     hypotheses: Vec<Hypothesis>,
     facts: &Facts,

@@ -82,6 +82,7 @@ mod any_u_forms;
 mod bound;
 mod comparator;
 mod evaluate;
+pub(crate) mod feature_space;
 mod geometry;
 mod hypotheses;
 mod invariant_report;

@@ -37,6 +37,8 @@ pub struct ExperimentArgs {
     /// Output format of the summary.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
+    #[command(flatten)]
+    pub axes: super::experiment_axes::AxesArgs,
 }
 
 /// `--threads 0` would quietly mean one thread: refuse it as a usage error.
@@ -62,6 +64,7 @@ impl ExperimentArgs {
             print_default_spec: false,
             no_plots: false,
             format: OutputFormat::Table,
+            axes: Default::default(),
         }
     }
 }
@@ -80,6 +83,13 @@ pub fn run_experiment(args: &ExperimentArgs) -> Result<()> {
         }
         None => (Spec::default_spec(), DEFAULT_SPEC.to_string(), None),
     };
+    let (spec, text) = args.axes.apply(
+        spec,
+        text,
+        args.spec
+            .as_deref()
+            .unwrap_or(std::path::Path::new("<built-in default spec>")),
+    )?;
     let mut options = RunOptions::new(&args.out);
     options.threads = args.threads;
     options.shard = args.shard;

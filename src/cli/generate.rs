@@ -6,7 +6,7 @@ use clap::{Args, Subcommand};
 use novikoff::Result;
 use novikoff::generate::{
     AnisotropicParams, BasisParams, BlobsParams, ConcentricParams, Generated, GeneratorSpec,
-    NoisyParams, SeparableParams, SparseParams, XorParams,
+    MulticlassParams, NoisyParams, SeparableParams, SparseParams, XorParams,
 };
 use novikoff::io::Format;
 use serde_json::json;
@@ -181,6 +181,30 @@ enum FamilyArgs {
         #[command(flatten)]
         out: OutArgs,
     },
+    /// K classes in the ball of radius R, labelled by a random W of unit Frobenius norm, multi-class
+    /// margin ≥ γ by construction; the labels are the class numbers 0…K−1. Write it as .csv, .tsv or .svm.
+    Multiclass {
+        /// Number of examples.
+        #[arg(long)]
+        n: usize,
+        /// Dimension.
+        #[arg(long)]
+        d: usize,
+        /// Number of classes (≥ 2).
+        #[arg(long, default_value_t = 3)]
+        classes: usize,
+        /// The prescribed multi-class margin min (w_y − w_r)·x.
+        #[arg(long, default_value_t = 0.05)]
+        margin: f64,
+        /// The radius R of the ball.
+        #[arg(long, default_value_t = 1.0)]
+        radius: f64,
+        /// The seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        #[command(flatten)]
+        out: OutArgs,
+    },
 }
 
 impl FamilyArgs {
@@ -278,6 +302,9 @@ impl FamilyArgs {
                 ),
                 out,
             ),
+            FamilyArgs::Multiclass { .. } => {
+                unreachable!("the multi-class family is written by run_multiclass")
+            }
             FamilyArgs::Sparse {
                 n,
                 d,
@@ -303,6 +330,22 @@ impl FamilyArgs {
 }
 
 pub fn run(args: &GenerateArgs) -> Result<()> {
+    if let FamilyArgs::Multiclass {
+        n,
+        d,
+        classes,
+        margin,
+        radius,
+        seed,
+        out,
+    } = &args.family
+    {
+        let params = MulticlassParams::new(*n, *d, *classes)
+            .margin(*margin)
+            .radius(*radius)
+            .seed(*seed);
+        return super::generate_classes::run(&params, &out.out, out.format);
+    }
     let (spec, out) = args.family.spec();
     // Check the extension before generating anything.
     let format = Format::from_path(&out.out)?;

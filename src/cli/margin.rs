@@ -21,6 +21,10 @@ pub struct MarginArgs {
     /// The largest accepted relative width of the bracket [lower, upper].
     #[arg(long, default_value_t = 1e-6)]
     pub tolerance: f64,
+    #[command(flatten)]
+    pub kernel: super::kernel::KernelArgs,
+    #[command(flatten)]
+    pub multiclass: super::multiclass::MulticlassArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
@@ -30,12 +34,41 @@ pub struct MarginArgs {
 const NAMED_ROWS: usize = 6;
 
 pub fn run(args: &MarginArgs) -> Result<()> {
+    let source = args.data.data.display().to_string();
+    if let Some(method) = args.multiclass.multiclass {
+        if args.kernel.kernel.is_some() {
+            return Err(Error::parameter(
+                "--kernel",
+                "the multi-class margin is offered in the input space only",
+            ));
+        }
+        return super::multiclass::margin(
+            &source,
+            &args.data,
+            method,
+            args.through_origin,
+            args.tolerance,
+            args.format,
+        );
+    }
     let data = args.data.load()?;
     let bias = if args.through_origin {
         Bias::ThroughOrigin
     } else {
         Bias::Free
     };
+    if let Some(kernel) = args.kernel.kernel(&data)? {
+        return super::kernel::margin(
+            &source,
+            &data,
+            &kernel,
+            bias,
+            args.tolerance,
+            args.kernel.cache_bytes(),
+            args.format,
+        )
+        .map_err(|e| in_file(e, &args.data.data));
+    }
     let solver = MaxMarginParams::new(bias)
         .tolerance(args.tolerance)
         .check()?;

@@ -3,9 +3,14 @@
 
 mod convert;
 mod experiment;
+mod experiment_axes;
 mod generate;
+mod generate_classes;
+mod kernel;
+mod kernel_args;
 mod margin;
 mod model;
+mod multiclass;
 mod output;
 mod train;
 mod verify;
@@ -47,7 +52,8 @@ enum Command {
     Predict(model::PredictArgs),
     /// Score a model saved by `train --save` on a labelled data file: accuracy, confusion, margin.
     Score(model::ScoreArgs),
-    /// Write a seeded synthetic dataset (separable, noisy, blobs, xor, concentric, basis, anisotropic).
+    /// Write a seeded synthetic dataset (separable, noisy, blobs, xor, concentric, basis, anisotropic,
+    /// sparse, multiclass).
     Generate(generate::GenerateArgs),
     /// Convert a dataset between CSV, LIBSVM, .npy and .npz (by extension).
     Convert(convert::ConvertArgs),

@@ -2,6 +2,9 @@
 
 use std::io::Write;
 
+use std::process::ExitCode;
+
+use novikoff::bounds::Failure;
 use novikoff::{Error, Result};
 
 /// Print a two-column key/value table.
@@ -71,4 +74,21 @@ pub fn render(rows: &[Vec<String>]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The exit status of a verification: 0 when every check passed, otherwise 1 with every failure named
+/// on stderr.
+pub fn finish(failures: &[Failure]) -> Result<ExitCode> {
+    if failures.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!(
+        "novikoff verify: {} check{} failed:",
+        failures.len(),
+        if failures.len() == 1 { "" } else { "s" }
+    );
+    for failure in failures {
+        eprintln!("  {failure}");
+    }
+    Ok(ExitCode::FAILURE)
 }

@@ -130,6 +130,10 @@ pub struct TrainArgs {
     pub bias: BiasRule,
     #[command(flatten)]
     pub train: TrainOptions,
+    #[command(flatten)]
+    pub kernel: super::kernel::KernelArgs,
+    #[command(flatten)]
+    pub multiclass: super::multiclass::MulticlassArgs,
     /// Write one CSV row per update (update,epoch,row,activation,w…,b) to this file.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
@@ -147,7 +151,41 @@ pub fn parse_bias(text: &str) -> std::result::Result<BiasRule, String> {
 
 pub fn run(args: &TrainArgs) -> Result<()> {
     args.train.check_seed_is_used(None)?;
+    let source = args.data.data.display().to_string();
+    if (args.kernel.kernel.is_some() || args.multiclass.multiclass.is_some())
+        && args.trace.is_some()
+    {
+        return Err(Error::parameter(
+            "--trace",
+            "the trace writes the primal weights; it is not offered with --kernel or --multiclass",
+        ));
+    }
+    if let Some(method) = args.multiclass.multiclass {
+        return super::multiclass::train(
+            &source,
+            &args.data,
+            &args.train.params(args.bias),
+            args.train.test.as_deref(),
+            method,
+            &args.kernel,
+            args.format,
+        );
+    }
     let data = args.data.load()?;
+    if let Some(kernel) = args.kernel.kernel(&data)? {
+        let params = super::kernel::params(
+            &args.train.params(args.bias),
+            &kernel,
+            args.kernel.cache_bytes(),
+        )?;
+        let test = super::kernel::test_data(
+            args.train.test.as_deref(),
+            &args.data,
+            data.n_features(),
+            &kernel,
+        )?;
+        return super::kernel::train(&source, &data, &params, test.as_ref(), args.format);
+    }
     let test = args.train.load_test(&args.data, data.n_features())?;
     let learner = args.train.params(args.bias).check()?;
     let fit = match &args.trace {

@@ -58,6 +58,10 @@ pub struct VerifyArgs {
     /// Random restarts of the adversarial search (default 8; needs --adversary).
     #[arg(long, requires = "adversary")]
     pub restarts: Option<usize>,
+    #[command(flatten)]
+    pub kernel: super::kernel::KernelArgs,
+    #[command(flatten)]
+    pub multiclass: super::multiclass::MulticlassArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
@@ -70,9 +74,46 @@ const DEFAULT_RESTARTS: usize = 8;
 pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     args.train
         .check_seed_is_used(args.adversary.then_some("--adversary"))?;
-    let data = args.data.load()?;
     if args.rules.is_empty() {
         return Err(Error::parameter("rules", "name at least one bias rule"));
+    }
+    let source = args.data.data.display().to_string();
+    let special = args.kernel.kernel.is_some() || args.multiclass.multiclass.is_some();
+    if special && (args.separator.is_some() || args.adversary) {
+        return Err(Error::parameter(
+            if args.adversary {
+                "--adversary"
+            } else {
+                "--separator"
+            },
+            "it is offered for the primal perceptron only, not with --kernel or --multiclass",
+        ));
+    }
+    if let Some(method) = args.multiclass.multiclass {
+        let runs: Vec<_> = args
+            .rules
+            .iter()
+            .map(|&rule| args.train.params(rule))
+            .collect();
+        return super::multiclass::verify(
+            &source,
+            &args.data,
+            &runs,
+            method,
+            &args.kernel,
+            args.format,
+        );
+    }
+    let data = args.data.load()?;
+    if let Some(kernel) = args.kernel.kernel(&data)? {
+        let runs = args
+            .rules
+            .iter()
+            .map(|&rule| {
+                super::kernel::params(&args.train.params(rule), &kernel, args.kernel.cache_bytes())
+            })
+            .collect::<Result<Vec<_>>>()?;
+        return super::kernel::verify(&source, &data, &runs, args.steps, args.format);
     }
     let geometry = Geometry::compute(&data)?;
     let rules: Vec<_> = args
@@ -104,22 +145,10 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
                 .transpose()
         })
         .collect::<Result<Vec<_>>>()?;
-    let source = args.data.data.display().to_string();
     let failures = report.failures();
     match args.format {
         OutputFormat::Json => print_json(&verify_table::to_json(&source, &data, &report, &tests)?),
         OutputFormat::Table => verify_table::print_table(&source, &report, args.steps, &tests),
     }?;
-    if failures.is_empty() {
-        return Ok(ExitCode::SUCCESS);
-    }
-    eprintln!(
-        "novikoff verify: {} check{} failed:",
-        failures.len(),
-        if failures.len() == 1 { "" } else { "s" }
-    );
-    for failure in &failures {
-        eprintln!("  {failure}");
-    }
-    Ok(ExitCode::FAILURE)
+    super::output::finish(&failures)
 }

@@ -9,7 +9,7 @@ use ndarray::{Array1, Array2, ArrayView2};
 use super::{Dataset, Features, checked_labels};
 use crate::error::{Error, Result};
 
-/// Values owned outside the crate, which a [`Dataset`](super::Dataset) reads in place
+/// Values owned outside the crate, which a [`Dataset`] reads in place
 /// ([`Dataset::from_shared`](super::Dataset::from_shared)): the memory of a NumPy array held by the
 /// Python package, a memory-mapped file.
 ///

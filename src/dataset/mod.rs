@@ -17,6 +17,7 @@ use sprs::CsMat;
 
 mod dense;
 mod features;
+mod multiclass;
 mod norms;
 mod row;
 pub(crate) mod sparse;
@@ -26,6 +27,7 @@ mod transform;
 pub use dense::SharedValues;
 use dense::{DenseMatrix, check_finite_values};
 pub(crate) use features::Features;
+pub use multiclass::MulticlassDataset;
 pub(crate) use norms::{RowNorms, norm};
 pub(crate) use row::DenseRow;
 pub use row::RowView;

@@ -1,6 +1,7 @@
 //! How many tasks a spec expands to, counted before anything is expanded, so that a typo in a grid
 //! is refused before it is allocated.
 
+use super::kernel_axes::{GridMulticlass, KernelChoice, kernel_choices};
 use super::spec::{DatasetSpec, GridOrder, MAX_TASKS, Spec};
 use crate::error::{Error, Result};
 
@@ -27,7 +28,46 @@ impl Spec {
         })?;
         (self.train.rules.len() as u64)
             .checked_mul(runs)?
-            .checked_mul(orders)
+            .checked_mul(orders)?
+            .checked_mul(self.kernel_runs().ok()?.len() as u64)
+    }
+
+    /// The (kernel, multi-class method) pairs every dataset runs with: each kernel of the grid once
+    /// without `multiclass`, or with every method (`kesler` with no kernel but `none` or `linear`).
+    pub(crate) fn kernel_runs(
+        &self,
+    ) -> Result<Vec<(Option<KernelChoice>, Option<GridMulticlass>)>> {
+        let train = &self.train;
+        if [train.kernel.len(), train.degree.len(), train.coef0.len()].contains(&0)
+            || train.kernel_gamma.is_empty()
+        {
+            return Err(Error::parameter(
+                "kernel",
+                "train.kernel, train.degree, train.coef0 and train.kernel_gamma must not be empty",
+            ));
+        }
+        let choices = kernel_choices(
+            &self.train.kernel,
+            &self.train.degree,
+            &self.train.coef0,
+            &self.train.kernel_gamma,
+        )?;
+        if self.train.multiclass.is_empty() {
+            return Ok(choices.into_iter().map(|k| (k, None)).collect());
+        }
+        let mut runs = Vec::new();
+        for kernel in choices {
+            for &method in &self.train.multiclass {
+                let primal = kernel
+                    .as_ref()
+                    .is_none_or(|k| k.kind == crate::kernel::KernelKind::Linear);
+                if method == GridMulticlass::Kesler && !primal {
+                    continue;
+                }
+                runs.push((kernel.clone(), Some(method)));
+            }
+        }
+        Ok(runs)
     }
 
     /// Refuse a grid above [`MAX_TASKS`] tasks (or dataset instances), given each entry's number of

@@ -6,13 +6,14 @@ use std::time::Instant;
 use serde_json::{Map, Value, json};
 
 use super::grid::{Scalar, generator};
+use super::measure_kernel::{SharedSolves, load_classes};
 use super::plan::{DatasetInstance, Source, Task};
 use super::record::TaskRecord;
 use super::spec::{ADVERSARY_UPDATES, Measure};
 use crate::bounds::{
     AdversaryParams, BoundKind, Geometry, Verdict, VerifyOptions, search, verify_with_options,
 };
-use crate::dataset::{Dataset, DenseRow};
+use crate::dataset::{Dataset, DenseRow, MulticlassDataset};
 use crate::error::{Error, Result};
 use crate::perceptron::Variant;
 use crate::rng::derive_seed;
@@ -39,11 +40,35 @@ pub(crate) struct Prepared<'a> {
     solve_seconds: Option<f64>,
     /// The held-out data of a `file` entry with a `test`.
     test: Option<Dataset>,
+    /// The classes, for a multi-class dataset.
+    classes: Option<&'a MulticlassDataset>,
+    /// The held-out data of a multi-class `file` entry, with the training classes.
+    class_test: Option<MulticlassDataset>,
+    /// The kernel and lifted margins, solved once per dataset by the first task that needs them.
+    solves: SharedSolves<'a>,
+}
+
+/// A dataset as the tasks read it: binary labels, or every class kept.
+pub(crate) enum Loaded {
+    Binary(Dataset),
+    Classes(MulticlassDataset),
+}
+
+impl Loaded {
+    fn features(&self) -> &Dataset {
+        match self {
+            Loaded::Binary(data) => data,
+            Loaded::Classes(classes) => classes.features(),
+        }
+    }
 }
 
 /// Load or generate a task group's dataset.
-pub(crate) fn load(instance: &DatasetInstance) -> Result<Dataset> {
-    Ok(match &instance.source {
+pub(crate) fn load(instance: &DatasetInstance) -> Result<Loaded> {
+    if instance.classes {
+        return load_classes(instance).map(Loaded::Classes);
+    }
+    Ok(Loaded::Binary(match &instance.source {
         Source::File { path, options } => crate::io::open(path, options)?,
         Source::Generated {
             family,
@@ -62,15 +87,39 @@ pub(crate) fn load(instance: &DatasetInstance) -> Result<Dataset> {
             None => crate::textbook::example(family)
                 .ok_or_else(|| Error::parameter("family", format!("unknown example `{family}`")))?,
         },
-    })
+    }))
 }
 
 /// Solve the margins of a loaded dataset (timed), if the spec measures them, and read its test data.
 pub(crate) fn prepare<'a>(
-    data: &'a Dataset,
+    loaded: &'a Loaded,
     instance: &DatasetInstance,
     measure: &Measure,
 ) -> Result<Prepared<'a>> {
+    let data = loaded.features();
+    let classes = match loaded {
+        Loaded::Classes(classes) => Some(classes),
+        Loaded::Binary(_) => None,
+    };
+    if let Some(classes) = classes {
+        let class_test = match (&instance.test, &instance.source) {
+            (Some(path), Source::File { options, .. }) => Some(crate::io::open_multiclass_as(
+                path,
+                &options.clone().n_features(data.n_features()),
+                classes.classes(),
+            )?),
+            _ => None,
+        };
+        return Ok(Prepared {
+            data,
+            geometry: None,
+            solve_seconds: None,
+            test: None,
+            classes: Some(classes),
+            class_test,
+            solves: SharedSolves::default(),
+        });
+    }
     let test = match (&instance.test, &instance.source) {
         (Some(path), Source::File { options, .. }) => Some(crate::io::open(
             path,
@@ -78,18 +127,22 @@ pub(crate) fn prepare<'a>(
         )?),
         _ => None,
     };
-    let (geometry, solve_seconds) = if measure.margin || measure.bounds {
-        let started = Instant::now();
-        let geometry = Geometry::compute(data)?;
-        (Some(geometry), Some(started.elapsed().as_secs_f64()))
-    } else {
-        (None, None)
-    };
+    let (geometry, solve_seconds) =
+        if (measure.margin || measure.bounds) && instance.binary_geometry {
+            let started = Instant::now();
+            let geometry = Geometry::compute(data)?;
+            (Some(geometry), Some(started.elapsed().as_secs_f64()))
+        } else {
+            (None, None)
+        };
     Ok(Prepared {
         data,
         geometry,
         solve_seconds,
         test,
+        classes: None,
+        class_test: None,
+        solves: SharedSolves::default(),
     })
 }
 
@@ -105,6 +158,7 @@ fn base_record(task: &Task, instance: &DatasetInstance, spec_hash: &str) -> Task
             Source::Generated { family, .. } => family.clone(),
         },
         rule: task.params.bias.name(),
+        multiclass: task.multiclass.map(|m| m.name().to_string()),
         variant: task.params.variant_kind().name(),
         order: task.params.order.name().to_string(),
         eta: task.params.eta,
@@ -159,6 +213,16 @@ fn fill(
         let stats = geometry.solve_stats();
         record.solve_passes = Some(stats.passes);
         record.working_set = Some(stats.working_set);
+    }
+    if task.kernel.is_some() || task.multiclass.is_some() {
+        let parts = super::measure_kernel::Parts {
+            data: prepared.data,
+            classes: prepared.classes,
+            test: prepared.test.as_ref(),
+            class_test: prepared.class_test.as_ref(),
+            solves: &prepared.solves,
+        };
+        return super::measure_kernel::fill(record, task, &parts, measure);
     }
     let params = &task.params;
     // Checked here, whichever branch runs, so that an invalid task fails the same way in both.

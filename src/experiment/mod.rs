@@ -17,12 +17,15 @@ mod axes;
 mod count;
 mod env;
 mod grid;
+mod kernel_axes;
 mod locate;
 mod lock;
 mod measure;
+mod measure_kernel;
 mod merge;
 mod plan;
 mod record;
+mod record_kernel;
 mod runner;
 mod shard;
 mod spec;
@@ -36,6 +39,7 @@ pub use env::Environment;
 // documented API.
 #[doc(hidden)]
 pub use grid::{ParamValue, Scalar};
+pub use kernel_axes::{GridMulticlass, KernelChoice};
 #[doc(hidden)]
 pub use lock::{OutputLock, create_output_folder};
 #[doc(hidden)]

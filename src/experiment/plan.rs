@@ -47,6 +47,10 @@ pub struct DatasetInstance {
     pub test: Option<PathBuf>,
     /// Search for the adversary's worst order on the plain perceptron's cyclic tasks.
     pub adversary: bool,
+    /// Read with every class kept (the spec's `train.multiclass`).
+    pub classes: bool,
+    /// Some task of it runs the primal perceptron on binary labels (so its margins are solved).
+    pub binary_geometry: bool,
 }
 
 /// One unit of work: a dataset instance, a rule, an order, η and a replicate seed.
@@ -64,6 +68,10 @@ pub struct Task {
     pub params: PerceptronParams,
     /// The replicate number of a shuffled order.
     pub replicate: Option<u64>,
+    /// The kernel, when the run is the kernel perceptron's.
+    pub kernel: Option<super::kernel_axes::KernelChoice>,
+    /// The multi-class method, when the dataset's classes are learnt.
+    pub multiclass: Option<crate::multiclass::Method>,
 }
 
 /// The expanded experiment.
@@ -115,68 +123,86 @@ impl Plan {
             spec.check_task_count(&counts)?;
         }
         check_unique_keys(spec, &datasets)?;
+        let kernel_runs = spec.kernel_runs()?;
+        let classes = !spec.train.multiclass.is_empty();
+        let binary_geometry = kernel_runs.iter().any(|(k, m)| k.is_none() && m.is_none());
+        for instance in &mut datasets {
+            instance.classes = classes;
+            instance.binary_geometry = binary_geometry;
+        }
         let mut tasks = Vec::new();
         for (d, instance) in datasets.iter().enumerate() {
             let variants = spec.datasets[instance.entry]
                 .variants
                 .as_ref()
                 .unwrap_or(&spec.train.variants);
-            for &rule in &spec.train.rules {
-                for &variant in variants {
-                    // Passive–Aggressive chooses its own step: it runs once, with η = 1.
-                    let etas: &[f64] = if variant.is_passive_aggressive() {
-                        &[1.0]
-                    } else {
-                        &spec.train.eta
-                    };
-                    for &eta in etas {
-                        for &order in &spec.train.orders {
-                            let replicates: Vec<Option<u64>> = if order == GridOrder::Shuffle {
-                                spec.train.seeds.iter().map(|&s| Some(s)).collect()
-                            } else {
-                                vec![None]
-                            };
-                            for replicate in replicates {
-                                // The plain perceptron's keys (and so its task ids) are those of
-                                // specs without variants.
-                                let key = format!(
-                                    "{}|rule={}{}|eta={eta}|order={}{}",
-                                    instance.key,
-                                    rule.name(),
-                                    if variant == Variant::Perceptron {
-                                        String::new()
-                                    } else {
-                                        format!("|variant={}", variant.name())
-                                    },
-                                    order.name(),
-                                    replicate.map(|r| format!("|rep={r}")).unwrap_or_default()
-                                );
-                                let order = match replicate {
-                                    Some(_) => Order::Shuffle {
-                                        seed: derive_seed(spec.seed, &key),
-                                    },
-                                    None => Order::Cyclic,
+            for (kernel, multiclass) in &kernel_runs {
+                for &rule in &spec.train.rules {
+                    for &variant in variants {
+                        // Passive–Aggressive chooses its own step: it runs once, with η = 1.
+                        let etas: &[f64] = if variant.is_passive_aggressive() {
+                            &[1.0]
+                        } else {
+                            &spec.train.eta
+                        };
+                        for &eta in etas {
+                            for &order in &spec.train.orders {
+                                let replicates: Vec<Option<u64>> = if order == GridOrder::Shuffle {
+                                    spec.train.seeds.iter().map(|&s| Some(s)).collect()
+                                } else {
+                                    vec![None]
                                 };
-                                let params = PerceptronParams::new()
-                                    .bias(rule)
-                                    .variant(variant)
-                                    .eta(eta)
-                                    .order(order)
-                                    .max_epochs(instance.max_epochs)
-                                    .max_updates(spec.train.max_updates)
-                                    .summation(spec.train.summation)
-                                    .record_votes(
-                                        instance.test.is_some()
-                                            && variant.updates_like_perceptron(),
+                                for replicate in replicates {
+                                    // The plain perceptron's keys (and so its task ids) are those of
+                                    // specs without variants.
+                                    let key = format!(
+                                        "{}|rule={}{}|eta={eta}|order={}{}{}{}",
+                                        instance.key,
+                                        rule.name(),
+                                        if variant == Variant::Perceptron {
+                                            String::new()
+                                        } else {
+                                            format!("|variant={}", variant.name())
+                                        },
+                                        order.name(),
+                                        replicate.map(|r| format!("|rep={r}")).unwrap_or_default(),
+                                        kernel
+                                            .as_ref()
+                                            .map(|k| format!("|kernel={}", k.name()))
+                                            .unwrap_or_default(),
+                                        multiclass
+                                            .map(|m| format!("|multiclass={}", m.method().name()))
+                                            .unwrap_or_default()
                                     );
-                                tasks.push(Task {
-                                    index: tasks.len(),
-                                    id: task_id(&key),
-                                    key,
-                                    dataset: d,
-                                    params,
-                                    replicate,
-                                });
+                                    let order = match replicate {
+                                        Some(_) => Order::Shuffle {
+                                            seed: derive_seed(spec.seed, &key),
+                                        },
+                                        None => Order::Cyclic,
+                                    };
+                                    let params = PerceptronParams::new()
+                                        .bias(rule)
+                                        .variant(variant)
+                                        .eta(eta)
+                                        .order(order)
+                                        .max_epochs(instance.max_epochs)
+                                        .max_updates(spec.train.max_updates)
+                                        .summation(spec.train.summation)
+                                        .record_votes(
+                                            instance.test.is_some()
+                                                && variant.updates_like_perceptron(),
+                                        );
+                                    tasks.push(Task {
+                                        index: tasks.len(),
+                                        id: task_id(&key),
+                                        key,
+                                        dataset: d,
+                                        params,
+                                        replicate,
+                                        kernel: kernel.clone(),
+                                        multiclass: multiclass.map(|m| m.method()),
+                                    });
+                                }
                             }
                         }
                     }
@@ -259,6 +285,8 @@ fn expand_entry(
         entry: k,
         test: None,
         adversary: entry.adversary,
+        classes: false,
+        binary_geometry: true,
     };
     if let Some(file) = &entry.file {
         let path = resolve(spec_dir, file);
@@ -320,6 +348,8 @@ fn expand_entry(
                     entry: k,
                     test: None,
                     adversary: entry.adversary,
+                    classes: false,
+                    binary_geometry: true,
                 });
             }
         }

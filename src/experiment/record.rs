@@ -127,6 +127,24 @@ pub struct TaskRecord {
     pub working_set: Option<usize>,
     /// The error that stopped the task, if any.
     pub error: Option<String>,
+    /// The kernel of a kernel perceptron run (its kind; the parameters follow).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
+    /// The poly kernel's degree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_degree: Option<u32>,
+    /// The poly kernel's constant c₀.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_coef0: Option<f64>,
+    /// γ of the poly and rbf kernels, as chosen on the data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_gamma: Option<f64>,
+    /// The multi-class method (`ovr` or `kesler`) of a run on the dataset's classes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multiclass: Option<String>,
+    /// The number of classes of a multi-class run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub classes: Option<usize>,
     /// Extra measurements (trace summary, separators of 2-D data) for the plots.
     #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
     pub extra: serde_json::Value,
@@ -177,6 +195,12 @@ const TAIL: &[&str] = &[
     "error",
     "key",
     "spec_hash",
+    "kernel",
+    "kernel_degree",
+    "kernel_coef0",
+    "kernel_gamma",
+    "multiclass",
+    "classes",
 ];
 
 /// The CSV header for a list of bound names.
@@ -252,6 +276,12 @@ pub(crate) fn csv_row(r: &TaskRecord, bound_names: &[String]) -> Vec<String> {
         opt(&r.error),
         r.key.clone(),
         r.spec_hash.clone(),
+        opt(&r.kernel),
+        opt(&r.kernel_degree),
+        opt(&r.kernel_coef0),
+        opt(&r.kernel_gamma),
+        opt(&r.multiclass),
+        opt(&r.classes),
     ]);
     row
 }

@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 
 pub use super::axes::GridOrder;
 use super::axes::{optional_variant_names, rule_names, variant_names};
-use super::grid::{ParamValue, generator, grid};
+use super::grid::{ParamValue, Scalar, generator, grid};
+pub use super::kernel_axes::GridMulticlass;
+use super::kernel_axes::{default_coef0s, default_degrees, default_gammas, default_kernels};
 use super::locate::{find_key_line, key_line_in_table, line_of_offset, nth_table_line};
 use crate::error::{Error, Location, Result};
 use crate::perceptron::{BiasRule, Variant};
@@ -105,6 +107,23 @@ pub struct TrainGrid {
     /// The summation order.
     #[serde(default)]
     pub summation: Summation,
+    /// Kernels: `none` (the primal perceptron, the default), `linear`, `poly` and `rbf`; each run
+    /// with the kernel perceptron and checked in its feature space ([`crate::kernel`]).
+    #[serde(default = "default_kernels")]
+    pub kernel: Vec<String>,
+    /// Degrees of the `poly` kernel.
+    #[serde(default = "default_degrees")]
+    pub degree: Vec<u32>,
+    /// Constants `c₀` of the `poly` kernel.
+    #[serde(default = "default_coef0s")]
+    pub coef0: Vec<f64>,
+    /// γ of the `poly` and `rbf` kernels: numbers, `scale` or `auto`.
+    #[serde(default = "default_gammas")]
+    pub kernel_gamma: Vec<Scalar>,
+    /// Learn every dataset's classes with these methods (`ovr`, `kesler`); empty (the default): binary
+    /// labels. `kesler` runs without a kernel only (it pairs with `none` and `linear`).
+    #[serde(default)]
+    pub multiclass: Vec<GridMulticlass>,
 }
 
 fn default_rules() -> Vec<BiasRule> {
@@ -137,6 +156,11 @@ impl Default for TrainGrid {
             max_epochs: default_max_epochs(),
             max_updates: None,
             summation: Summation::Fast,
+            kernel: default_kernels(),
+            degree: default_degrees(),
+            coef0: default_coef0s(),
+            kernel_gamma: default_gammas(),
+            multiclass: Vec::new(),
         }
     }
 }
@@ -324,6 +348,8 @@ impl Spec {
                 format!("train.eta: {eta} is not a positive finite number"),
             ));
         }
+        self.kernel_runs()
+            .map_err(|e| fail("kernel", format!("train.kernel: {e}")))?;
         if self.train.max_epochs == 0 {
             return Err(fail(
                 "max_epochs",
@@ -362,7 +388,26 @@ impl Spec {
                     message: format!("dataset #{}: replicates must be at least 1", k + 1),
                 });
             }
-            if let Some(family) = &entry.family {
+            if entry.family.as_deref() == Some("multiclass") {
+                if self.train.multiclass.is_empty() {
+                    return Err(Error::Spec {
+                        at: Location::new(path).line(key_line_in_table(text, k, "family")),
+                        message: format!(
+                            "dataset #{}: the `multiclass` family has k classes: learn them with \
+                             train.multiclass = [\"ovr\"] or [\"kesler\"]",
+                            k + 1
+                        ),
+                    });
+                }
+                for point in grid(&entry.params) {
+                    super::kernel_axes::check_multiclass_family(&point).map_err(|e| {
+                        Error::Spec {
+                            at: Location::new(path).line(key_line_in_table(text, k, "params")),
+                            message: format!("dataset #{}: {e}", k + 1),
+                        }
+                    })?;
+                }
+            } else if let Some(family) = &entry.family {
                 // An unknown family is the `family` key's fault; anything else, the parameters'.
                 let key = if crate::generate::is_family(family) {
                     "params"

@@ -3,9 +3,9 @@
 use ndarray::Array1;
 use serde::{Deserialize, Serialize};
 
-use super::detmath::powf;
 use super::sampling::{dot, norm};
 use super::{Family, Generated, SeparableParams, check_finite};
+use crate::detmath::powf;
 use crate::error::{Error, Result};
 
 /// Parameters of the `anisotropic` family: a [`SeparableParams`] dataset (same points for the same seed)

@@ -21,6 +21,9 @@
 //! | [`AnisotropicParams`] | `anisotropic` | `separable` with feature j scaled by ratio^{j/(d−1)} | yes, but R/γ inflated |
 //! | [`SparseParams`] | `sparse` | CSR rows of `nnz` values in dimension d (to 10⁷ and beyond): one signal column of a sparse `u`, the rest noise | yes, margin ≥ γ by construction |
 //!
+//! Multi-class data come from [`MulticlassParams`] (`multiclass`): `k` classes in the ball of radius R,
+//! with a prescribed multi-class margin for a known unit-Frobenius `W`.
+//!
 //! The batch runner names a family with [`GeneratorSpec`], which deserialises from TOML or JSON with a
 //! `family` tag: `{ family = "separable", n = 100, d = 5, margin = 0.1, seed = 3 }`.
 //!
@@ -36,7 +39,7 @@ mod anisotropic;
 mod basis;
 mod blobs;
 mod concentric;
-mod detmath;
+mod multiclass;
 mod noisy;
 mod sampling;
 mod separable;
@@ -50,6 +53,7 @@ pub use anisotropic::{AnisotropicParams, anisotropic};
 pub use basis::{BasisParams, basis};
 pub use blobs::{BlobsParams, blobs};
 pub use concentric::{ConcentricParams, concentric};
+pub use multiclass::{GeneratedClasses, MulticlassParams};
 pub use noisy::{NoisyParams, noisy};
 pub use separable::{SeparableParams, separable};
 pub use sparse::SparseParams;

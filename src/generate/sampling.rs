@@ -1,10 +1,10 @@
 //! The random variates the generators are built from, drawn from the ChaCha8 stream of
-//! [`crate::rng`] with the value-stable arithmetic of [`super::detmath`]. Nothing here comes from
+//! [`crate::rng`] with the value-stable arithmetic of [`crate::detmath`]. Nothing here comes from
 //! `rand_distr`, whose algorithms may change between releases.
 
 use rand::RngCore;
 
-use super::detmath::{exp_m1, ln, ln_1p};
+use crate::detmath::{exp_m1, ln, ln_1p};
 use crate::error::{Error, Result};
 use crate::rng::{ChaCha8Rng, unit_f64};
 
@@ -175,7 +175,7 @@ impl BallCoordinate {
         // Both sides are tails: a mixture of the two exponential envelopes, weighted by their masses.
         let upper = Tail::new(lo, self.k);
         let lower = Tail::new(-hi, self.k);
-        let p_upper = 1.0 / (1.0 + super::detmath::exp(lower.log_mass - upper.log_mass));
+        let p_upper = 1.0 / (1.0 + crate::detmath::exp(lower.log_mass - upper.log_mass));
         for _ in 0..MAX_PROPOSALS {
             let (tail, sign) = if sampler.uniform() < p_upper {
                 (&upper, 1.0)

@@ -4,11 +4,11 @@
 use ndarray::Array1;
 use serde::{Deserialize, Serialize};
 
-use super::detmath::powf;
 use super::sampling::{BallCoordinate, Sampler, dot, norm};
 use super::{
     Family, Generated, check_finite, check_non_negative, check_positive, check_size, zeros,
 };
+use crate::detmath::powf;
 use crate::error::{Error, Result};
 
 /// Parameters of the `separable` family.

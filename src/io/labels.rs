@@ -1,8 +1,120 @@
 //! Mapping the labels found in a file to ±1, the same way for every format.
 
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Location, Result};
+
+/// The classes of a file read with [`open_multiclass`](super::open_multiclass): the
+/// sorted class names, each row's class, and where each class first occurs.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ClassLabels {
+    pub(crate) names: Vec<String>,
+    pub(crate) ids: Vec<usize>,
+    /// Where each class (by sorted index) first occurs, and the suffix a message adds.
+    pub(crate) first: Vec<(Location, String)>,
+}
+
+/// Where a reader in class mode leaves the classes it found (the readers return a [`Dataset`](crate::Dataset), whose
+/// labels are ±1): shared by the options and the reader, taken by [`super::open_multiclass`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ClassSink(Option<Arc<Mutex<Option<ClassLabels>>>>);
+
+impl ClassSink {
+    pub(crate) fn active() -> Self {
+        Self(Some(Arc::new(Mutex::new(None))))
+    }
+
+    pub(crate) fn is_active(&self) -> bool {
+        self.0.is_some()
+    }
+
+    pub(crate) fn take(&self) -> Option<ClassLabels> {
+        self.0
+            .as_ref()
+            .and_then(|slot| slot.lock().expect("no reader panics holding it").take())
+    }
+
+    fn put(&self, labels: ClassLabels) {
+        if let Some(slot) = &self.0 {
+            *slot.lock().expect("no reader panics holding it") = Some(labels);
+        }
+    }
+}
+
+/// Two option sets are equal whatever their sinks hold.
+impl PartialEq for ClassSink {
+    fn eq(&self, other: &Self) -> bool {
+        self.is_active() == other.is_active()
+    }
+}
+
+impl Eq for ClassSink {}
+
+/// A class as a reader meets it: a number (compared by value, `1` and `1.0` alike) or a text.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum ClassKey {
+    Number(u64),
+    Text(String),
+}
+
+/// The classes met so far, in order of first occurrence.
+#[derive(Debug, Default)]
+struct ClassCollector {
+    keys: Vec<ClassKey>,
+    index: HashMap<ClassKey, usize>,
+    first_place: Vec<usize>,
+    ids: Vec<usize>,
+    sink: ClassSink,
+}
+
+impl ClassCollector {
+    fn push(&mut self, key: ClassKey, place: usize) {
+        let next = self.keys.len();
+        let id = *self.index.entry(key.clone()).or_insert(next);
+        if id == next {
+            self.keys.push(key);
+            self.first_place.push(place);
+        }
+        self.ids.push(id);
+    }
+
+    fn finish(self, locate: impl Fn(usize) -> (Location, String)) -> usize {
+        // Sorted as np.unique sorts: numbers by value, then texts.
+        let mut order: Vec<usize> = (0..self.keys.len()).collect();
+        order.sort_by(|&a, &b| match (&self.keys[a], &self.keys[b]) {
+            (ClassKey::Number(x), ClassKey::Number(y)) => {
+                f64::from_bits(*x).total_cmp(&f64::from_bits(*y))
+            }
+            (ClassKey::Number(_), ClassKey::Text(_)) => std::cmp::Ordering::Less,
+            (ClassKey::Text(_), ClassKey::Number(_)) => std::cmp::Ordering::Greater,
+            (ClassKey::Text(x), ClassKey::Text(y)) => x.cmp(y),
+        });
+        let mut rank = vec![0; order.len()];
+        for (position, &class) in order.iter().enumerate() {
+            rank[class] = position;
+        }
+        let names = order
+            .iter()
+            .map(|&class| match &self.keys[class] {
+                ClassKey::Number(bits) => f64::from_bits(*bits).to_string(),
+                ClassKey::Text(text) => text.clone(),
+            })
+            .collect();
+        let first = order
+            .iter()
+            .map(|&class| locate(self.first_place[class]))
+            .collect();
+        let rows = self.ids.len();
+        self.sink.put(ClassLabels {
+            names,
+            ids: self.ids.iter().map(|&id| rank[id]).collect(),
+            first,
+        });
+        rows
+    }
+}
 
 /// Collects raw labels while a file is read, then maps them to ±1.
 ///
@@ -26,6 +138,8 @@ pub(crate) struct LabelMapper {
     /// Distinct labels seen (at most two without `positive`), with the place of their first occurrence.
     seen: Vec<(f64, usize)>,
     raw: Vec<f64>,
+    /// Every class kept, for a multi-class read.
+    classes: Option<ClassCollector>,
 }
 
 impl LabelMapper {
@@ -37,7 +151,20 @@ impl LabelMapper {
             positive_number,
             seen: Vec::with_capacity(2),
             raw: Vec::new(),
+            classes: None,
         }
+    }
+
+    /// The mapper the options ask for: ±1 labels, or every class kept ([`open_multiclass`](super::open_multiclass)).
+    pub(crate) fn for_options(options: &super::ReadOptions) -> Self {
+        let mut mapper = Self::new(options.positive.as_deref());
+        if options.classes.is_active() {
+            mapper.classes = Some(ClassCollector {
+                sink: options.classes.clone(),
+                ..ClassCollector::default()
+            });
+        }
+        mapper
     }
 
     /// Reserve room for `rows` labels up front, so that the buffer never grows by doubling.
@@ -59,6 +186,14 @@ impl LabelMapper {
     ) -> std::result::Result<(), String> {
         let text = text.trim();
         let number = parse_number(text);
+        if let Some(classes) = self.classes.as_mut() {
+            let key = match number {
+                Some(v) if v.is_finite() => ClassKey::Number((v + 0.0).to_bits()),
+                _ => ClassKey::Text(text.to_string()),
+            };
+            classes.push(key, place);
+            return Ok(());
+        }
         if let Some(positive) = &self.positive {
             let is_positive = match (self.positive_number, number) {
                 (Some(p), Some(v)) => p == v,
@@ -81,6 +216,13 @@ impl LabelMapper {
         value: f64,
         place: usize,
     ) -> std::result::Result<(), String> {
+        if let Some(classes) = self.classes.as_mut() {
+            if !value.is_finite() {
+                return Err(format!("label `{value}` is not finite"));
+            }
+            classes.push(ClassKey::Number((value + 0.0).to_bits()), place);
+            return Ok(());
+        }
         if self.positive.is_some() {
             let is_positive = self.positive_number == Some(value);
             self.record_one_vs_rest(is_positive, place);
@@ -100,7 +242,9 @@ impl LabelMapper {
         values: &[f64],
         first_place: usize,
     ) -> std::result::Result<(), (usize, String)> {
-        if let (None, &[(a, _), (b, _)]) = (&self.positive, self.seen.as_slice()) {
+        if let (None, None, &[(a, _), (b, _)]) =
+            (&self.positive, &self.classes, self.seen.as_slice())
+        {
             let foreign = values
                 .iter()
                 .fold(false, |acc, &v| acc | ((v != a) & (v != b)));
@@ -172,6 +316,17 @@ impl LabelMapper {
         path: &Path,
         locate: impl Fn(usize) -> (Location, String),
     ) -> Result<Vec<f64>> {
+        if let Some(classes) = self.classes {
+            if classes.ids.is_empty() {
+                return Err(Error::parse(
+                    Location::new(path),
+                    "no examples: the file holds no data rows",
+                ));
+            }
+            // The classes go to the sink; the dataset's ±1 labels are placeholders.
+            let rows = classes.finish(locate);
+            return Ok(vec![1.0; rows]);
+        }
         let mut classes = self.seen.clone();
         classes.sort_by(|a, b| a.0.total_cmp(&b.0));
         match classes.as_slice() {

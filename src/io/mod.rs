@@ -36,9 +36,11 @@
 //! messages are cut after 60 characters and control bytes are escaped.
 
 mod atomic;
+mod classes;
 mod csv;
 mod labels;
 mod libsvm;
+mod matrix;
 mod npy;
 mod source;
 mod storage;
@@ -46,8 +48,10 @@ mod text;
 
 use std::path::Path;
 
+pub use self::classes::{open_multiclass, open_multiclass_as, save_multiclass};
 pub use self::csv::{read_csv, read_csv_stream, write_csv};
 pub use self::libsvm::{read_libsvm, read_libsvm_stream, write_libsvm};
+pub use self::matrix::read_matrix;
 pub use self::npy::{read_npy, read_npz, write_npy, write_npz};
 pub use self::storage::Storage;
 // Readers of bytes and writers to any `Write`, for the tests and benches: not the documented API.
@@ -123,6 +127,8 @@ pub struct ReadOptions {
     pub format: Option<Format>,
     /// The storage of a sparse format (LIBSVM, scipy's sparse `.npz`); see [`Storage`].
     pub storage: Storage,
+    /// Keep every class (set by [`open_multiclass`]).
+    pub(crate) classes: labels::ClassSink,
 }
 
 impl Default for ReadOptions {
@@ -135,6 +141,7 @@ impl Default for ReadOptions {
             n_features: None,
             format: None,
             storage: Storage::Auto,
+            classes: labels::ClassSink::default(),
         }
     }
 }

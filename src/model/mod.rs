@@ -13,7 +13,7 @@
 //! A model loaded again predicts **bit for bit** as the run that made it: the weights are written in the
 //! shortest decimal that reads back to the same `f64` and read back with correct rounding, and
 //! prediction uses the run's summation order ([`LinearModel::decision_function_dataset`] computes exactly
-//! what [`Fit::decision_function_dataset`] does).
+//! what [`Fit::decision_function_dataset`](crate::perceptron::Fit::decision_function_dataset) does).
 //!
 //! # Format and versions
 //!

@@ -48,6 +48,7 @@ pub use augmentation::Augmentation;
 pub use averaged::LinearPredictor;
 pub use history::{History, Presentations};
 pub use online::{OnlinePerceptron, Outcome};
+pub(crate) use params::check_permutation;
 pub use params::{BiasRule, Order, PerceptronParams};
 pub use pocket::Pocket;
 pub use scores::TestAccuracy;

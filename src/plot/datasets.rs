@@ -54,7 +54,12 @@ pub(super) fn draw_dataset<DB: DrawingBackend>(
     rows: &[&TaskRecord],
 ) -> DrawResult<DB> {
     root.fill(&WHITE)?;
-    let first = rows[0];
+    // The points and the maximum margin come with the primal rows; kernel rows carry the points too.
+    let first = rows
+        .iter()
+        .find(|r| r.extra.get("max_margin").is_some())
+        .copied()
+        .unwrap_or(rows[0]);
     let points: Vec<(f64, f64)> = first
         .extra
         .get("points")
@@ -147,7 +152,12 @@ pub(super) fn draw_dataset<DB: DrawingBackend>(
         )?
         .label("y = −1")
         .legend(|(x, y)| Rectangle::new([(x + 6, y - 4), (x + 14, y + 4)], PALETTE[3].filled()));
-    for (k, row) in rows.iter().filter(|r| r.order == "cyclic").enumerate() {
+    let primal: Vec<&&TaskRecord> = rows
+        .iter()
+        .filter(|r| r.order == "cyclic" && r.extra.get("w").is_some())
+        .collect();
+    super::kernel::draw_kernel_contours(&mut chart, rows, xr, yr, primal.len() + 1)?;
+    for (k, row) in primal.into_iter().enumerate() {
         let w = floats(row.extra.get("w"));
         let b = row.extra.get("b").and_then(|v| v.as_f64()).unwrap_or(0.0);
         let colour = PALETTE[(k + 1) % PALETTE.len()];

@@ -8,6 +8,9 @@
 //! * `dataset_<name>`: for every 2-D dataset, the points, the max-margin separator with its margin band, the
 //!   support vectors circled, and each rule's final perceptron separator (after Duda & Hart's figures in
 //!   seed 000).
+//! * the dataset figures also draw each kernel perceptron's decision boundary `f(x) = 0` as a contour;
+//! * `confusion_<dataset>_<method>_<rule>`: the confusion matrix of each multi-class run (test data when
+//!   the entry has them);
 //! * `trace_<task>`: for traced runs, cos(u, w_k) and ‖w_k‖ against k with the proof's bounds drawn in.
 //!
 //! Everything is drawn from the result rows alone (2-D points and traces travel in their `extra` field),
@@ -25,8 +28,10 @@ use crate::error::{Error, Result};
 use crate::experiment::TaskRecord;
 
 mod datasets;
+mod kernel;
 
 use datasets::*;
+use kernel::draw_confusion;
 
 static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
 static REGISTER: Once = Once::new();
@@ -154,6 +159,24 @@ pub fn plot_all(records: &[TaskRecord], dir: &Path) -> Result<Vec<PathBuf>> {
     for (dataset, rows) in datasets_2d(records) {
         let stem = dir.join(format!("dataset_{}", file_safe(&dataset)));
         files.extend(render!(&stem, (800, 800), draw_dataset(&dataset, &rows)));
+    }
+
+    for record in kernel::confusion_rows(records) {
+        let stem = dir.join(format!(
+            "confusion_{}",
+            file_safe(&format!(
+                "{}_{}_{}{}",
+                record.dataset,
+                record.multiclass.as_deref().unwrap_or(""),
+                record.rule,
+                record
+                    .kernel
+                    .as_deref()
+                    .map(|k| format!("_{k}"))
+                    .unwrap_or_default()
+            ))
+        ));
+        files.extend(render!(&stem, (800, 760), draw_confusion(record)));
     }
 
     for record in representative_traces(records) {

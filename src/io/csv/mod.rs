@@ -114,7 +114,7 @@ fn parse(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dataset>
         label_index: 0,
         header_names: Vec::new(),
         values: Vec::new(),
-        labels: LabelMapper::new(options.positive.as_deref()),
+        labels: LabelMapper::for_options(options),
         rows: 0,
     };
     text.for_each_line(path, |number, line| reader.line(number, line))?;

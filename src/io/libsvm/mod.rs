@@ -145,7 +145,7 @@ fn parse_twice(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Da
         }
         Ok(())
     })?;
-    let mut labels = LabelMapper::new(options.positive.as_deref());
+    let mut labels = LabelMapper::for_options(options);
     let sparse = records > 0
         && options
             .storage
@@ -226,7 +226,7 @@ fn parse_once(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dat
     let file = Location::new(path);
     let mut rows = SparseRows::with_capacity(0, 0, path)?;
     let mut largest = 0usize;
-    let mut labels = LabelMapper::new(options.positive.as_deref());
+    let mut labels = LabelMapper::for_options(options);
     let no_memory = |number: usize| {
         Error::parse(
             Location::new(path).line(number),

@@ -373,7 +373,7 @@ fn read_matrix<R: Read>(
     let d = c - 1;
     check_features(options, d, &fail)?;
     let mut filler = Filler::new(n, d, c, header.fortran, path)?;
-    let mut labels = LabelMapper::new(options.positive.as_deref());
+    let mut labels = LabelMapper::for_options(options);
     labels.reserve(n, path)?;
     let mut label = |row: usize, value: f64| {
         labels

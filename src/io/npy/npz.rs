@@ -126,7 +126,7 @@ pub(super) fn read_labels<R: Read + Seek>(
         )));
     }
     check_size(&header, available, &fail_y)?;
-    let mut labels = LabelMapper::new(options.positive.as_deref());
+    let mut labels = LabelMapper::for_options(options);
     labels.reserve(n, path)?;
     stream(&mut entry, header.dtype, n, &fail_y, |first, block| {
         for (k, &value) in (first..).zip(block) {

@@ -1,4 +1,5 @@
-//! `ln` and `exp` in plain IEEE arithmetic, so that generated data has the same bits on every machine.
+//! `ln` and `exp` in plain IEEE arithmetic, so that generated data and kernel values (the Gaussian kernel's
+//! `exp`) have the same bits on every machine.
 //!
 //! `f64::ln` and `f64::exp` call the platform's libm, whose last bit differs between glibc, musl, macOS and
 //! Windows. A generator that used them would give the same seed different data on different machines. The

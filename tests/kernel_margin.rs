@@ -1,0 +1,99 @@
+//! The kernel maximum margin against the linear solver, known answers and certificates.
+
+use ndarray::array;
+use novikoff::Dataset;
+use novikoff::generate::{Family, SeparableParams};
+use novikoff::kernel::{self, Gamma, Kernel, KernelCertificate, KernelMarginParams, KernelParams};
+use novikoff::margin::{self, Bias};
+
+#[test]
+fn the_linear_kernel_brackets_the_linear_margin() {
+    for (seed, bias) in [(1, Bias::Free), (2, Bias::ThroughOrigin), (3, Bias::Free)] {
+        let data = SeparableParams::new(120, 4)
+            .margin(0.05)
+            .radius(1.0)
+            .offset(if bias == Bias::Free { 0.2 } else { 0.0 })
+            .seed(seed)
+            .check()
+            .unwrap()
+            .generate()
+            .unwrap()
+            .data;
+        let linear = margin::max_margin(&data, bias).unwrap();
+        let (lo, hi) = linear.bracket().unwrap();
+        let result = kernel::max_margin(&data, &Kernel::linear(), bias).unwrap();
+        let (klo, khi) = result.bracket().unwrap();
+        assert!(result.is_separable(), "{result:?}");
+        // Both brackets contain γ*, so they overlap.
+        assert!(klo <= hi && lo <= khi, "[{klo}, {khi}] vs [{lo}, {hi}]");
+        assert!((khi - klo) <= 1e-6 * khi, "[{klo}, {khi}]");
+    }
+}
+
+#[test]
+fn non_separable_data_get_a_certificate_that_checks_and_a_forgery_that_does_not() {
+    let xor = Dataset::new(
+        array![[0., 0.], [0., 1.], [1., 0.], [1., 1.]],
+        array![1., -1., -1., 1.],
+    )
+    .unwrap();
+    let linear = Kernel::linear();
+    let result = kernel::max_margin(&xor, &linear, Bias::Free).unwrap();
+    let certificate = result.certificate().expect("XOR is not linearly separable");
+    assert!(certificate.verify(&xor, &linear, 1e-6).unwrap());
+    // Weights on one diagonal only: the classes' points (0, 0) and (0, 1) are 1 apart.
+    let forged = KernelCertificate {
+        weights: array![1.0, 1.0, 0.0, 0.0],
+        ..certificate.clone()
+    };
+    assert!(!forged.verify(&xor, &linear, 1e-6).unwrap());
+    // Weights that do not sum to one per class.
+    let unnormalised = KernelCertificate {
+        weights: array![1.0, 1.0, 1.0, 1.0],
+        ..certificate.clone()
+    };
+    assert!(!unnormalised.verify(&xor, &linear, 1e-6).unwrap());
+    // A certificate of the linear kernel says nothing of (x·z + 1)², which separates XOR.
+    let poly = KernelParams::polynomial(2)
+        .coef0(1.0)
+        .gamma(Gamma::Value(1.0))
+        .check()
+        .unwrap();
+    assert!(!certificate.verify(&xor, &poly, 1e-6).unwrap());
+}
+
+#[test]
+fn the_gaussian_margin_brackets_agree_across_tolerances_and_cache_sizes() {
+    let data = novikoff::generate::XorParams::new(80)
+        .gap(0.05)
+        .seed(3)
+        .check()
+        .unwrap()
+        .generate()
+        .unwrap()
+        .data;
+    let rbf = KernelParams::rbf()
+        .gamma(Gamma::Value(2.0))
+        .check()
+        .unwrap();
+    let loose = KernelMarginParams::new(Bias::Free)
+        .tolerance(1e-3)
+        .check()
+        .unwrap()
+        .solve(&data, &rbf)
+        .unwrap();
+    let tight = KernelMarginParams::new(Bias::Free)
+        .tolerance(1e-9)
+        .cache_bytes(8 * 80 * 4)
+        .check()
+        .unwrap()
+        .solve(&data, &rbf)
+        .unwrap();
+    let (a, b) = (loose.bracket().unwrap(), tight.bracket().unwrap());
+    assert!(a.0 <= b.1 && b.0 <= a.1, "{a:?} {b:?}");
+    assert!(b.1 - b.0 <= 1e-9 * b.1, "{b:?}");
+    assert!(!tight.stats().full_gram && tight.stats().rows_computed > 80);
+    // The separator's certified margins are at least the bracket's lower end.
+    let separator = tight.separator().unwrap();
+    assert!(separator.margins_lower.iter().all(|&m| m >= b.0));
+}

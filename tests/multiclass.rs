@@ -1,0 +1,238 @@
+//! Multi-class learning: the multi-class perceptron against its lifted bound, one-vs-rest, reading
+//! classes, and the refusals.
+
+mod common;
+
+use ndarray::{Array1, Array2};
+use novikoff::dataset::MulticlassDataset;
+use novikoff::generate::MulticlassParams;
+use novikoff::io::{ReadOptions, open_multiclass, open_multiclass_as};
+use novikoff::kernel::{Gamma, KernelParams, KernelPerceptronParams};
+use novikoff::multiclass::{
+    self, BinaryLearner, ClassVerdict, LiftedGeometry, MulticlassPerceptronParams, OneVsRest,
+};
+use novikoff::perceptron::{BiasRule, Order, PerceptronParams};
+use novikoff::simd::Summation;
+use novikoff::{Dataset, Error};
+
+fn generated(n: usize, d: usize, k: usize, margin: f64, seed: u64) -> MulticlassDataset {
+    MulticlassParams::new(n, d, k)
+        .margin(margin)
+        .radius(1.0)
+        .seed(seed)
+        .generate()
+        .unwrap()
+        .data
+}
+
+#[test]
+fn the_multiclass_perceptron_stays_under_the_lifted_bound_with_the_proof_checked() {
+    let data = generated(150, 3, 4, 0.1, 3);
+    for rule in [BiasRule::None, BiasRule::Classic, BiasRule::Novikoff] {
+        for order in [Order::Cyclic, Order::Shuffle { seed: 5 }] {
+            let params = MulticlassPerceptronParams::new().bias(rule).order(order);
+            let verdict = multiclass::verify(&data, &params).unwrap();
+            assert!(verdict.converged, "{rule:?}");
+            assert_eq!(verdict.holds, Some(true), "{rule:?}");
+            assert_eq!(
+                verdict.invariants.holds(),
+                Some(true),
+                "{:?}",
+                verdict.invariants
+            );
+            assert_eq!(verdict.invariants.updates, verdict.mistakes);
+            assert_eq!(verdict.train_accuracy, 1.0);
+            let [lower, upper] = verdict.gamma_bracket.unwrap();
+            assert!(upper - lower <= 1e-6 * upper);
+            // Kesler's radius is √2·R̂, and the two forms agree to rounding.
+            let kesler = verdict.bounds[0].value.unwrap();
+            let collins = verdict.bounds[1].value.unwrap();
+            assert!(
+                (kesler / collins - 1.0).abs() < 1e-12,
+                "{kesler} vs {collins}"
+            );
+        }
+    }
+    // Through the origin the generator's W proves γ_Φ* ≥ 0.1, so the bound is at most 2R²/0.1² = 200.
+    let verdict = multiclass::verify(&data, &MulticlassPerceptronParams::new()).unwrap();
+    assert!(verdict.gamma_bracket.unwrap()[1] >= 0.1);
+    assert!(verdict.bound.unwrap() <= 200.0 * (1.0 + 1e-9));
+}
+
+#[test]
+fn two_classes_make_the_binary_perceptrons_mistakes() {
+    // Small integers: the sums are exact, so the runs are comparable update by update.
+    let mut state = 17u64;
+    let mut next = || {
+        state = novikoff::rng::splitmix64(state);
+        (state % 7) as f64 - 3.0
+    };
+    let x = Array2::from_shape_fn((30, 2), |_| next());
+    let y: Vec<usize> = (0..30)
+        .map(|i| usize::from(x[[i, 0]] - 2.0 * x[[i, 1]] + 0.5 > 0.0))
+        .collect();
+    let data = MulticlassDataset::new(x.clone(), vec!["a".into(), "b".into()], y.clone()).unwrap();
+    let binary = Dataset::new(
+        x,
+        y.iter().map(|&c| if c == 1 { 1.0 } else { -1.0 }).collect(),
+    )
+    .unwrap();
+    for rule in [BiasRule::None, BiasRule::Classic] {
+        let multi = MulticlassPerceptronParams::new()
+            .bias(rule)
+            .summation(Summation::Sequential)
+            .check()
+            .unwrap()
+            .fit(&data)
+            .unwrap();
+        let fit = PerceptronParams::new()
+            .bias(rule)
+            .summation(Summation::Sequential)
+            .fit(&binary)
+            .unwrap();
+        assert_eq!(
+            (multi.mistakes, multi.epochs),
+            (fit.mistakes, fit.epochs),
+            "{rule:?}"
+        );
+        // w₁ − w₀ is twice the binary weights (each update moves both by η).
+        let difference = &multi.w.row(1) - &multi.w.row(0);
+        assert_eq!(difference, &fit.w * 2.0);
+    }
+}
+
+#[test]
+fn the_lifted_vectors_of_sparse_and_dense_features_agree() {
+    let data = generated(40, 5, 3, 0.05, 8);
+    let sparse = MulticlassDataset::from_features(
+        data.features().to_sparse(),
+        data.classes().to_vec(),
+        data.labels().to_vec(),
+    )
+    .unwrap();
+    for c in [0.0, 1.0] {
+        let a = data.kesler(c).to_dense().unwrap();
+        let b = sparse.kesler(c).to_dense().unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.n_samples(), 40 * 2);
+    }
+    let dense_fit = MulticlassPerceptronParams::new()
+        .check()
+        .unwrap()
+        .fit(&data)
+        .unwrap();
+    let sparse_fit = MulticlassPerceptronParams::new()
+        .check()
+        .unwrap()
+        .fit(&sparse)
+        .unwrap();
+    assert_eq!(dense_fit.mistakes, sparse_fit.mistakes);
+    let lifted = LiftedGeometry::compute(&sparse, 0.0).unwrap();
+    assert!(lifted.margin.is_separable());
+}
+
+#[test]
+fn one_vs_rest_checks_every_class_and_does_not_depend_on_the_thread_count() {
+    let data = generated(120, 2, 3, 0.05, 4);
+    let learner = BinaryLearner::Linear(PerceptronParams::new().bias(BiasRule::Classic));
+    let parallel = OneVsRest::verify(&data, &learner).unwrap();
+    let single = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
+        .install(|| OneVsRest::verify(&data, &learner).unwrap());
+    // The same runs (the wall-clock timings aside).
+    assert_eq!(parallel.confusion, single.confusion);
+    for (a, b) in parallel.classes.iter().zip(&single.classes) {
+        let (ClassVerdict::Linear(a), ClassVerdict::Linear(b)) = (&a.verdict, &b.verdict) else {
+            panic!("linear runs");
+        };
+        assert_eq!(
+            (&a.fit.w, a.fit.b, a.fit.mistakes),
+            (&b.fit.w, b.fit.b, b.fit.mistakes)
+        );
+        assert_eq!(a.bounds, b.bounds);
+    }
+    assert_eq!(parallel.classes.len(), 3);
+    for class in &parallel.classes {
+        assert!(class.verdict.holds() != Some(false));
+    }
+    assert_eq!(parallel.confusion.total(), 120);
+    // The kernel perceptron as the binary learner.
+    let rbf = KernelParams::rbf()
+        .gamma(Gamma::Value(4.0))
+        .check()
+        .unwrap();
+    let kernel = OneVsRest::verify(
+        &data,
+        &BinaryLearner::Kernel(KernelPerceptronParams::new(rbf)),
+    )
+    .unwrap();
+    assert_eq!(kernel.holds, Some(true));
+    assert_eq!(kernel.train_accuracy, 1.0);
+}
+
+#[test]
+fn classes_are_read_sorted_and_a_test_file_is_mapped_onto_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let train = common::write(
+        &dir,
+        "train.csv",
+        "a,b,label\n1,0,10\n0,1,2\n1,1,10.0\n-1,0,x\n",
+    );
+    let test = common::write(&dir, "test.csv", "a,b,label\n1,0,x\n0,1,10\n");
+    let data = open_multiclass(&train, &ReadOptions::default()).unwrap();
+    assert_eq!(data.classes(), &["2", "10", "x"]);
+    assert_eq!(data.labels(), &[1, 0, 1, 2]);
+    let held_out = open_multiclass_as(&test, &ReadOptions::default(), data.classes()).unwrap();
+    assert_eq!(held_out.labels(), &[2, 1]);
+    let fit = MulticlassPerceptronParams::new()
+        .check()
+        .unwrap()
+        .fit(&data)
+        .unwrap();
+    let confusion = fit.confusion(&held_out).unwrap();
+    assert_eq!(confusion.total(), 2);
+    // LIBSVM, with the same classes.
+    let svm = common::write(&dir, "d.svm", "3 1:1\n1 2:1\n2 1:1 2:1\n3 1:-1\n");
+    assert_eq!(
+        open_multiclass(&svm, &ReadOptions::default())
+            .unwrap()
+            .classes(),
+        &["1", "2", "3"]
+    );
+}
+
+#[test]
+fn one_class_and_unseen_classes_are_refused_with_their_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = common::write(&dir, "one.csv", "a,label\n1,cat\n2,cat\n");
+    let err = open_multiclass(&one, &ReadOptions::default()).unwrap_err();
+    assert!(err.is_input());
+    assert!(
+        err.to_string().contains("one.csv:2: every label is `cat`"),
+        "{err}"
+    );
+    let train = common::write(&dir, "train.csv", "a,label\n1,cat\n2,dog\n");
+    let test = common::write(&dir, "test.csv", "a,label\n1,cat\n2,dog\n3,emu\n");
+    let data = open_multiclass(&train, &ReadOptions::default()).unwrap();
+    let err = open_multiclass_as(&test, &ReadOptions::default(), data.classes()).unwrap_err();
+    assert!(err.is_input());
+    assert!(
+        err.to_string().contains("test.csv:4: the class `emu`"),
+        "{err}"
+    );
+    let err =
+        open_multiclass(&train, &ReadOptions::default().positive(Some("cat".into()))).unwrap_err();
+    assert!(matches!(
+        err,
+        Error::Parameter {
+            name: "positive",
+            ..
+        }
+    ));
+    // The generator refuses one class; the dataset refuses one class.
+    assert!(MulticlassParams::new(10, 2, 1).generate().is_err());
+    let features = Dataset::new(Array2::zeros((2, 1)), Array1::ones(2)).unwrap();
+    assert!(MulticlassDataset::from_features(features, vec!["a".into()], vec![0, 0]).is_err());
+}
