@@ -388,9 +388,12 @@ impl Dataset {
 
     /// The rows' lengths, computed once per dataset (one pass over the data on the first call).
     pub(crate) fn row_norms(&self) -> RowNorms {
-        *self
-            .norms
-            .get_or_init(|| RowNorms::of_rows((0..self.n_samples()).map(|i| self.row_view(i))))
+        *self.norms.get_or_init(|| {
+            // The same pass gives the largest value.
+            let (norms, largest) = RowNorms::of_features(&self.features);
+            let _ = self.largest_value.set(largest);
+            norms
+        })
     }
 
     /// The largest magnitude of a feature value, `maxᵢⱼ |xᵢⱼ|`, computed once per dataset (a pass over the

@@ -7,6 +7,9 @@
 //! separately computed values can never disagree.
 
 use ndarray::ArrayView2;
+use rayon::prelude::*;
+
+use super::Features;
 
 /// The lengths of a matrix's rows, summarised.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,19 +33,108 @@ impl RowNorms {
         }))
     }
 
-    /// One pass over rows of either storage: the unstored zeros of a sparse row add nothing to a sum of
-    /// squares, so both storages give the same bits.
-    pub(crate) fn of_rows<'a>(rows: impl Iterator<Item = super::RowView<'a>>) -> RowNorms {
-        Self::of_values(rows.map(|row| row.values()))
+    /// The rows' lengths and the largest magnitude of a stored value, `maxᵢⱼ |xᵢⱼ|`, in one pass over
+    /// the features, split over the available threads by blocks of rows. The same bits as a
+    /// row-by-row pass: every row's sums run left to right, and the blocks' summaries
+    /// merge by maxima and minima, which do not depend on the split.
+    ///
+    /// A row whose non-zero values all lie in the middle range of [`norm`] has the length `√(Σⱼ xᵢⱼ²)`
+    /// with the plain sum's bits, so the plain sum is computed once for both; dense rows go four at a
+    /// time, their four sums interleaved, since each sum is one chain of dependent additions.
+    pub(crate) fn of_features(features: &Features) -> (RowNorms, f64) {
+        const BLOCK_ROWS: usize = 1024;
+        let merge = |(a, x): (RowNorms, f64), (b, y): (RowNorms, f64)| {
+            (
+                RowNorms {
+                    radius: a.radius.max(b.radius),
+                    max_sq_norm: a.max_sq_norm.max(b.max_sq_norm),
+                    min_sq_norm: a.min_sq_norm.min(b.min_sq_norm),
+                    min_norm: a.min_norm.min(b.min_norm),
+                },
+                x.max(y),
+            )
+        };
+        match features {
+            Features::Dense(x) => {
+                let d = x.dim().1;
+                let flat = x.as_slice();
+                if d == 0 || flat.is_empty() {
+                    return (Self::of_values(std::iter::empty::<&[f64]>()), 0.0);
+                }
+                flat.par_chunks(BLOCK_ROWS * d)
+                    .map(|block| {
+                        let mut summary = (RowNorms::EMPTY, 0.0);
+                        let mut quads = block.chunks_exact(4 * d);
+                        for quad in &mut quads {
+                            let (r0, rest) = quad.split_at(d);
+                            let (r1, rest) = rest.split_at(d);
+                            let (r2, r3) = rest.split_at(d);
+                            let mut sums = [0.0_f64; 4];
+                            for j in 0..d {
+                                sums[0] += r0[j] * r0[j];
+                                sums[1] += r1[j] * r1[j];
+                                sums[2] += r2[j] * r2[j];
+                                sums[3] += r3[j] * r3[j];
+                            }
+                            for (row, sq) in [r0, r1, r2, r3].into_iter().zip(sums) {
+                                summary.0.add_row(row, sq, &mut summary.1);
+                            }
+                        }
+                        for row in quads.remainder().chunks_exact(d) {
+                            let sq = row.iter().fold(0.0, |acc, v| acc + v * v);
+                            summary.0.add_row(row, sq, &mut summary.1);
+                        }
+                        summary
+                    })
+                    .reduce(|| (RowNorms::EMPTY, 0.0), merge)
+            }
+            Features::Sparse(x) => (0..x.rows())
+                .into_par_iter()
+                .with_min_len(BLOCK_ROWS)
+                .map(|i| {
+                    let mut summary = (RowNorms::EMPTY, 0.0);
+                    let range = x.indptr().outer_inds_sz(i);
+                    let row = &x.data()[range];
+                    let sq = row.iter().fold(0.0, |acc, v| acc + v * v);
+                    summary.0.add_row(row, sq, &mut summary.1);
+                    summary
+                })
+                .reduce(|| (RowNorms::EMPTY, 0.0), merge),
+        }
+    }
+
+    /// No rows.
+    const EMPTY: RowNorms = RowNorms {
+        radius: 0.0,
+        max_sq_norm: 0.0,
+        min_sq_norm: f64::INFINITY,
+        min_norm: f64::INFINITY,
+    };
+
+    /// Take one row, whose plain sum of squares is `sq`, into the summary and `largest`.
+    #[inline]
+    fn add_row(&mut self, row: &[f64], sq: f64, largest: &mut f64) {
+        let (tsml, tbig) = middle_range();
+        let (mut low, mut high) = (f64::INFINITY, 0.0_f64);
+        for &v in row {
+            let a = v.abs();
+            high = high.max(a);
+            low = low.min(if a > 0.0 { a } else { f64::INFINITY });
+        }
+        *largest = largest.max(high);
+        let length = if low >= tsml && high <= tbig {
+            sq.sqrt()
+        } else {
+            norm(row.iter().copied())
+        };
+        self.max_sq_norm = self.max_sq_norm.max(sq);
+        self.min_sq_norm = self.min_sq_norm.min(sq);
+        self.radius = self.radius.max(length);
+        self.min_norm = self.min_norm.min(length);
     }
 
     fn of_values<V: AsRef<[f64]>>(rows: impl Iterator<Item = V>) -> RowNorms {
-        let mut norms = RowNorms {
-            radius: 0.0,
-            max_sq_norm: 0.0,
-            min_sq_norm: f64::INFINITY,
-            min_norm: f64::INFINITY,
-        };
+        let mut norms = RowNorms::EMPTY;
         for row in rows {
             let row = row.as_ref();
             let sq = row.iter().fold(0.0, |acc, v| acc + v * v);
@@ -66,6 +158,15 @@ impl RowNorms {
     }
 }
 
+/// Blue's middle range `[2⁻⁵¹¹, 2⁴⁸⁶]`: values whose squares [`norm`] sums as they are.
+#[inline]
+fn middle_range() -> (f64, f64) {
+    (
+        f64::from_bits(((1023 - 511) as u64) << 52),
+        f64::from_bits(((1023 + 486) as u64) << 52),
+    )
+}
+
 /// The Euclidean length of `values`, without overflow or underflow in the squares (Blue's algorithm, as
 /// in LAPACK's `dnrm2` since 3.10).
 ///
@@ -75,8 +176,7 @@ impl RowNorms {
 /// 10⁻²⁰⁰s a positive one. The result is `∞` only when the length itself exceeds `f64::MAX`.
 pub(crate) fn norm(values: impl IntoIterator<Item = f64>) -> f64 {
     // Blue's thresholds and scale factors for f64: 2^-511, 2^486, 2^537 and 2^-538.
-    let tsml = f64::from_bits(((1023 - 511) as u64) << 52);
-    let tbig = f64::from_bits(((1023 + 486) as u64) << 52);
+    let (tsml, tbig) = middle_range();
     let ssml = f64::from_bits(((1023 + 537) as u64) << 52);
     let sbig = f64::from_bits(((1023 - 538) as u64) << 52);
     let (mut small, mut medium, mut big) = (0.0_f64, 0.0_f64, 0.0_f64);
@@ -131,6 +231,29 @@ mod tests {
         assert_eq!(norm([1e300, 1e-300]), 1e300);
         assert!(norm([f64::MAX, f64::MAX]).is_infinite());
         assert_eq!(norm([0.0, 0.0]), 0.0);
+    }
+
+    #[test]
+    fn one_pass_over_the_features_gives_the_rows_bits() {
+        let mut values: Vec<f64> = (0..4099 * 3)
+            .map(|i| ((i * 7919) % 113) as f64 * 0.37 - 11.0)
+            .collect();
+        // Rows with zeros, huge and tiny values take Blue's scaled sums.
+        values[5] = 0.0;
+        values[7] = 3e300;
+        values[100] = 1e-300;
+        let x = ndarray::Array2::from_shape_vec((4099, 3), values).unwrap();
+        let rows = || x.outer_iter().map(|row| row.to_vec());
+        let expected = RowNorms::of_values(rows());
+        let largest = x.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+        for features in [
+            Features::Dense(x.clone()),
+            Features::Sparse(crate::dataset::sparse::from_dense(&x)),
+        ] {
+            let (norms, found) = RowNorms::of_features(&features);
+            assert_eq!(norms, expected);
+            assert_eq!(found, largest);
+        }
     }
 
     #[test]

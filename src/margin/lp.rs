@@ -14,7 +14,7 @@ use super::Bias;
 use super::certificate::{Certificate, HullPoint, certificate_threshold};
 use super::certify::{best_bias, certified_margin};
 use super::clarabel_socp::MarginRows;
-use super::polish::{PolishSettings, PolishStatus, polish};
+use super::polish::{PolishSettings, PolishStatus, Start, polish};
 use super::problem::Problem;
 use super::scale::Scaled;
 use super::working_set::initial_working_set;
@@ -261,8 +261,9 @@ fn certificate_from_farkas(
         relative_gap: 1e-12,
         max_iterations: 10 * (support.len() + 10),
         pricing: 1,
+        deadline: None,
     };
-    let polished = polish(problem, &support, &start, settings);
+    let polished = polish(problem, &support, Start::Weights(start.clone()), settings);
     let mut raw = vec![0.0; n];
     let (rows, weights) = if polished.status == PolishStatus::Zero {
         (polished.rows, polished.weights)

@@ -96,6 +96,8 @@ impl MaxMargin {
         if bias == Bias::Free {
             data.require_both_classes()?;
         }
+        // The pass that measures the rows also finds the largest value, which the scaling needs.
+        data.radius();
         let scaled = Scaled::new(data)?;
         let working = scaled.data();
         let result = self.solve_in_rounds(working);

@@ -56,10 +56,12 @@ mod params;
 mod polish;
 mod problem;
 mod result;
+mod round_state;
 mod rounds;
 mod scale;
 mod scan;
 mod soft;
+mod store;
 #[doc(hidden)]
 pub mod svd;
 mod working_set;
@@ -78,6 +80,14 @@ use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 pub(crate) use accurate::{binary_exponent, times_power_of_two};
 use accurate::{dot2, row_dot2_plus};
+
+/// One full pass of the maximum-margin solver: `w·xᵢ` for every row, as each round of
+/// [`max_margin()`] computes it (parallel over blocks of rows, in [`Summation::Fast`](crate::simd::Summation::Fast) order). Public for the
+/// benches, which measure a solve in passes of the same process; not part of the API.
+#[doc(hidden)]
+pub fn full_pass(data: &Dataset, w: &[f64], scores: &mut Vec<f64>) {
+    scan::scores_into(data, w, scores);
+}
 
 /// Whether a separator may have a bias `b`.
 ///

@@ -19,7 +19,7 @@
 //! `w ∝ v = Σ cᵢyᵢxᵢ`, and `c ≥ 0`. When no row violates, the pair `(v/‖v‖, c)` is optimal.
 
 use super::accurate::{UNIT_ROUNDOFF, dot2};
-use super::corral::Corral;
+use super::corral::{Corral, CorralParts};
 use super::problem::Problem;
 use crate::simd::{Summation, dot};
 
@@ -34,6 +34,8 @@ pub(crate) enum PolishStatus {
     Stalled,
     /// The iteration limit was reached.
     IterationLimit,
+    /// The deadline of [`PolishSettings`] passed.
+    TimeLimit,
     /// The affine minimiser stayed non-finite even after refactoring the support from scratch.
     Breakdown,
 }
@@ -50,6 +52,8 @@ pub(crate) struct Polished {
     pub status: PolishStatus,
     /// Major iterations used.
     pub iterations: usize,
+    /// The active set it ended with, to resume from.
+    pub corral: CorralParts,
 }
 
 /// Stop when the relative optimality gap is below this.
@@ -59,6 +63,8 @@ pub(crate) struct PolishSettings {
     pub max_iterations: usize,
     /// Rows added per major iteration ("multiple pricing"); Wolfe's algorithm adds one.
     pub pricing: usize,
+    /// No iteration starts after this.
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// Plain arithmetic is used while its relative error, about `8·(r + 2)·u/‖v‖`, stays below this.
@@ -67,29 +73,44 @@ const PLAIN_ENOUGH: f64 = 1e-10;
 /// Length below which `v` counts as zero, for points scaled into the unit ball.
 const ZERO: f64 = 64.0 * UNIT_ROUNDOFF;
 
-/// Polish from `start` (rows and non-negative weights), allowing rows from `candidates` to join.
+/// Where a polish starts.
+pub(crate) enum Start {
+    /// Rows with non-negative weights (normalised and reduced to an affinely independent set first).
+    Weights(Vec<(usize, f64)>),
+    /// The active set a previous polish ended with, on the same points (the problem may have grown).
+    Resume(CorralParts),
+}
+
+/// Rows priced in every iteration, beyond the active set: the rest of the candidates are priced only
+/// when these show no violator (partial pricing, as in the simplex method), since a row far above the
+/// level rarely violates after one more iteration, and a full pricing then finds it anyway.
+const NEAR_ROWS: usize = 256;
+
+/// Polish from `start`, allowing rows from `candidates` to join.
 pub(crate) fn polish(
     problem: &Problem,
     candidates: &[usize],
-    start: &[(usize, f64)],
+    start: Start,
     settings: PolishSettings,
 ) -> Polished {
     let groups = problem.groups();
-    let mut start: Vec<(usize, f64)> = start
-        .iter()
-        .copied()
-        .filter(|&(_, c)| c > 0.0 && c.is_finite())
-        .collect();
-    for g in 0..groups {
-        if !start.iter().any(|&(i, _)| problem.group(i) == g)
-            && let Some(&i) = candidates.iter().find(|&&i| problem.group(i) == g)
-        {
-            start.push((i, 1.0));
+    let mut corral = match start {
+        Start::Weights(mut start) => {
+            start.retain(|&(_, c)| c > 0.0 && c.is_finite());
+            for g in 0..groups {
+                if !start.iter().any(|&(i, _)| problem.group(i) == g)
+                    && let Some(&i) = candidates.iter().find(|&&i| problem.group(i) == g)
+                {
+                    start.push((i, 1.0));
+                }
+            }
+            let mut corral = Corral::new(problem);
+            corral.reset(&start);
+            corral
         }
-    }
-    let mut corral = Corral::new(problem);
-    let mut accurate_mode = true;
-    corral.reset(&start);
+        Start::Resume(parts) => Corral::resume(problem, parts),
+    };
+    let mut accurate_mode = corral.is_accurate();
 
     let mut status = PolishStatus::IterationLimit;
     let mut v = corral.point();
@@ -97,7 +118,22 @@ pub(crate) fn polish(
     let mut iterations = 0;
     let mut pricing = settings.pricing.max(1);
     let mut added: Vec<usize> = Vec::new();
+    // Rows are priced in plain arithmetic until no row violates beyond its rounding error; only then,
+    // when the gap asked for is finer than that, in twice working precision (the end game): the
+    // support is found cheaply, and the exact scores are paid for in the last few iterations only.
+    let mut endgame = false;
+    // The rows priced in every iteration (see `NEAR_ROWS`); empty until the first full pricing.
+    let mut near: Vec<usize> = Vec::new();
+    let mut full_pricing = true;
+    let mut violations: Vec<(f64, usize)> = Vec::new();
     for _ in 0..settings.max_iterations {
+        if settings
+            .deadline
+            .is_some_and(|deadline| std::time::Instant::now() >= deadline)
+        {
+            status = PolishStatus::TimeLimit;
+            break;
+        }
         iterations += 1;
         if settle(&mut corral) == MinorCycle::Breakdown {
             status = PolishStatus::Breakdown;
@@ -125,14 +161,19 @@ pub(crate) fn polish(
             status = PolishStatus::Zero;
             break;
         }
-        if !added.is_empty() && !added.iter().any(|&i| corral.is_member(i)) {
-            if pricing > 1 {
-                // A whole batch left again: add fewer rows at a time, down to Wolfe's one.
-                pricing /= 2;
-            } else {
-                // Rounding prevents progress: the row Wolfe's rule adds leaves again at once.
-                status = PolishStatus::Stalled;
-                break;
+        if !added.is_empty() {
+            let stayed = added.iter().filter(|&&i| corral.is_member(i)).count();
+            if stayed == 0 {
+                if pricing > 1 {
+                    // A whole batch left again: add fewer rows at a time, down to Wolfe's one.
+                    pricing /= 2;
+                } else {
+                    // Rounding prevents progress: the row Wolfe's rule adds leaves again at once.
+                    status = PolishStatus::Stalled;
+                    break;
+                }
+            } else if stayed == added.len() {
+                pricing = (pricing * 2).min(settings.pricing.max(1));
             }
         }
         // Major cycle: the worst violators among the candidates, scored against the unit normal of the
@@ -142,37 +183,87 @@ pub(crate) fn polish(
         let normal = corral.normal(&v);
         let r = problem.dim() as f64;
         let exact_score = |i: usize| problem.labels[i] * dot2(&normal, problem.row(i)).0;
+        let plain_score =
+            |i: usize| problem.labels[i] * dot(&normal, problem.row(i), Summation::Fast);
         let mut level = vec![0.0; groups];
         for &i in corral.rows() {
-            level[problem.group(i)] += corral.weight(i) * exact_score(i);
+            let score = if endgame {
+                exact_score(i)
+            } else {
+                plain_score(i)
+            };
+            level[problem.group(i)] += corral.weight(i) * score;
         }
         let scale: f64 = level.iter().sum::<f64>().max(f64::MIN_POSITIVE);
         let plain_noise = 4.0 * (r + 2.0) * UNIT_ROUNDOFF;
-        let accurate = plain_noise > settings.relative_gap * scale;
-        let noise = if accurate {
+        let needs_exact = plain_noise > settings.relative_gap * scale;
+        let noise = if endgame {
             8.0 * UNIT_ROUNDOFF * scale + 8.0 * (r + 2.0).powi(2) * UNIT_ROUNDOFF.powi(2)
         } else {
             plain_noise
         };
+        let done = |worst: &[f64]| {
+            let gap: f64 = worst.iter().sum();
+            gap <= settings.relative_gap * scale || gap <= noise
+        };
         let mut worst = vec![0.0f64; groups];
         let mut violating: Vec<(f64, usize)> = Vec::new();
-        for &i in candidates {
-            let g = problem.group(i);
-            let mut violation =
-                level[g] - problem.labels[i] * dot(&normal, problem.row(i), Summation::Fast);
-            if accurate && violation > -plain_noise {
-                violation = level[g] - exact_score(i);
-            }
-            if violation > 0.0 {
-                worst[g] = worst[g].max(violation);
-                if !corral.is_member(i) {
-                    violating.push((violation, i));
+        let price = |rows: &[usize],
+                     worst: &mut Vec<f64>,
+                     violating: &mut Vec<(f64, usize)>,
+                     all: Option<&mut Vec<(f64, usize)>>| {
+            worst.iter_mut().for_each(|x| *x = 0.0);
+            violating.clear();
+            let mut all = all;
+            for &i in rows {
+                let g = problem.group(i);
+                let mut violation = level[g] - plain_score(i);
+                if endgame && violation > -plain_noise {
+                    violation = level[g] - exact_score(i);
+                }
+                if let Some(all) = all.as_deref_mut() {
+                    all.push((violation, i));
+                }
+                if violation > 0.0 {
+                    worst[g] = worst[g].max(violation);
+                    if !corral.is_member(i) {
+                        violating.push((violation, i));
+                    }
                 }
             }
+        };
+        if !full_pricing {
+            price(&near, &mut worst, &mut violating, None);
+            if done(&worst) {
+                full_pricing = true;
+            }
         }
-        let gap: f64 = worst.iter().sum();
+        if full_pricing {
+            violations.clear();
+            let keep = candidates.len() > 2 * (NEAR_ROWS + corral.rows().len());
+            price(
+                candidates,
+                &mut worst,
+                &mut violating,
+                keep.then_some(&mut violations),
+            );
+            // The rows closest to violating, for the partial pricings that follow.
+            near.clear();
+            if keep {
+                let count = NEAR_ROWS + corral.rows().len();
+                violations.select_nth_unstable_by(count, |a, b| b.0.total_cmp(&a.0));
+                near.extend(violations[..count].iter().map(|&(_, i)| i));
+                full_pricing = false;
+            }
+        }
         w = normal;
-        if gap <= settings.relative_gap * scale || gap <= noise {
+        if done(&worst) {
+            if needs_exact && !endgame {
+                endgame = true;
+                full_pricing = true;
+                added.clear();
+                continue;
+            }
             status = PolishStatus::Optimal;
             break;
         }
@@ -183,7 +274,10 @@ pub(crate) fn polish(
             // A violator that depends on the corral's columns violates only within rounding, and each
             // refusal costs a full Gram–Schmidt pass: near a non-separable data's zero point most
             // violators are such, so stop after as many refusals as the batch has rows.
-            if added.len() >= pricing || refused >= pricing {
+            if added.len() >= pricing
+                || refused >= pricing
+                || (corral.is_full() && !added.is_empty())
+            {
                 break;
             }
             if corral.add(i) {
@@ -208,6 +302,7 @@ pub(crate) fn polish(
         w,
         status,
         iterations,
+        corral: corral.into_parts(),
     }
 }
 

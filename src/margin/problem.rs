@@ -17,7 +17,9 @@ use crate::dataset::Dataset;
 #[derive(Debug, Clone)]
 pub(crate) struct Problem {
     /// `n × r`, row-major: `(xᵢ − centre)·basis / scale`.
-    pub points: Array2<f64>,
+    points: Vec<f64>,
+    /// `r`, the length of a point.
+    dim: usize,
     /// ±1.
     pub labels: Vec<f64>,
     pub bias: Bias,
@@ -57,9 +59,15 @@ impl Problem {
         if scale > 0.0 {
             points.mapv_inplace(|v| v / scale);
         }
-        let points = points.as_standard_layout().into_owned();
+        let dim = points.ncols();
+        let points = points
+            .as_standard_layout()
+            .into_owned()
+            .into_raw_vec_and_offset()
+            .0;
         Problem {
             points,
+            dim,
             labels: data.labels().to_vec(),
             bias,
             basis,
@@ -133,9 +141,15 @@ impl Problem {
         if scale > 0.0 {
             points.mapv_inplace(|v| v / scale);
         }
-        let points = points.as_standard_layout().into_owned();
+        let dim = points.ncols();
+        let points = points
+            .as_standard_layout()
+            .into_owned()
+            .into_raw_vec_and_offset()
+            .0;
         Some(Problem {
             points,
+            dim,
             labels: rows.iter().map(|&i| data.labels()[i]).collect(),
             bias,
             basis,
@@ -143,22 +157,43 @@ impl Problem {
         })
     }
 
+    /// An empty problem in `dim` coordinates, to be filled by [`Problem::push`]: the store of a working
+    /// set that grows from round to round, with coordinates fixed once for the whole solve, so that a
+    /// point keeps its position (and the active set its factorisation) when others join.
+    pub(crate) fn growing(bias: Bias, dim: usize) -> Problem {
+        Problem {
+            points: Vec::new(),
+            dim,
+            labels: Vec::new(),
+            bias,
+            basis: None,
+            columns: None,
+        }
+    }
+
+    /// Append a point (already in the problem's coordinates) with its label.
+    pub(crate) fn push(&mut self, point: impl IntoIterator<Item = f64>, label: f64) {
+        let before = self.points.len();
+        self.points.extend(point);
+        debug_assert_eq!(self.points.len(), before + self.dim);
+        self.labels.push(label);
+    }
+
     /// Number of rows.
     pub(crate) fn n(&self) -> usize {
-        self.points.nrows()
+        self.labels.len()
     }
 
     /// Dimension of the (possibly reduced) coordinates.
     pub(crate) fn dim(&self) -> usize {
-        self.points.ncols()
+        self.dim
     }
 
     /// Row `i` of the transformed points.
     #[inline]
     pub(crate) fn row(&self, i: usize) -> &[f64] {
-        let r = self.dim();
-        // Invariant: `new` stores the points with `as_standard_layout().into_owned()`.
-        &self.points.as_slice().expect("standard layout")[i * r..(i + 1) * r]
+        let r = self.dim;
+        &self.points[i * r..(i + 1) * r]
     }
 
     /// The group of row `i` in the dual: through the origin one simplex over all rows; with a free bias one

@@ -13,7 +13,10 @@ use super::accurate::CompensatedVector;
 use super::problem::Problem;
 use crate::simd::{Summation, axpy, dot};
 
+mod parts;
 mod qr;
+
+pub(crate) use parts::CorralParts;
 
 /// The active set and its factorisation.
 pub(crate) struct Corral<'a> {
@@ -34,6 +37,12 @@ pub(crate) struct Corral<'a> {
     /// Compute points and normals in twice working precision (needed when the margin is a tiny fraction
     /// of the radius; otherwise plain arithmetic is accurate enough and much cheaper).
     accurate: bool,
+    /// `Qᵀ·z_B` with `z_B` the sum of the bases' points (the right-hand side of the affine minimiser's
+    /// least-squares problem), kept through appends and rotations; recomputed when a base changes.
+    qtb: Vec<f64>,
+    qtb_valid: bool,
+    /// Each row's column in the factorisation (`usize::MAX` for bases and non-members).
+    column_of: Vec<usize>,
 }
 
 /// Relative size below which a new column counts as dependent on the others.
@@ -53,7 +62,20 @@ impl<'a> Corral<'a> {
             q: Vec::new(),
             r: Vec::new(),
             accurate: true,
+            qtb: Vec::new(),
+            qtb_valid: false,
+            column_of: vec![usize::MAX; n],
         }
+    }
+
+    /// Whether the columns span the whole space, so that no row can join before one leaves.
+    pub(crate) fn is_full(&self) -> bool {
+        self.q.len() >= self.problem.dim()
+    }
+
+    /// Whether points and normals are computed in twice working precision.
+    pub(crate) fn is_accurate(&self) -> bool {
+        self.accurate
     }
 
     /// Choose between twice working precision and plain arithmetic for points and normals.
@@ -123,7 +145,11 @@ impl<'a> Corral<'a> {
 
     /// Rebuild the factorisation from the members, reducing a dependent set.
     fn refactor(&mut self) {
+        self.qtb_valid = false;
         'restart: loop {
+            for &c in &self.columns {
+                self.column_of[c] = usize::MAX;
+            }
             self.columns.clear();
             self.q.clear();
             self.r.clear();
@@ -220,6 +246,7 @@ impl<'a> Corral<'a> {
         let g = self.problem.group(row);
         if self.base[g].is_none() {
             self.base[g] = Some(row);
+            self.qtb_valid = false;
         } else if self.append(row).is_err() {
             return false;
         }
@@ -274,13 +301,13 @@ impl<'a> Corral<'a> {
     }
 
     /// The affine minimiser's weights (any sign; summing to 1 per group), as `(row, weight)` over the
-    /// members. Refined from the current weights with residuals computed in twice working precision.
-    pub(crate) fn affine_minimiser(&self) -> Vec<(usize, f64)> {
-        let groups = self.problem.groups();
-        let mut position: Vec<Option<usize>> = vec![None; self.problem.n()];
-        for (k, &c) in self.columns.iter().enumerate() {
-            position[c] = Some(k);
+    /// members: `t = −R⁻¹·Qᵀ·z_B` from the kept right-hand side, a triangular solve rather than a pass
+    /// over the members; in twice-working-precision mode refined with residuals computed that way.
+    pub(crate) fn affine_minimiser(&mut self) -> Vec<(usize, f64)> {
+        if !self.qtb_valid {
+            self.refresh_qtb();
         }
+        let groups = self.problem.groups();
         // The weight of a row for coefficients t: its coefficient, or for a base the rest of its group.
         let base_weights = |t: &[f64]| -> Vec<f64> {
             let mut rest = vec![1.0; groups];
@@ -290,31 +317,28 @@ impl<'a> Corral<'a> {
             rest
         };
         let value = |t: &[f64], rest: &[f64], row: usize| -> f64 {
-            match position[row] {
-                Some(k) => t[k],
-                None => rest[self.problem.group(row)],
+            match self.column_of[row] {
+                usize::MAX => rest[self.problem.group(row)],
+                k => t[k],
             }
         };
-        let mut t: Vec<f64> = self.columns.iter().map(|&c| self.weight[c]).collect();
-        for step in 0..3 {
-            let rest = base_weights(&t);
-            // The first step lands within rounding of the minimiser from anywhere (the problem is a
-            // linear least-squares one), so plain arithmetic does; the refinements need the exact residual.
-            let v = if step == 0 {
-                self.combine_plain(|i| value(&t, &rest, i))
-            } else {
-                self.combine(|i| value(&t, &rest, i))
-            };
-            // The least-squares correction: δ = R⁻¹·Qᵀ·v, t ← t − δ.
-            let c: Vec<f64> = self.q.iter().map(|q| dot(q, &v, Summation::Fast)).collect();
-            let delta = self.back_substitute(&c);
-            let mut changed = 0.0f64;
-            for (tc, d) in t.iter_mut().zip(&delta) {
-                *tc -= d;
-                changed = changed.max(d.abs());
-            }
-            if (step > 0 || !self.accurate) && changed <= 4.0 * f64::EPSILON {
-                break;
+        let mut t = self.back_substitute(&self.qtb);
+        t.iter_mut().for_each(|x| *x = -*x);
+        if self.accurate {
+            for _ in 0..2 {
+                let rest = base_weights(&t);
+                let v = self.combine(|i| value(&t, &rest, i));
+                // The least-squares correction: δ = R⁻¹·Qᵀ·v, t ← t − δ.
+                let c: Vec<f64> = self.q.iter().map(|q| dot(q, &v, Summation::Fast)).collect();
+                let delta = self.back_substitute(&c);
+                let mut changed = 0.0f64;
+                for (tc, d) in t.iter_mut().zip(&delta) {
+                    *tc -= d;
+                    changed = changed.max(d.abs());
+                }
+                if changed <= 4.0 * f64::EPSILON {
+                    break;
+                }
             }
         }
         let rest = base_weights(&t);

@@ -43,9 +43,34 @@ impl Corral<'_> {
         }
         coefficients.push(rest);
         self.r.push(coefficients);
+        if self.qtb_valid {
+            let base_sum = self.base_sum();
+            self.qtb.push(dot(&e, &base_sum, Summation::Fast));
+        }
         self.q.push(e);
+        self.column_of[row] = self.columns.len();
         self.columns.push(row);
         Ok(())
+    }
+
+    /// `z_B`, the sum of the bases' points.
+    fn base_sum(&self) -> Vec<f64> {
+        let mut sum = vec![0.0; self.problem.dim()];
+        for b in self.base.iter().flatten() {
+            axpy(self.problem.labels[*b], self.problem.row(*b), &mut sum);
+        }
+        sum
+    }
+
+    /// Recompute `Qᵀ·z_B` from scratch (after a base changed).
+    pub(super) fn refresh_qtb(&mut self) {
+        let base_sum = self.base_sum();
+        self.qtb = self
+            .q
+            .iter()
+            .map(|q| dot(q, &base_sum, Summation::Fast))
+            .collect();
+        self.qtb_valid = true;
     }
 
     /// Solve `R·x = c` for the leading `c.len()` columns.
@@ -64,7 +89,11 @@ impl Corral<'_> {
     /// Delete column `position` and restore the triangle with Givens rotations.
     pub(super) fn delete_column(&mut self, position: usize) {
         self.r.remove(position);
-        self.columns.remove(position);
+        let gone = self.columns.remove(position);
+        self.column_of[gone] = usize::MAX;
+        for (k, &c) in self.columns.iter().enumerate().skip(position) {
+            self.column_of[c] = k;
+        }
         let m = self.r.len();
         for j in position..m {
             let (a, b) = (self.r[j][j], self.r[j][j + 1]);
@@ -75,6 +104,7 @@ impl Corral<'_> {
             self.rotate(j, a / h, b / h, j);
         }
         self.q.truncate(m);
+        self.qtb.truncate(m);
         for column in &mut self.r {
             column.truncate(m);
         }
@@ -85,6 +115,7 @@ impl Corral<'_> {
     /// already in the span of `Q`, so only `R` changes: two sweeps of Givens rotations restore the
     /// triangle (`O(m² + r·m)` rather than a refactorisation), then the new base's own column is deleted.
     pub(super) fn rebase(&mut self, g: usize) {
+        self.qtb_valid = false;
         let candidate = self
             .columns
             .iter()
@@ -147,6 +178,11 @@ impl Corral<'_> {
             let (x, y) = (column[i], column[i + 1]);
             column[i] = c * x + s * y;
             column[i + 1] = -s * x + c * y;
+        }
+        if self.qtb_valid && i + 1 < self.qtb.len() {
+            let (x, y) = (self.qtb[i], self.qtb[i + 1]);
+            self.qtb[i] = c * x + s * y;
+            self.qtb[i + 1] = -s * x + c * y;
         }
         let (left, right) = self.q.split_at_mut(i + 1);
         for (x, y) in left[i].iter_mut().zip(right[0].iter_mut()) {

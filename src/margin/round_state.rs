@@ -1,0 +1,293 @@
+//! The state of a solve between rounds: the working set, the last pass's scores, and the rigorous
+//! bracket of a round's answer on the whole data.
+
+use ndarray::Array1;
+
+use super::Bias;
+use super::accurate::{TINY, dot2, gamma};
+use super::certificate::HullPoint;
+use super::polish::{PolishStatus, Polished};
+use super::result::{MarginResult, SolveStats};
+use super::scan::{best_bias_of_scores, certified_lower, scores_into};
+use super::store::Store;
+use crate::dataset::Dataset;
+
+/// The state of a solve between rounds.
+pub(super) struct Rounds<'a> {
+    pub(super) data: &'a Dataset,
+    pub(super) bias: Bias,
+    /// The working set and its points.
+    pub(super) store: Store<'a>,
+    /// The fast `w·xᵢ` of the last pass, and the round that made it.
+    scores: Vec<f64>,
+    scored_round: usize,
+    pub(super) stats: SolveStats,
+}
+
+/// One round's answer: the working set's optimal direction (unit, in the data's coordinates) and its
+/// dual weights on rows of the data.
+pub(super) struct Candidate {
+    round: usize,
+    pub(super) w: Array1<f64>,
+    pub(super) duals: Vec<(usize, f64)>,
+    pub(super) status: PolishStatus,
+    pub(super) iterations: usize,
+}
+
+/// A candidate with its bias and rigorous bracket on the whole data.
+pub(super) struct Bracketed {
+    pub(super) w: Array1<f64>,
+    pub(super) b: f64,
+    pub(super) lower: f64,
+    pub(super) upper: f64,
+}
+
+impl<'a> Rounds<'a> {
+    /// The first working set: the rows of each class that score lowest under the difference of the class
+    /// means (through the origin, the rows least aligned with the mean of the `yᵢxᵢ`). The same pass
+    /// gives the centre of the dense working set's coordinates (the mean of the rows).
+    pub(super) fn start(data: &'a Dataset, bias: Bias) -> Rounds<'a> {
+        let (n, d) = (data.n_samples(), data.n_features());
+        let labels = data.labels();
+        let (positives, negatives) = data.class_counts();
+        let mut class_sums = vec![vec![0.0; d]; 2];
+        for (i, &y) in labels.iter().enumerate() {
+            data.row_view(i)
+                .add_to(1.0, &mut class_sums[usize::from(y < 0.0)]);
+        }
+        let (p, q) = (positives.max(1) as f64, negatives.max(1) as f64);
+        let direction: Vec<f64> = match bias {
+            Bias::ThroughOrigin => (0..d)
+                .map(|j| (class_sums[0][j] - class_sums[1][j]) / n as f64)
+                .collect(),
+            Bias::Free => (0..d)
+                .map(|j| class_sums[0][j] / p - class_sums[1][j] / q)
+                .collect(),
+        };
+        let centre: Vec<f64> = (0..d)
+            .map(|j| (class_sums[0][j] + class_sums[1][j]) / n as f64)
+            .collect();
+        let centre_length = crate::dataset::norm(centre.iter().copied());
+        drop(class_sums);
+        let mut scores = Vec::new();
+        scores_into(data, &direction, &mut scores);
+        // Enough rows that the first set often holds the support of random data (at most d + 1 rows in
+        // general position), so that the rounds that follow only repair it. A sparse working set is
+        // copied dense in the columns its rows use, which grow with every row: it starts small.
+        let per_group = if data.is_sparse() {
+            32
+        } else {
+            (4 * (d + 1)).clamp(32, 1024)
+        };
+        let mut first = Vec::new();
+        let groups: &[f64] = match bias {
+            Bias::Free => &[1.0, -1.0],
+            Bias::ThroughOrigin => &[0.0],
+        };
+        for &class in groups {
+            let rows = (0..n)
+                .filter(|&i| class == 0.0 || labels[i] == class)
+                .map(|i| (labels[i] * scores[i], i));
+            first.extend(lowest(rows, per_group));
+        }
+        // Every translated row is within R + ‖centre‖ of the origin (a little more for rounding).
+        let radius = match bias {
+            Bias::Free => (data.radius() + centre_length) * (1.0 + 1e-12),
+            Bias::ThroughOrigin => data.radius(),
+        };
+        let mut store = Store::new(data, bias, centre, radius);
+        store.extend(first);
+        Rounds {
+            data,
+            bias,
+            store,
+            scores,
+            scored_round: 0,
+            stats: SolveStats {
+                passes: 2,
+                rounds: 0,
+                working_set: 0,
+            },
+        }
+    }
+
+    /// The working set's optimum as a candidate, with one pass to score every row under it.
+    /// `w` is the solve's direction in the data's coordinates.
+    pub(super) fn candidate(&mut self, mut w: Array1<f64>, polished: &Polished) -> Candidate {
+        let slice = w.as_slice().unwrap_or(&[]);
+        let (norm2, _) = dot2(slice, slice);
+        if norm2 > 0.0 && norm2.is_finite() {
+            let norm = norm2.sqrt();
+            w.mapv_inplace(|v| v / norm);
+        }
+        let rows = self.store.rows();
+        let candidate = Candidate {
+            round: self.stats.rounds,
+            w,
+            duals: polished
+                .rows
+                .iter()
+                .zip(&polished.weights)
+                .map(|(&k, &c)| (rows[k], c))
+                .collect(),
+            status: polished.status,
+            iterations: polished.iterations,
+        };
+        self.score(&candidate);
+        candidate
+    }
+
+    /// One pass: the fast `w·xᵢ` of every row under the candidate's direction.
+    fn score(&mut self, candidate: &Candidate) {
+        let w = candidate
+            .w
+            .as_slice()
+            .expect("a fresh vector is contiguous");
+        scores_into(self.data, w, &mut self.scores);
+        self.scored_round = candidate.round;
+        self.stats.passes += 1;
+    }
+
+    /// The rows outside the working set whose margin under the candidate falls below the working set's
+    /// own, worst first, at most `limit` of them.
+    pub(super) fn violators(&self, candidate: &Candidate, limit: usize) -> Vec<usize> {
+        debug_assert_eq!(self.scored_round, candidate.round);
+        let data = self.data;
+        let labels = data.labels();
+        let scores = &self.scores;
+        let working = self.store.rows();
+        // The working set's own bias and level, from the same fast values.
+        let b_working = match self.bias {
+            Bias::Free => {
+                let inside_labels: Vec<f64> = working.iter().map(|&i| labels[i]).collect();
+                let inside_scores: Vec<f64> = working.iter().map(|&i| scores[i]).collect();
+                best_bias_of_scores(&inside_labels, &inside_scores)
+            }
+            Bias::ThroughOrigin => 0.0,
+        };
+        let level = working
+            .iter()
+            .map(|&i| labels[i] * (scores[i] + b_working))
+            .fold(f64::INFINITY, f64::min);
+        // A fast value is off by at most about k·u·R (`scan`): rows within that of the level, or within
+        // 10⁻¹² of it relatively, are not violators.
+        let terms = if data.is_sparse() {
+            (0..data.n_samples())
+                .map(|i| data.row_view(i).nnz())
+                .max()
+                .unwrap_or(0)
+        } else {
+            data.n_features()
+        };
+        let noise = 2.0 * gamma(terms + 2) * data.radius() + 8.0 * TINY;
+        let threshold = level - noise.max(1e-12 * level.abs());
+        let found = (0..data.n_samples())
+            .filter(|&i| !self.store.contains(i))
+            .map(|i| (labels[i] * (scores[i] + b_working), i))
+            .filter(|&(m, _)| m < threshold);
+        lowest(found, limit)
+    }
+
+    /// The candidate's bias and its rigorous bracket on the whole data: the lower end from a pass (the
+    /// last one, when it scored this candidate), the upper end from its dual weights.
+    pub(super) fn bracket(&mut self, candidate: Candidate) -> Bracketed {
+        if self.scored_round != candidate.round {
+            self.score(&candidate);
+        }
+        let data = self.data;
+        let w = candidate
+            .w
+            .as_slice()
+            .expect("a fresh vector is contiguous");
+        let b = match self.bias {
+            Bias::Free => best_bias_of_scores(data.labels(), &self.scores),
+            Bias::ThroughOrigin => 0.0,
+        };
+        let (lower, _) = certified_lower(data, w, b, &self.scores);
+        let mut raw = vec![0.0; data.n_samples()];
+        for &(i, c) in &candidate.duals {
+            raw[i] = c;
+        }
+        let upper = HullPoint::evaluate(data, self.bias, &raw)
+            .map_or(f64::INFINITY, |hull| hull.margin_upper(self.bias));
+        Bracketed {
+            w: candidate.w,
+            b,
+            lower,
+            upper,
+        }
+    }
+
+    /// The rows whose margin under the final `(w, b)` lies within the tolerance of the optimum, by the
+    /// last pass's fast values and their error bound.
+    pub(super) fn support(&self, b: f64, upper: f64, tolerance: f64) -> Vec<usize> {
+        let data = self.data;
+        let slack = 2.0 * gamma(data.n_features().min(1 << 20) + 2) * data.radius();
+        let limit = upper + tolerance * upper + slack;
+        (0..data.n_samples())
+            .filter(|&i| data.labels()[i] * (self.scores[i] + b) <= limit)
+            .collect()
+    }
+
+    /// `Inaccurate` with the last round's bracket, or with no information at all.
+    pub(super) fn inaccurate(&mut self, last: Option<Candidate>, reason: String) -> MarginResult {
+        match last {
+            Some(candidate) => {
+                let Bracketed { w, b, lower, upper } = self.bracket(candidate);
+                MarginResult::Inaccurate {
+                    gamma: 0.5 * (lower.max(0.0) + upper),
+                    bracket: (lower, upper),
+                    w,
+                    b,
+                    reason,
+                    stats: self.stats,
+                }
+            }
+            None => MarginResult::Inaccurate {
+                gamma: 0.0,
+                bracket: (f64::NEG_INFINITY, f64::INFINITY),
+                w: Array1::zeros(self.data.n_features()),
+                b: 0.0,
+                reason,
+                stats: self.stats,
+            },
+        }
+    }
+}
+
+/// The rows of the `count` smallest scores, smallest first (ties by row): one pass with a bounded heap,
+/// so that choosing a few rows among millions costs no more than reading their scores.
+pub(super) fn lowest(scored: impl Iterator<Item = (f64, usize)>, count: usize) -> Vec<usize> {
+    /// A score and its row, ordered by score, then row.
+    #[derive(PartialEq)]
+    struct Scored(f64, usize);
+    impl Eq for Scored {}
+    impl PartialOrd for Scored {
+        fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+            Some(self.cmp(other))
+        }
+    }
+    impl Ord for Scored {
+        fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+            self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+        }
+    }
+    if count == 0 {
+        return Vec::new();
+    }
+    // A max-heap of the `count` best so far: a new row enters only below its top.
+    let mut heap = std::collections::BinaryHeap::with_capacity(count + 1);
+    for (score, row) in scored {
+        let item = Scored(score, row);
+        if heap.len() < count {
+            heap.push(item);
+        } else if heap.peek().is_some_and(|top| item < *top) {
+            heap.pop();
+            heap.push(item);
+        }
+    }
+    heap.into_sorted_vec()
+        .into_iter()
+        .map(|Scored(_, row)| row)
+        .collect()
+}

@@ -1,0 +1,136 @@
+//! The working set's points: the rows of the data that the exact solves see, in the coordinates those
+//! solves work in, and the active set they leave for the next round.
+//!
+//! Dense data are copied row by row into coordinates fixed once for the whole solve (centred on the
+//! data's mean with a free bias, scaled into the unit ball), so a row keeps its point when others join,
+//! and the active set's factorisation carries over from one round to the next. A sparse working set is
+//! copied in the columns its rows use and rotated onto their span ([`Problem::of_rows`]), coordinates
+//! that change with the set, so each round starts from the last one's weights instead.
+
+use super::Bias;
+use super::accurate::{binary_exponent, times_power_of_two};
+use super::corral::CorralParts;
+use super::polish::Start;
+use super::problem::Problem;
+use crate::dataset::Dataset;
+
+/// A row's position in the working set, for rows outside it.
+pub(super) const OUTSIDE: usize = usize::MAX;
+
+/// The working set and its points.
+pub(super) struct Store<'a> {
+    data: &'a Dataset,
+    bias: Bias,
+    /// The working set's rows of the data, in order of arrival (a row's position is its index in the
+    /// problem).
+    rows: Vec<usize>,
+    /// Each data row's position in `rows`, or [`OUTSIDE`].
+    position: Vec<usize>,
+    /// The points of `rows` (for sparse data, rebuilt by [`Store::problem`] when rows joined).
+    problem: Option<Problem>,
+    /// Dense data: the translation and the factor of the fixed coordinates.
+    centre: Vec<f64>,
+    factor: f64,
+    /// The active set of the last exact solve (dense data only).
+    corral: Option<CorralParts>,
+    /// The last solve's weights by position, for a sparse set's next start.
+    weights: Vec<(usize, f64)>,
+}
+
+/// The values a sparse working set's dense copy may hold (256 MiB).
+const SPARSE_COPY_LIMIT: usize = 32 << 20;
+
+impl<'a> Store<'a> {
+    /// An empty working set. `centre` is the translation of the fixed coordinates (ignored through the
+    /// origin), and `radius` bounds the length of every translated row.
+    pub(super) fn new(data: &'a Dataset, bias: Bias, centre: Vec<f64>, radius: f64) -> Self {
+        let dense = !data.is_sparse();
+        let centre = if dense && bias == Bias::Free {
+            centre
+        } else {
+            Vec::new()
+        };
+        Store {
+            data,
+            bias,
+            rows: Vec::new(),
+            position: vec![OUTSIDE; data.n_samples()],
+            problem: dense.then(|| Problem::growing(bias, data.n_features())),
+            centre,
+            // A power of two, so that scaling rounds nothing.
+            factor: if radius > 0.0 && radius.is_finite() {
+                times_power_of_two(1.0, -binary_exponent(radius) - 1)
+            } else {
+                1.0
+            },
+            corral: None,
+            weights: Vec::new(),
+        }
+    }
+
+    /// The working set's rows of the data.
+    pub(super) fn rows(&self) -> &[usize] {
+        &self.rows
+    }
+
+    /// Whether data row `i` is in the working set.
+    pub(super) fn contains(&self, i: usize) -> bool {
+        self.position[i] != OUTSIDE
+    }
+
+    /// Add data rows (each at most once).
+    pub(super) fn extend(&mut self, rows: impl IntoIterator<Item = usize>) {
+        let data = self.data;
+        for i in rows {
+            debug_assert_eq!(self.position[i], OUTSIDE);
+            self.position[i] = self.rows.len();
+            self.rows.push(i);
+            match self.problem.as_mut() {
+                Some(problem) if !data.is_sparse() => {
+                    let (centre, factor) = (&self.centre, self.factor);
+                    let row = data.row(i);
+                    if centre.is_empty() {
+                        problem.push(row.iter().map(|&x| x * factor), data.labels()[i]);
+                    } else {
+                        problem.push(
+                            row.iter().zip(centre).map(|(&x, &c)| (x - c) * factor),
+                            data.labels()[i],
+                        );
+                    }
+                }
+                _ => self.problem = None,
+            }
+        }
+    }
+
+    /// The points of the working set and where the next exact solve starts (the last one's active set,
+    /// or its weights), or `None` when a sparse set's copy would exceed its limit.
+    pub(super) fn prepare(&mut self) -> Option<(&Problem, Start)> {
+        if self.problem.is_none() {
+            self.problem = Some(Problem::of_rows(
+                self.data,
+                &self.rows,
+                self.bias,
+                SPARSE_COPY_LIMIT,
+            )?);
+        }
+        let start = match self.corral.take() {
+            Some(parts) => Start::Resume(parts),
+            None => Start::Weights(std::mem::take(&mut self.weights)),
+        };
+        self.problem.as_ref().map(|problem| (problem, start))
+    }
+
+    /// The values a sparse working set's copy may hold, for messages.
+    pub(super) fn copy_limit(&self) -> usize {
+        SPARSE_COPY_LIMIT
+    }
+
+    /// Keep what a solve ended with for the next one.
+    pub(super) fn keep(&mut self, corral: CorralParts) {
+        self.weights = corral.members().collect();
+        if !self.data.is_sparse() {
+            self.corral = Some(corral);
+        }
+    }
+}
