@@ -247,8 +247,8 @@ mod tests {
         let expected = RowNorms::of_values(rows());
         let largest = x.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
         for features in [
-            Features::Dense(x.clone()),
-            Features::Sparse(crate::dataset::sparse::from_dense(&x)),
+            Features::Dense(crate::dataset::dense::DenseMatrix::Owned(x.clone())),
+            Features::Sparse(crate::dataset::sparse::from_dense(x.view())),
         ] {
             let (norms, found) = RowNorms::of_features(&features);
             assert_eq!(norms, expected);
