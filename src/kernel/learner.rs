@@ -198,29 +198,14 @@ impl KernelPerceptronParams {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn check(self) -> Result<KernelPerceptron> {
-        if !(self.eta.is_finite() && self.eta > 0.0) {
-            return Err(Error::parameter(
-                "eta",
-                format!(
-                    "the learning rate must be finite and positive, got {}",
-                    self.eta
-                ),
-            ));
-        }
-        if self.max_epochs == 0 {
-            return Err(Error::parameter("max_epochs", "must be at least 1"));
-        }
-        if self.max_updates == Some(0) {
-            return Err(Error::parameter("max_updates", "must be at least 1"));
-        }
-        if let BiasRule::Constant(c) = self.bias
-            && !c.is_finite()
-        {
-            return Err(Error::parameter(
-                "bias",
-                format!("the constant c = {c} is not finite"),
-            ));
-        }
+        // The binary parameters check the shared fields the same way.
+        crate::perceptron::PerceptronParams::new()
+            .bias(self.bias)
+            .eta(self.eta)
+            .order(self.order.clone())
+            .max_epochs(self.max_epochs)
+            .max_updates(self.max_updates)
+            .check()?;
         if self.representation == Representation::Explicit && !self.kernel.is_linear() {
             return Err(Error::parameter(
                 "representation",
