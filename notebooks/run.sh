@@ -22,6 +22,15 @@ esac
 
 venv="${NOVIKOFF_NOTEBOOK_VENV:-$root/target/notebooks-venv}"
 if [[ ! -x "$venv/bin/python" ]]; then
+  # Debian's python3 ships without ensurepip, which `python3 -m venv` needs: a fresh machine gets it
+  # from the distribution (as .ci/run does for OpenBLAS), when it may install packages.
+  if ! python3 -c 'import ensurepip' >/dev/null 2>&1 && command -v apt-get >/dev/null &&
+    [[ "$(id -u)" == 0 ]]; then
+    echo "== notebooks: apt-get install python3-venv python3-pip"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq python3-venv python3-pip >/dev/null
+  fi
   echo "== notebooks: creating the virtualenv $venv"
   python3 -m venv "$venv"
 fi
