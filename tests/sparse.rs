@@ -196,6 +196,58 @@ fn agree(dense: &MarginResult, sparse: &MarginResult, data: &Dataset, case: &str
     }
 }
 
+/// A sparse working set is held as its rows' coordinates in their span: rows that repeat others, sums
+/// of others and empty rows open no dimension, and the answer is still the dense solver's.
+#[test]
+fn dependent_sparse_rows_give_the_dense_answer() {
+    for seed in 0..3 {
+        let base = SparseParams::new(120, 4000)
+            .nnz(10)
+            .support(4)
+            .margin(0.05)
+            .seed(seed)
+            .check()
+            .unwrap()
+            .generate()
+            .unwrap()
+            .data
+            .to_dense()
+            .unwrap();
+        let (x, y) = (base.x(), base.labels());
+        let mut rows: Vec<Array1<f64>> = Vec::new();
+        let mut labels = Vec::new();
+        for i in 0..x.nrows() {
+            rows.push(x.row(i).to_owned());
+            labels.push(y[i]);
+            // A copy of every third row, and the mean of two rows of one class (inside its hull).
+            if i % 3 == 0 {
+                rows.push(x.row(i).to_owned());
+                labels.push(y[i]);
+            }
+            if i >= 2 && y[i] == y[i - 2] {
+                rows.push((&x.row(i) + &x.row(i - 2)) * 0.5);
+                labels.push(y[i]);
+            }
+        }
+        let mut matrix = Array2::zeros((rows.len(), x.ncols()));
+        for (k, row) in rows.iter().enumerate() {
+            matrix.row_mut(k).assign(row);
+        }
+        let dense = Dataset::new(matrix, Array1::from(labels)).unwrap();
+        let sparse = dense.to_sparse();
+        for bias in [Bias::ThroughOrigin, Bias::Free] {
+            let a = margin::max_margin(&dense, bias).unwrap();
+            let b = margin::max_margin(&sparse, bias).unwrap();
+            agree(&a, &b, &sparse, &format!("seed {seed}, {bias:?}"));
+            let (lower, upper) = b.bracket().unwrap();
+            assert!(
+                upper - lower <= 1e-9 * upper,
+                "seed {seed}, {bias:?}: {b:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn the_row_subset_solver_certifies_sparse_data_without_the_dense_matrix() {
     // Enough rows that the first subset (32 a class) misses some of the support.

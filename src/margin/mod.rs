@@ -61,6 +61,7 @@ mod rounds;
 mod scale;
 mod scan;
 mod soft;
+mod span;
 mod store;
 #[doc(hidden)]
 pub mod svd;

@@ -25,8 +25,8 @@ pub(crate) struct Problem {
     pub bias: Bias,
     /// `d × r` orthonormal columns, when the problem was reduced to the row space.
     pub basis: Option<Array2<f64>>,
-    /// The data's column of each coordinate, when the problem keeps only the columns its rows use.
-    pub columns: Option<Vec<usize>>,
+    /// The coordinates are in a basis that is never formed ([`Problem::in_span`]).
+    implicit_basis: bool,
 }
 
 impl Problem {
@@ -71,90 +71,23 @@ impl Problem {
             labels: data.labels().to_vec(),
             bias,
             basis,
-            columns: None,
+            implicit_basis: false,
         }
     }
 
-    /// The problem of the rows `rows` alone, centred (free bias) and scaled like [`Problem::new`], in the
-    /// columns those rows use. Dropping a column that is zero on every chosen row is an isometry of their
-    /// points, so the subset's geometry is unchanged; a dense dataset keeps all its columns. Nothing is
-    /// rotated unless the subset is sparse (below): the subset is the working set of [`super::rounds`],
-    /// small beside the data.
-    ///
-    /// `None` when the copy would hold more than `max_values` values.
-    pub(crate) fn of_rows(
-        data: &Dataset,
-        rows: &[usize],
-        bias: Bias,
-        max_values: usize,
-    ) -> Option<Problem> {
-        let d = data.n_features();
-        let columns: Option<Vec<usize>> = data.is_sparse().then(|| {
-            let mut used: Vec<usize> = rows
-                .iter()
-                .flat_map(|&i| data.row_view(i).entries().map(|(j, _)| j))
-                .collect();
-            used.sort_unstable();
-            used.dedup();
-            used
-        });
-        let r = columns.as_ref().map_or(d, Vec::len);
-        if rows.len().saturating_mul(r) > max_values {
-            return None;
-        }
-        let mut points = Array2::zeros((rows.len(), r));
-        for (k, &i) in rows.iter().enumerate() {
-            let mut target = points.row_mut(k);
-            match &columns {
-                None => {
-                    for (j, v) in data.row_view(i).entries() {
-                        target[j] = v;
-                    }
-                }
-                Some(columns) => {
-                    for (j, v) in data.row_view(i).entries() {
-                        // Invariant: `columns` holds every column of the chosen rows.
-                        let c = columns.binary_search(&j).expect("a column of the subset");
-                        target[c] = v;
-                    }
-                }
-            }
-        }
-        if bias == Bias::Free {
-            let centre = points
-                .mean_axis(Axis(0))
-                .unwrap_or_else(|| Array1::zeros(r));
-            points -= &centre;
-        }
-        // A sparse subset usually spans far fewer dimensions than the columns it uses: rotate onto the
-        // span of its rows (an isometry, as in `new`), so that the exact solve works in at most |W|
-        // dimensions. Should the SVD fail, the unreduced problem is the same problem, only slower.
-        let mut basis = None;
-        if columns.is_some()
-            && r > rows.len()
-            && let Ok(space) = svd::row_space(points.view())
-        {
-            points = space.coordinates;
-            basis = Some(space.basis);
-        }
-        let scale = crate::dataset::RowNorms::of(points.view()).radius;
-        if scale > 0.0 {
-            points.mapv_inplace(|v| v / scale);
-        }
-        let dim = points.ncols();
-        let points = points
-            .as_standard_layout()
-            .into_owned()
-            .into_raw_vec_and_offset()
-            .0;
-        Some(Problem {
+    /// The points of [`super::span::Span`]: coordinates in an orthonormal basis of the rows' span that
+    /// is never formed, so a direction comes back through the rows' dual weights
+    /// ([`Problem::in_implicit_basis`]), not through [`Problem::direction_to_data`].
+    pub(crate) fn in_span(points: Vec<f64>, dim: usize, labels: Vec<f64>, bias: Bias) -> Problem {
+        debug_assert_eq!(points.len(), labels.len() * dim);
+        Problem {
             points,
             dim,
-            labels: rows.iter().map(|&i| data.labels()[i]).collect(),
+            labels,
             bias,
-            basis,
-            columns,
-        })
+            basis: None,
+            implicit_basis: true,
+        }
     }
 
     /// An empty problem in `dim` coordinates, to be filled by [`Problem::push`]: the store of a working
@@ -167,7 +100,7 @@ impl Problem {
             labels: Vec::new(),
             bias,
             basis: None,
-            columns: None,
+            implicit_basis: false,
         }
     }
 
@@ -214,23 +147,24 @@ impl Problem {
         }
     }
 
+    /// Whether the coordinates are in a basis that is never formed ([`Problem::in_span`]): a direction
+    /// then comes back as the rows' combination with the solve's dual weights.
+    pub(crate) fn in_implicit_basis(&self) -> bool {
+        self.implicit_basis
+    }
+
     /// A direction in these coordinates, as a direction in the original `d`-dimensional feature space (not
-    /// normalised). Centring and scaling do not change directions; the rotation is undone with the basis,
-    /// and dropped columns come back as zeros.
+    /// normalised). Centring and scaling do not change directions; the rotation is undone with the basis.
     pub(crate) fn direction_to_data(&self, w: &[f64], d: usize) -> Array1<f64> {
+        debug_assert!(
+            !self.implicit_basis,
+            "a direction in an implicit basis has no map back"
+        );
         let unrotated = match &self.basis {
             Some(basis) => basis.dot(&ndarray::ArrayView1::from(w)),
             None => Array1::from(w.to_vec()),
         };
-        match &self.columns {
-            Some(columns) => {
-                let mut lifted = Array1::zeros(d);
-                for (&j, &v) in columns.iter().zip(&unrotated) {
-                    lifted[j] = v;
-                }
-                lifted
-            }
-            None => unrotated,
-        }
+        debug_assert_eq!(unrotated.len(), d);
+        unrotated
     }
 }

@@ -32,8 +32,8 @@
 //!
 //! A working set that is not separable proves that the data are not: its certificate (weights on its
 //! rows, zero elsewhere) is evaluated on the whole dataset. Memory is the dataset, `O(n + d)` for the
-//! scores and the separator, and the working set's dense copy (in the columns its rows use), which has a
-//! limit; past it, or past the round and time limits of [`MaxMarginParams`](super::MaxMarginParams), the
+//! scores and the separator, and the working set's points (for sparse data its rows' coordinates in
+//! their span, [`super::span`]), which have a limit; past it, or past the round and time limits of [`MaxMarginParams`](super::MaxMarginParams), the
 //! answer is an honest `Inaccurate` with the last round's rigorous bracket.
 
 use std::time::{Duration, Instant};
@@ -86,14 +86,14 @@ impl MaxMargin {
             rounds.stats.working_set = rounds.store.rows().len();
             let Some((problem, start)) = rounds.store.prepare() else {
                 let reason = format!(
-                    "the working set grew to {} rows, beyond the {} values its dense copy may hold",
+                    "the working set grew to {} rows, beyond the {} values its points may hold",
                     rounds.store.rows().len(),
                     rounds.store.copy_limit()
                 );
                 return rounds.inaccurate(last, reason);
             };
             let polished = solve_working_set(problem, start, settings);
-            let direction = problem.direction_to_data(&polished.w, data.n_features());
+            let direction = rounds.store.direction(&polished);
             if polished.status == PolishStatus::Zero {
                 return self.not_separable(&mut rounds, polished, last);
             }

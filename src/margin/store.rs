@@ -4,15 +4,19 @@
 //! Dense data are copied row by row into coordinates fixed once for the whole solve (centred on the
 //! data's mean with a free bias, scaled into the unit ball), so a row keeps its point when others join,
 //! and the active set's factorisation carries over from one round to the next. A sparse working set is
-//! copied in the columns its rows use and rotated onto their span ([`Problem::of_rows`]), coordinates
-//! that change with the set, so each round starts from the last one's weights instead.
+//! held as its rows' coordinates in their span ([`Span`]), at most `|W| × rank` values whatever the
+//! columns its rows use. Those coordinates gain dimensions as rows join, so each round starts from the
+//! last one's weights instead, and a direction comes back as the rows' combination with its weights.
 
 use super::Bias;
 use super::accurate::{binary_exponent, times_power_of_two};
 use super::corral::CorralParts;
+use super::polish::Polished;
 use super::polish::Start;
 use super::problem::Problem;
+use super::span::Span;
 use crate::dataset::Dataset;
+use ndarray::Array1;
 
 /// A row's position in the working set, for rows outside it.
 pub(super) const OUTSIDE: usize = usize::MAX;
@@ -26,8 +30,11 @@ pub(super) struct Store<'a> {
     rows: Vec<usize>,
     /// Each data row's position in `rows`, or [`OUTSIDE`].
     position: Vec<usize>,
-    /// The points of `rows` (for sparse data, rebuilt by [`Store::problem`] when rows joined).
+    /// The points of `rows` (for sparse data, rebuilt by [`Store::prepare`] when rows joined).
     problem: Option<Problem>,
+    /// Sparse data: the rows' coordinates in their span, of the rows that joined before the last
+    /// [`Store::prepare`].
+    span: Option<Span>,
     /// Dense data: the translation and the factor of the fixed coordinates.
     centre: Vec<f64>,
     factor: f64,
@@ -37,8 +44,9 @@ pub(super) struct Store<'a> {
     weights: Vec<(usize, f64)>,
 }
 
-/// The values a sparse working set's dense copy may hold (256 MiB).
-const SPARSE_COPY_LIMIT: usize = 32 << 20;
+/// The values a sparse working set's problem may hold (128 MiB, `|W| × rank`; its packed coordinates
+/// take half as much again).
+const SPARSE_COPY_LIMIT: usize = 16 << 20;
 
 impl<'a> Store<'a> {
     /// An empty working set. `centre` is the translation of the fixed coordinates (ignored through the
@@ -56,6 +64,7 @@ impl<'a> Store<'a> {
             rows: Vec::new(),
             position: vec![OUTSIDE; data.n_samples()],
             problem: dense.then(|| Problem::growing(bias, data.n_features())),
+            span: (!dense).then(|| Span::new(data)),
             centre,
             // A power of two, so that scaling rounds nothing.
             factor: if radius > 0.0 && radius.is_finite() {
@@ -104,21 +113,53 @@ impl<'a> Store<'a> {
     }
 
     /// The points of the working set and where the next exact solve starts (the last one's active set,
-    /// or its weights), or `None` when a sparse set's copy would exceed its limit.
+    /// or its weights), or `None` when a sparse set's problem would exceed its limit.
     pub(super) fn prepare(&mut self) -> Option<(&Problem, Start)> {
-        if self.problem.is_none() {
-            self.problem = Some(Problem::of_rows(
-                self.data,
-                &self.rows,
-                self.bias,
-                SPARSE_COPY_LIMIT,
-            )?);
+        if let Some(span) = self.span.as_mut() {
+            if span.len() < self.rows.len() {
+                // Refused before the new rows' coordinates are computed (cubic in the set's size):
+                // the rank can at most grow by the rows that joined, and never beyond d.
+                let joined = self.rows.len() - span.len();
+                let rank_bound = (span.rank() + joined).min(self.data.n_features());
+                if self.rows.len().saturating_mul(rank_bound) > SPARSE_COPY_LIMIT {
+                    return None;
+                }
+                self.problem = None;
+                span.extend(self.data, &self.rows[span.len()..]);
+            }
+            if self.problem.is_none() {
+                if span.problem_values() > SPARSE_COPY_LIMIT {
+                    return None;
+                }
+                self.problem = Some(span.problem(self.data, self.bias));
+            }
         }
         let start = match self.corral.take() {
             Some(parts) => Start::Resume(parts),
             None => Start::Weights(std::mem::take(&mut self.weights)),
         };
         self.problem.as_ref().map(|problem| (problem, start))
+    }
+
+    /// A solve's direction in the data's coordinates (not normalised): through the problem's map back,
+    /// or, when its basis is implicit, as `Σ cₖ·yₖ·xₖ` over the working set's rows with the solve's
+    /// weights.
+    pub(super) fn direction(&self, polished: &Polished) -> Array1<f64> {
+        let d = self.data.n_features();
+        match &self.problem {
+            Some(problem) if problem.in_implicit_basis() => {
+                let mut w = vec![0.0; d];
+                for (&k, &c) in polished.rows.iter().zip(&polished.weights) {
+                    let i = self.rows[k];
+                    self.data
+                        .row_view(i)
+                        .add_to(c * self.data.labels()[i], &mut w);
+                }
+                Array1::from(w)
+            }
+            Some(problem) => problem.direction_to_data(&polished.w, d),
+            None => Array1::zeros(d),
+        }
     }
 
     /// The values a sparse working set's copy may hold, for messages.

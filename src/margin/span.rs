@@ -1,0 +1,173 @@
+//! A sparse working set's points without their columns: each row's coordinates in an orthonormal basis
+//! of the rows' span, a basis that is never formed.
+//!
+//! The exact solve of [`super::rounds`] needs the working set's geometry, nothing more: the inner
+//! products of its rows. On sparse data with many columns (text, hashed features) a dense copy of the
+//! rows in the columns they use holds `|W| × columns` values, which for an rcv1-sized set passes a
+//! gigabyte long before the working set holds the support. The rows' Cholesky factor `L`, with
+//! `L·Lᵀ = K` the Gram matrix of the rows, holds at most `|W| × rank` values, and its rows are
+//! coordinates of the rows in an orthonormal basis of their span (the basis Gram–Schmidt would build, in
+//! the order the rows arrived), so the solve sees exactly the same geometry in at most `|W|` dimensions.
+//!
+//! The factor is built row by row: a new row's inner products with the rows that opened a dimension
+//! ("pivots", `O(nnz)` each through one scattered copy of the row), a forward substitution, and the
+//! residual `‖x‖² − ‖l‖²`, which opens a dimension when it is above the rounding noise of its own
+//! computation. Rows that joined earlier keep their coordinates, so a round pays only for its new rows.
+//!
+//! Why this is accurate enough although it works with squared quantities: Cholesky's factorisation is
+//! backward stable, `L·Lᵀ = K + ΔK` with `|ΔKᵢⱼ| ≲ (rank + nnz)·u·‖xᵢ‖·‖xⱼ‖` whatever the conditioning
+//! (clamping a negative residual to zero stays within that bound). The solve therefore sees every inner
+//! product to within `O(u·R²)`, which moves `γ*²` by as much, and the rigorous bracket is in any case
+//! evaluated on the stored rows, not on these coordinates. The points are not centred (a free bias's
+//! two simplices are translation invariant), so `R` is the data's radius about the origin.
+
+use super::Bias;
+use super::accurate::{binary_exponent, times_power_of_two};
+use super::problem::Problem;
+use crate::dataset::Dataset;
+
+/// The coordinates of the working set's rows so far.
+pub(super) struct Span {
+    /// The working set's data rows, in order of arrival.
+    rows: Vec<usize>,
+    /// Row `k`'s coordinates (as many as the dimensions open when it arrived), packed one after another.
+    coordinates: Vec<f64>,
+    /// Where row `k`'s coordinates start in `coordinates` (and, at the end, their total length).
+    starts: Vec<usize>,
+    /// The positions (in `rows`) of the rows that opened a dimension: dimension `k` was opened by
+    /// `pivots[k]`, whose coordinates end with the positive entry `k`.
+    pivots: Vec<usize>,
+    /// One dense row of length `d`, zero outside the entries of the row being added.
+    scatter: Vec<f64>,
+    /// The power of two that brings every row into the unit ball (exact, so it rounds nothing).
+    factor: f64,
+}
+
+impl Span {
+    /// An empty set, for the rows of `data`.
+    pub(super) fn new(data: &Dataset) -> Span {
+        let radius = data.radius();
+        Span {
+            rows: Vec::new(),
+            coordinates: Vec::new(),
+            starts: vec![0],
+            pivots: Vec::new(),
+            scatter: vec![0.0; data.n_features()],
+            factor: if radius > 0.0 && radius.is_finite() {
+                times_power_of_two(1.0, -binary_exponent(radius) - 1)
+            } else {
+                1.0
+            },
+        }
+    }
+
+    /// The rows added so far.
+    pub(super) fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// The dimensions the rows span (numerically).
+    pub(super) fn rank(&self) -> usize {
+        self.pivots.len()
+    }
+
+    /// Add rows of `data` (the working set's new rows, in the order they joined it).
+    pub(super) fn extend(&mut self, data: &Dataset, rows: &[usize]) {
+        let mut products = Vec::new();
+        for &i in rows {
+            let row = data.row_view(i);
+            let factor = self.factor;
+            let mut length2 = 0.0;
+            for (j, v) in row.entries() {
+                let v = v * factor;
+                self.scatter[j] = v;
+                length2 += v * v;
+            }
+            products.clear();
+            products.extend(self.pivots.iter().map(|&p| {
+                data.row_view(self.rows[p])
+                    .entries()
+                    .map(|(j, v)| v * factor * self.scatter[j])
+                    .sum::<f64>()
+            }));
+            for (j, _) in row.entries() {
+                self.scatter[j] = 0.0;
+            }
+            // Forward substitution: lₖ = (gₖ − Σ_{j<k} Tₖⱼ·lⱼ) / Tₖₖ with Tₖ the k-th pivot's coordinates.
+            let mut l: Vec<f64> = Vec::with_capacity(self.pivots.len() + 1);
+            for (k, &p) in self.pivots.iter().enumerate() {
+                let pivot = &self.coordinates[self.starts[p]..self.starts[p + 1]];
+                let partial: f64 = pivot[..k].iter().zip(&l).map(|(t, x)| t * x).sum();
+                l.push((products[k] - partial) / pivot[k]);
+            }
+            let residual2 = length2 - l.iter().map(|x| x * x).sum::<f64>();
+            // The residual's own rounding error is about (rank + nnz)·u·‖x‖²: below a few times that,
+            // the row lies in the span of the pivots as far as the arithmetic can tell.
+            let noise = 4.0 * (l.len() + row.nnz() + 2) as f64 * f64::EPSILON * length2;
+            if residual2 > noise {
+                l.push(residual2.sqrt());
+                self.pivots.push(self.rows.len());
+            }
+            self.rows.push(i);
+            self.coordinates.extend_from_slice(&l);
+            self.starts.push(self.coordinates.len());
+        }
+    }
+
+    /// The values the working set's problem would hold (`|W| × rank`).
+    pub(super) fn problem_values(&self) -> usize {
+        self.len().saturating_mul(self.rank())
+    }
+
+    /// The working set's problem: row `k` is the `k`-th row's coordinates, padded with zeros to the rank.
+    pub(super) fn problem(&self, data: &Dataset, bias: Bias) -> Problem {
+        let dim = self.rank();
+        let mut points = vec![0.0; self.len() * dim];
+        for (k, target) in points.chunks_exact_mut(dim.max(1)).enumerate() {
+            let own = &self.coordinates[self.starts[k]..self.starts[k + 1]];
+            target[..own.len()].copy_from_slice(own);
+        }
+        let labels = self.rows.iter().map(|&i| data.labels()[i]).collect();
+        Problem::in_span(points, dim, labels, bias)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    /// The coordinates reproduce every inner product of the rows (scaled by the factor squared), and a
+    /// row in the span of earlier ones opens no dimension.
+    #[test]
+    fn coordinates_keep_the_inner_products() {
+        let x = array![
+            [1.0, 0.0, 2.0, 0.0, 0.0],
+            [0.0, 3.0, 0.0, 0.0, 1.0],
+            [1.0, 3.0, 2.0, 0.0, 1.0],
+            [0.0, 0.0, 0.0, 0.0, 0.0],
+            [0.5, -1.0, 0.0, 4.0, 0.0],
+        ];
+        let data = Dataset::new(x.clone(), array![1.0, -1.0, 1.0, -1.0, 1.0])
+            .unwrap()
+            .to_sparse();
+        let mut span = Span::new(&data);
+        span.extend(&data, &[0, 1]);
+        span.extend(&data, &[2, 3, 4]);
+        assert_eq!(span.rank(), 3, "row 2 is row 0 + row 1, row 3 is zero");
+        let problem = span.problem(&data, Bias::Free);
+        let f2 = span.factor * span.factor;
+        for i in 0..5 {
+            for j in 0..5 {
+                let exact = x.row(i).dot(&x.row(j)) * f2;
+                let got: f64 = problem
+                    .row(i)
+                    .iter()
+                    .zip(problem.row(j))
+                    .map(|(a, b)| a * b)
+                    .sum();
+                assert!((exact - got).abs() < 1e-14, "({i}, {j}): {exact} vs {got}");
+            }
+        }
+    }
+}
