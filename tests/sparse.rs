@@ -745,3 +745,43 @@ fn the_online_learner_on_sparse_rows_makes_the_first_epochs_updates() {
     }
     assert_eq!(learner.seen(), 0, "a refused example is not seen");
 }
+
+/// Sparse data in many dimensions have many support rows; the first working set comes from coordinate
+/// descent, so the exact solve starts with most of them and the rounds only repair it.
+#[test]
+fn many_support_rows_are_found_in_few_rounds() {
+    let data = SparseParams::new(800, 8000)
+        .nnz(12)
+        .support(4)
+        .margin(0.01)
+        .seed(11)
+        .check()
+        .unwrap()
+        .generate()
+        .unwrap()
+        .data;
+    for bias in [Bias::Free, Bias::ThroughOrigin] {
+        let result = margin::max_margin(&data, bias).unwrap();
+        let MarginResult::Separable {
+            bracket: (lower, upper),
+            support,
+            stats,
+            ..
+        } = &result
+        else {
+            panic!("{bias:?}: {result:?}");
+        };
+        assert!(upper - lower <= 1e-9 * upper, "{bias:?}: {result:?}");
+        assert!(
+            support.len() >= 100,
+            "{bias:?}: {} support rows",
+            support.len()
+        );
+        assert!(stats.rounds <= 3, "{bias:?}: {stats:?}");
+        // Grown from a guess by doubling, the working set would pass twice the support.
+        assert!(
+            stats.working_set <= 2 * support.len(),
+            "{bias:?}: {stats:?}"
+        );
+    }
+}

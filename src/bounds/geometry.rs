@@ -112,8 +112,13 @@ impl<'a> Geometry<'a> {
                     .into(),
             }
         };
+        // The augmented problems' supports are close to the free bias's: their first working set.
+        let hint: Vec<usize> = match free_bias.result() {
+            Some(MarginResult::Separable { support, .. }) => support.clone(),
+            _ => Vec::new(),
+        };
         let augmented_radius = if radius > 0.0 {
-            MarginSolve::compute(&data.augment(radius), Bias::ThroughOrigin)
+            MarginSolve::compute_near(&data.augment(radius), Bias::ThroughOrigin, &hint)
         } else {
             MarginSolve::Failed {
                 reason: "R = 0: every example is the zero vector".into(),
@@ -130,7 +135,11 @@ impl<'a> Geometry<'a> {
             both_classes,
             through_origin: MarginSolve::compute(data, Bias::ThroughOrigin),
             free_bias,
-            augmented_one: MarginSolve::compute(&data.augment(1.0), Bias::ThroughOrigin),
+            augmented_one: MarginSolve::compute_near(
+                &data.augment(1.0),
+                Bias::ThroughOrigin,
+                &hint,
+            ),
             augmented_radius,
             comparators: ComparatorCache::default(),
         })

@@ -50,7 +50,16 @@ impl MarginSolve {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn compute(data: &Dataset, bias: Bias) -> Self {
-        match margin::max_margin(data, bias) {
+        Self::compute_near(data, bias, &[])
+    }
+
+    /// [`MarginSolve::compute`] with rows expected near the support (see
+    /// [`MaxMargin::solve_near`](crate::margin::MaxMargin)).
+    pub(crate) fn compute_near(data: &Dataset, bias: Bias, hint: &[usize]) -> Self {
+        let solved = margin::MaxMarginParams::new(bias)
+            .check()
+            .and_then(|solver| solver.solve_near(data, hint));
+        match solved {
             Ok(result) => {
                 let certificate_verified = match &result {
                     MarginResult::NotSeparable { certificate, .. } => {

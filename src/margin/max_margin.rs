@@ -92,6 +92,14 @@ impl MaxMargin {
     /// working set of rows (in the columns they use) and reads the data in full passes, one per round
     /// (the `rounds` module; the bracket is rigorous for the whole dataset at every round).
     pub fn solve(&self, data: &Dataset) -> Result<MarginResult> {
+        self.solve_near(data, &[])
+    }
+
+    /// [`MaxMargin::solve`], with rows expected near the support (a related problem's support, as for
+    /// the augmented problems of [`Geometry`](crate::bounds::Geometry)): on sparse data they are the
+    /// first working set instead of the rows that coordinate descent would choose. The answer is
+    /// certified the same way whatever the hint holds.
+    pub(crate) fn solve_near(&self, data: &Dataset, hint: &[usize]) -> Result<MarginResult> {
         let bias = self.params.bias;
         if bias == Bias::Free {
             data.require_both_classes()?;
@@ -100,7 +108,7 @@ impl MaxMargin {
         data.radius();
         let scaled = Scaled::new(data)?;
         let working = scaled.data();
-        let result = self.solve_in_rounds(working);
+        let result = self.solve_in_rounds(working, hint);
         let tolerance = self.params.certificate_tolerance * working.radius();
         checked(
             data,

@@ -50,6 +50,7 @@ mod certificate;
 mod certify;
 mod clarabel_socp;
 mod corral;
+mod descent;
 mod lp;
 mod max_margin;
 mod params;

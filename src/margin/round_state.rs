@@ -6,11 +6,15 @@ use ndarray::Array1;
 use super::Bias;
 use super::accurate::{TINY, dot2, gamma};
 use super::certificate::HullPoint;
+use super::descent::descend;
 use super::polish::{PolishStatus, Polished};
 use super::result::{MarginResult, SolveStats};
 use super::scan::{best_bias_of_scores, certified_lower, scores_into};
 use super::store::Store;
 use crate::dataset::Dataset;
+
+/// The most rows of a sparse solve's first working set (chosen by [`descend`]).
+const FIRST_SPARSE_SET: usize = 2048;
 
 /// The state of a solve between rounds.
 pub(super) struct Rounds<'a> {
@@ -43,10 +47,13 @@ pub(super) struct Bracketed {
 }
 
 impl<'a> Rounds<'a> {
-    /// The first working set: the rows of each class that score lowest under the difference of the class
-    /// means (through the origin, the rows least aligned with the mean of the `yᵢxᵢ`). The same pass
-    /// gives the centre of the dense working set's coordinates (the mean of the rows).
-    pub(super) fn start(data: &'a Dataset, bias: Bias) -> Rounds<'a> {
+    /// The first working set. Dense data: the rows of each class that score lowest under the difference
+    /// of the class means (through the origin, the rows least aligned with the mean of the `yᵢxᵢ`); the
+    /// same pass gives the centre of the dense working set's coordinates (the mean of the rows). Sparse
+    /// data: the `hint` (a related problem's support) when there is one, otherwise the rows that a few
+    /// passes of coordinate descent leave with a positive weight ([`descend`]), with those weights as the
+    /// first solve's start.
+    pub(super) fn start(data: &'a Dataset, bias: Bias, hint: &[usize]) -> Rounds<'a> {
         let (n, d) = (data.n_samples(), data.n_features());
         let labels = data.labels();
         let (positives, negatives) = data.class_counts();
@@ -71,24 +78,60 @@ impl<'a> Rounds<'a> {
         drop(class_sums);
         let mut scores = Vec::new();
         scores_into(data, &direction, &mut scores);
-        // Enough rows that the first set often holds the support of random data (at most d + 1 rows in
-        // general position), so that the rounds that follow only repair it. A sparse working set is
-        // copied dense in the columns its rows use, which grow with every row: it starts small.
-        let per_group = if data.is_sparse() {
-            32
-        } else {
-            (4 * (d + 1)).clamp(32, 1024)
-        };
-        let mut first = Vec::new();
         let groups: &[f64] = match bias {
             Bias::Free => &[1.0, -1.0],
             Bias::ThroughOrigin => &[0.0],
         };
-        for &class in groups {
-            let rows = (0..n)
-                .filter(|&i| class == 0.0 || labels[i] == class)
-                .map(|i| (labels[i] * scores[i], i));
-            first.extend(lowest(rows, per_group));
+        let mut first = Vec::new();
+        let mut start_weights = Vec::new();
+        let mut passes = 2;
+        if data.is_sparse() && !hint.is_empty() {
+            // A related problem's support: most of this one's, found already.
+            first = hint.iter().copied().filter(|&i| i < n).collect();
+            first.sort_unstable();
+            first.dedup();
+            let mut chosen = vec![false; n];
+            for &i in &first {
+                chosen[i] = true;
+            }
+            for &class in groups {
+                let rows = (0..n)
+                    .filter(|&i| (class == 0.0 || labels[i] == class) && !chosen[i])
+                    .map(|i| (labels[i] * scores[i], i));
+                first.extend(lowest(rows, 8));
+            }
+        } else if data.is_sparse() {
+            // Sparse data in many dimensions can have thousands of support rows: a few passes of dual
+            // coordinate descent find most of them (see `descent`), and their weights start the solve.
+            let found = descend(data, bias);
+            passes += found.passes;
+            let supported = (0..n)
+                .filter(|&i| found.alpha[i] > 0.0)
+                .map(|i| (found.margins[i], i));
+            first = lowest(supported, FIRST_SPARSE_SET);
+            for &class in groups {
+                let rows = (0..n)
+                    .filter(|&i| class == 0.0 || labels[i] == class)
+                    .filter(|&i| found.alpha[i] == 0.0)
+                    .map(|i| (found.margins[i], i));
+                first.extend(lowest(rows, 8));
+            }
+            start_weights = first
+                .iter()
+                .enumerate()
+                .filter(|&(_, &i)| found.alpha[i] > 0.0)
+                .map(|(k, &i)| (k, found.alpha[i]))
+                .collect();
+        } else {
+            // Enough rows that the first set often holds the support of random data (at most d + 1 rows
+            // in general position), so that the rounds that follow only repair it.
+            let per_group = (4 * (d + 1)).clamp(32, 1024);
+            for &class in groups {
+                let rows = (0..n)
+                    .filter(|&i| class == 0.0 || labels[i] == class)
+                    .map(|i| (labels[i] * scores[i], i));
+                first.extend(lowest(rows, per_group));
+            }
         }
         // Every translated row is within R + ‖centre‖ of the origin (a little more for rounding).
         let radius = match bias {
@@ -97,6 +140,7 @@ impl<'a> Rounds<'a> {
         };
         let mut store = Store::new(data, bias, centre, radius);
         store.extend(first);
+        store.start_from(start_weights);
         Rounds {
             data,
             bias,
@@ -104,7 +148,7 @@ impl<'a> Rounds<'a> {
             scores,
             scored_round: 0,
             stats: SolveStats {
-                passes: 2,
+                passes,
                 rounds: 0,
                 working_set: 0,
             },

@@ -9,7 +9,9 @@
 //! rows. The cost that cannot be avoided is reading the data, so the method is built around full passes:
 //!
 //! 1. **Working set.** Start from the rows of each class that score lowest under the difference of the
-//!    class means (one pass for the means, one for the scores).
+//!    class means (one pass for the means, one for the scores). Sparse data in many dimensions can have
+//!    thousands of support rows, which rounds that grow the set from a guess find slowly; there a few
+//!    passes of dual coordinate descent choose the first set and its weights ([`super::descent`]).
 //! 2. **Exact solve on the working set.** Wolfe's minimum-norm-point algorithm ([`super::polish`]) on
 //!    the working set alone, warm-started from the previous round's support. On the few hundred or
 //!    thousand rows of a working set each of its iterations costs microseconds, and it ends at the exact
@@ -51,13 +53,13 @@ use crate::dataset::Dataset;
 
 impl MaxMargin {
     /// Solve `data` (already scaled into the safe range) in rounds; see the module documentation.
-    pub(super) fn solve_in_rounds(&self, data: &Dataset) -> MarginResult {
+    pub(super) fn solve_in_rounds(&self, data: &Dataset, hint: &[usize]) -> MarginResult {
         let started = Instant::now();
         let deadline = self
             .params
             .time_limit
             .map(|seconds| started + Duration::from_secs_f64(seconds));
-        let mut rounds = Rounds::start(data, self.params.bias);
+        let mut rounds = Rounds::start(data, self.params.bias, hint);
         let settings = PolishSettings {
             relative_gap: (self.params.tolerance * 0.1).min(1e-12),
             max_iterations: self.params.max_polish_iterations,

@@ -167,6 +167,11 @@ impl<'a> Store<'a> {
         SPARSE_COPY_LIMIT
     }
 
+    /// Start the first solve from these weights, by position in the working set.
+    pub(super) fn start_from(&mut self, weights: Vec<(usize, f64)>) {
+        self.weights = weights;
+    }
+
     /// Keep what a solve ended with for the next one.
     pub(super) fn keep(&mut self, corral: CorralParts) {
         self.weights = corral.members().collect();
