@@ -268,8 +268,14 @@ impl<'a> Geometry<'a> {
                 .found()
                 .is_some(),
             // (x, 1) is separable through the origin exactly when x is separable with a bias, also when
-            // a single class makes the free-bias margin unbounded.
-            separable: self.augmented_one.separation("of (x, 1)").found().is_some(),
+            // a single class makes the free-bias margin unbounded. Either solve's separator proves it,
+            // so one that ended inaccurate without a separator does not hide the other's.
+            separable: self.augmented_one.separation("of (x, 1)").found().is_some()
+                || self
+                    .free_bias
+                    .separation("with a free bias")
+                    .found()
+                    .is_some(),
             margins: MarginsSummary {
                 through_origin: self.through_origin.summary(),
                 free_bias: self.free_bias.summary(),
