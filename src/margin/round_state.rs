@@ -82,24 +82,21 @@ impl<'a> Rounds<'a> {
             Bias::Free => &[1.0, -1.0],
             Bias::ThroughOrigin => &[0.0],
         };
-        let mut first = Vec::new();
         let mut start_weights = Vec::new();
         let mut passes = 2;
-        if data.is_sparse() && !hint.is_empty() {
+        let first = if data.is_sparse() && !hint.is_empty() {
             // A related problem's support: most of this one's, found already.
-            first = hint.iter().copied().filter(|&i| i < n).collect();
+            let mut first: Vec<usize> = hint.iter().copied().filter(|&i| i < n).collect();
             first.sort_unstable();
             first.dedup();
             let mut chosen = vec![false; n];
             for &i in &first {
                 chosen[i] = true;
             }
-            for &class in groups {
-                let rows = (0..n)
-                    .filter(|&i| (class == 0.0 || labels[i] == class) && !chosen[i])
-                    .map(|i| (labels[i] * scores[i], i));
-                first.extend(lowest(rows, 8));
-            }
+            first.extend(lowest_per_group(labels, groups, 8, |i| {
+                (!chosen[i]).then(|| labels[i] * scores[i])
+            }));
+            first
         } else if data.is_sparse() {
             // Sparse data in many dimensions can have thousands of support rows: a few passes of dual
             // coordinate descent find most of them (see `descent`), and their weights start the solve.
@@ -108,31 +105,23 @@ impl<'a> Rounds<'a> {
             let supported = (0..n)
                 .filter(|&i| found.alpha[i] > 0.0)
                 .map(|i| (found.margins[i], i));
-            first = lowest(supported, FIRST_SPARSE_SET);
-            for &class in groups {
-                let rows = (0..n)
-                    .filter(|&i| class == 0.0 || labels[i] == class)
-                    .filter(|&i| found.alpha[i] == 0.0)
-                    .map(|i| (found.margins[i], i));
-                first.extend(lowest(rows, 8));
-            }
+            let mut first = lowest(supported, FIRST_SPARSE_SET);
+            first.extend(lowest_per_group(labels, groups, 8, |i| {
+                (found.alpha[i] == 0.0).then(|| found.margins[i])
+            }));
             start_weights = first
                 .iter()
                 .enumerate()
                 .filter(|&(_, &i)| found.alpha[i] > 0.0)
                 .map(|(k, &i)| (k, found.alpha[i]))
                 .collect();
+            first
         } else {
             // Enough rows that the first set often holds the support of random data (at most d + 1 rows
             // in general position), so that the rounds that follow only repair it.
             let per_group = (4 * (d + 1)).clamp(32, 1024);
-            for &class in groups {
-                let rows = (0..n)
-                    .filter(|&i| class == 0.0 || labels[i] == class)
-                    .map(|i| (labels[i] * scores[i], i));
-                first.extend(lowest(rows, per_group));
-            }
-        }
+            lowest_per_group(labels, groups, per_group, |i| Some(labels[i] * scores[i]))
+        };
         // Every translated row is within R + ‖centre‖ of the origin (a little more for rounding).
         let radius = match bias {
             Bias::Free => (data.radius() + centre_length) * (1.0 + 1e-12),
@@ -297,6 +286,24 @@ impl<'a> Rounds<'a> {
             },
         }
     }
+}
+
+/// In each group (`0.0` stands for all rows, `±1.0` for a class), the `count` rows of smallest score,
+/// among the rows `score` gives one.
+fn lowest_per_group(
+    labels: &[f64],
+    groups: &[f64],
+    count: usize,
+    score: impl Fn(usize) -> Option<f64>,
+) -> Vec<usize> {
+    let mut chosen = Vec::new();
+    for &class in groups {
+        let rows = (0..labels.len())
+            .filter(|&i| class == 0.0 || labels[i] == class)
+            .filter_map(|i| score(i).map(|s| (s, i)));
+        chosen.extend(lowest(rows, count));
+    }
+    chosen
 }
 
 /// The rows of the `count` smallest scores, smallest first (ties by row): one pass with a bounded heap,

@@ -11,8 +11,7 @@
 use super::Bias;
 use super::accurate::{binary_exponent, times_power_of_two};
 use super::corral::CorralParts;
-use super::polish::Polished;
-use super::polish::Start;
+use super::polish::{Polished, Start};
 use super::problem::Problem;
 use super::span::Span;
 use crate::dataset::Dataset;
