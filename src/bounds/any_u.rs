@@ -7,6 +7,8 @@
 //! `(û, scalar)` from rigorous lower bounds on the margins, with every sum and product rounded up, so it
 //! is an upper bound on the exact value of the formula for that `u` whatever the search did.
 
+use std::sync::Arc;
+
 use super::comparator::{Candidate, Comparator};
 use crate::perceptron::{Fit, Variant};
 
@@ -70,11 +72,12 @@ pub(crate) fn aggressiveness(variant: Variant) -> f64 {
 
 /// The best comparator among `candidates` and the form's value for it, rigorous. Candidates are ranked
 /// by the search's criterion (the form with the search weights), which is the value itself for every
-/// form but Shalev-Shwartz–Singer's.
+/// form but Shalev-Shwartz–Singer's. `direction` gives the chosen candidate's direction.
 pub(crate) fn best(
     form: AnyU,
     candidates: &[Candidate],
     setting: &Setting<'_>,
+    direction: impl Fn(&Candidate) -> Arc<[f64]>,
 ) -> Option<(f64, Comparator)> {
     let terms = setting.weights.iter().sum::<f64>() as u64;
     let blind = Setting {
@@ -92,7 +95,7 @@ pub(crate) fn best(
     let (value, loss) = value(form, &candidate.margins, setting, scalar)?;
     let comparator = match form {
         AnyU::FreundSchapire => Comparator {
-            direction: candidate.direction.clone(),
+            direction: direction(candidate),
             length: 1.0,
             gamma: Some(scalar),
             deviation: Some(loss.sqrt()),
@@ -101,7 +104,7 @@ pub(crate) fn best(
             origin: candidate.origin.clone(),
         },
         _ => Comparator {
-            direction: candidate.direction.clone(),
+            direction: direction(candidate),
             length: scalar,
             gamma: None,
             deviation: None,

@@ -140,9 +140,11 @@ pub(crate) fn with_run(
     };
     let separation = facts.run_separation(c);
     let candidates = geometry.comparators(c, separation.found());
-    let found = candidates
-        .get()
-        .and_then(|candidates| best(form, &candidates.list, &setting));
+    let found = candidates.get().and_then(|candidates| {
+        best(form, &candidates.list, &setting, |chosen| {
+            chosen.direction(geometry.data())
+        })
+    });
     let mut bound = unvalued(kind, hypotheses, facts, None);
     match found {
         Some((value, comparator)) => {

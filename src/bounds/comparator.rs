@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use super::separation::Separator;
 use crate::dataset::Dataset;
-use crate::margin::{SoftLoss, SoftMargin, SoftSettings, certified_unit_margins};
+use crate::margin::{SoftLoss, SoftMargin, SoftSettings, certified_unit_margins, weights_of_dual};
 
 /// The comparator `u` a bound was evaluated with, and the quantities of its formula.
 ///
@@ -40,8 +40,8 @@ use crate::margin::{SoftLoss, SoftMargin, SoftSettings, certified_unit_margins};
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparator {
-    /// The unit direction `û` in the coordinates of `(x, c)`.
-    pub direction: Vec<f64>,
+    /// The unit direction `û` in the coordinates of `(x, c)` (shared with the other bounds that chose it).
+    pub direction: Arc<[f64]>,
     /// `‖u‖` (1 for Freund–Schapire, whose `u` is a unit vector).
     pub length: f64,
     /// Freund–Schapire's `γ`.
@@ -58,14 +58,67 @@ pub struct Comparator {
 }
 
 /// One candidate direction with rigorous lower bounds on its unit margins `yᵢ·û·x'ᵢ`.
+///
+/// A soft-margin candidate keeps its dual (n values) rather than its direction (d + 1 values): on sparse
+/// data with millions of features, the fourteen directions of each bias constant would outweigh the data.
+/// The direction is rebuilt from the dual, bit for bit the one whose margins were certified, when a bound
+/// chooses it.
 #[derive(Debug)]
 pub(crate) struct Candidate {
-    pub(crate) direction: Vec<f64>,
+    /// The soft-margin dual the direction is rebuilt from (`None`: the direction was set when found).
+    dual: Option<Vec<f64>>,
+    /// The constant coordinate `c` of the vectors `(x, c)`.
+    constant: f64,
+    direction: OnceLock<Arc<[f64]>>,
     pub(crate) margins: Vec<f64>,
     pub(crate) origin: String,
     /// The length the solver gave it: `1/γ*` for the maximum-margin direction (margins ≥ 1), `‖u‖`
     /// of the soft-margin solution.
     pub(crate) natural_length: f64,
+}
+
+impl Candidate {
+    /// A candidate known by its margins alone (a direction in a kernel's feature space).
+    pub(crate) fn without_direction(
+        margins: Vec<f64>,
+        origin: String,
+        natural_length: f64,
+    ) -> Self {
+        Candidate {
+            dual: None,
+            constant: 0.0,
+            direction: OnceLock::from(Arc::from([])),
+            margins,
+            origin,
+            natural_length,
+        }
+    }
+
+    /// The unit direction `û` in the coordinates of `(x, c)`; `data` is the dataset it was found on.
+    pub(crate) fn direction(&self, data: &Dataset) -> Arc<[f64]> {
+        self.direction
+            .get_or_init(|| {
+                let dual = self.dual.as_deref().unwrap_or_default();
+                let (w, v) = weights_of_dual(data, dual, self.constant);
+                unit_direction(&w, v, self.constant)
+            })
+            .clone()
+    }
+}
+
+/// `‖(w, v)‖`, summed left to right.
+fn length(w: &[f64], v: f64) -> f64 {
+    w.iter()
+        .chain(std::iter::once(&v))
+        .fold(0.0, |a, x| a + x * x)
+        .sqrt()
+}
+
+/// `(w, v)/‖(w, v)‖`, the last entry only when `c ≠ 0`.
+fn unit_direction(w: &[f64], v: f64, c: f64) -> Arc<[f64]> {
+    let norm = length(w, v);
+    let last = (c != 0.0).then_some(v / norm);
+    w.iter().map(|x| x / norm).chain(last).collect()
 }
 
 /// The candidates of one augmentation constant.
@@ -111,38 +164,21 @@ const MAX_PASSES: usize = 50;
 impl Candidates {
     fn compute(data: &Dataset, c: f64, separator: Option<&Separator>) -> Candidates {
         let mut list = Vec::new();
-        let push =
-            |list: &mut Vec<Candidate>, w: &[f64], v: f64, length: Option<f64>, origin: String| {
-                if let Some(margins) = certified_unit_margins(data, w, v, c) {
-                    let norm = w
-                        .iter()
-                        .chain(std::iter::once(&v))
-                        .fold(0.0, |a, x| a + x * x)
-                        .sqrt();
-                    let natural_length = length.unwrap_or(norm);
-                    let mut direction: Vec<f64> = w.iter().map(|x| x / norm).collect();
-                    if c != 0.0 {
-                        direction.push(v / norm);
-                    }
-                    list.push(Candidate {
-                        direction,
-                        margins,
-                        origin,
-                        natural_length,
-                    });
-                }
-            };
         if let Some(s) = separator {
             let d = data.n_features();
             let u = s.u.as_slice().expect("a separator is contiguous");
             let v = if c != 0.0 { u[d] } else { 0.0 };
-            push(
-                &mut list,
-                &u[..d],
-                v,
-                Some(1.0 / s.gamma),
-                "maximum margin".into(),
-            );
+            if let Some(margins) = certified_unit_margins(data, &u[..d], v, c) {
+                let direction = unit_direction(&u[..d], v, c);
+                list.push(Candidate {
+                    dual: None,
+                    constant: c,
+                    direction: OnceLock::from(direction),
+                    margins,
+                    origin: "maximum margin".into(),
+                    natural_length: 1.0 / s.gamma,
+                });
+            }
         }
         let radius_sq = data.radius().powi(2) + c * c;
         if radius_sq > 0.0 && radius_sq.is_finite() {
@@ -162,13 +198,18 @@ impl Candidates {
                         seed: 0x5eed_0000 + k as u64,
                     };
                     let solved = SoftMargin::solve(data, None, settings, previous.as_ref());
-                    push(
-                        &mut list,
-                        &solved.w,
-                        solved.v,
-                        None,
-                        format!("{name} soft margin, C = {multiple:e}/R'²"),
-                    );
+                    // The margins are certified for the rebuilt direction, the one a bound reports.
+                    let (w, v) = weights_of_dual(data, &solved.dual, c);
+                    if let Some(margins) = certified_unit_margins(data, &w, v, c) {
+                        list.push(Candidate {
+                            dual: Some(solved.dual.clone()),
+                            constant: c,
+                            direction: OnceLock::new(),
+                            margins,
+                            origin: format!("{name} soft margin, C = {multiple:e}/R'²"),
+                            natural_length: length(&w, v),
+                        });
+                    }
                     previous = Some(solved);
                 }
             }

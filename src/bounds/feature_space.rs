@@ -5,6 +5,8 @@
 //! separator `u = Σⱼ cⱼφ(xⱼ)` given by its margins serves them as well as a vector. The forms' `x` is then
 //! `φ(x)`, `‖x‖² = K(x, x)`, and `(x, c)` is `φ(x)` augmented by `c`, whose kernel is `K + c²`.
 
+use std::sync::Arc;
+
 use ndarray::Array1;
 
 use super::any_u::{AnyU, Setting, best};
@@ -135,15 +137,13 @@ pub(crate) fn freund_schapire(
     };
     let list: Vec<Candidate> = candidates
         .iter()
-        .map(|c| Candidate {
-            direction: Vec::new(),
-            margins: c.margins.clone(),
-            origin: c.origin.clone(),
-            natural_length: c.natural_length,
+        .map(|c| {
+            Candidate::without_direction(c.margins.clone(), c.origin.clone(), c.natural_length)
         })
         .collect();
     let mut bound = unvalued(kind, hypotheses, &facts, None);
-    match best(AnyU::FreundSchapire, &list, &setting) {
+    // A direction in the feature space has no coordinates to report.
+    match best(AnyU::FreundSchapire, &list, &setting, |_| Arc::from([])) {
         Some((value, comparator)) => {
             bound.value = Some(value);
             bound.gamma = comparator.gamma;

@@ -1,5 +1,7 @@
 //! The geometry every bound needs, computed once per dataset and shared by every rule and run.
 
+use std::sync::OnceLock;
+
 use super::comparator::{Candidates, ComparatorCache};
 use super::margin_solve::MarginSolve;
 pub(crate) use super::separation::{Separation, Separator};
@@ -64,6 +66,9 @@ pub struct Geometry<'a> {
     /// The comparator candidates of the bounds that hold for any `u`, per bias constant, computed on
     /// first use.
     comparators: ComparatorCache,
+    /// The summary, made on first use: every verdict and report carries it, and its separators have d
+    /// entries each, so the copies share one.
+    summary: OnceLock<GeometrySummary>,
 }
 
 /// Every measured quantity; the dataset is left out (its own `Debug` would print every value).
@@ -142,6 +147,7 @@ impl<'a> Geometry<'a> {
             ),
             augmented_radius,
             comparators: ComparatorCache::default(),
+            summary: OnceLock::new(),
         })
     }
 
@@ -255,6 +261,10 @@ impl<'a> Geometry<'a> {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn summary(&self) -> GeometrySummary {
+        self.summary.get_or_init(|| self.summarise()).clone()
+    }
+
+    fn summarise(&self) -> GeometrySummary {
         GeometrySummary {
             n: self.n,
             d: self.d,

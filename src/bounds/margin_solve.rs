@@ -194,7 +194,7 @@ impl MarginSolve {
                 status: "separable",
                 gamma: Some(*gamma),
                 bracket: Some([bracket.0, bracket.1]),
-                w: Some(w.to_vec()),
+                w: Some(w.iter().copied().collect()),
                 b: Some(*b),
                 support: Some(support.clone()),
                 ..empty
@@ -210,7 +210,7 @@ impl MarginSolve {
                 status: "inaccurate",
                 gamma: Some(*gamma),
                 bracket: Some([bracket.0, bracket.1]),
-                w: Some(w.to_vec()),
+                w: Some(w.iter().copied().collect()),
                 b: Some(*b),
                 reason: Some(reason.clone()),
                 ..empty

@@ -1,6 +1,8 @@
 //! The geometry as a serialisable summary: what `novikoff verify --format json` and the experiment
 //! records write about a dataset's radius, margins and certificates.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 /// A certificate of non-separability, as reported.
@@ -38,8 +40,8 @@ pub struct MarginSummary {
     pub gamma: Option<f64>,
     /// `[lower, upper]`: lower is the margin the separator achieves on the data.
     pub bracket: Option<[f64; 2]>,
-    /// The separator's weights (unit length).
-    pub w: Option<Vec<f64>>,
+    /// The separator's weights (unit length), shared by every copy of the summary.
+    pub w: Option<Arc<[f64]>>,
     /// The separator's bias.
     pub b: Option<f64>,
     /// The support vectors' indices.

@@ -73,7 +73,9 @@ pub use lp::{Separability, separable_lp};
 pub use max_margin::max_margin;
 pub use params::{MaxMargin, MaxMarginParams};
 pub use result::{MarginResult, SolveStats};
-pub(crate) use soft::{SoftLoss, SoftMargin, SoftSettings, certified_unit_margins};
+pub(crate) use soft::{
+    SoftLoss, SoftMargin, SoftSettings, certified_unit_margins, weights_of_dual,
+};
 
 use ndarray::{Array1, ArrayView1};
 use serde::{Deserialize, Serialize};

@@ -106,13 +106,9 @@ impl SoftMargin {
         active.retain(|&i| q[i] > 0.0 && q[i].is_finite());
         if let Some(start) = start {
             for &i in &active {
-                let alpha = start.dual[i].clamp(0.0, upper(i));
-                if alpha > 0.0 {
-                    solution.dual[i] = alpha;
-                    data.row_view(i).add_to(alpha * labels[i], &mut solution.w);
-                    solution.v += alpha * labels[i] * c;
-                }
+                solution.dual[i] = start.dual[i].clamp(0.0, upper(i));
             }
+            (solution.w, solution.v) = weights_of_dual(data, &solution.dual, c);
         }
         let mut stream = rng::from_seed(settings.seed);
         for _ in 0..settings.max_passes {
@@ -151,6 +147,21 @@ impl SoftMargin {
         }
         solution
     }
+}
+
+/// The separator `(w, v) = Σᵢ αᵢ·yᵢ·(xᵢ, c)` of a dual, summed in row order: a function of the dual alone,
+/// so that a direction can be kept as its n dual values and rebuilt, bit for bit, when it is needed.
+pub(crate) fn weights_of_dual(data: &Dataset, dual: &[f64], c: f64) -> (Vec<f64>, f64) {
+    let labels = data.labels();
+    let mut w = vec![0.0; data.n_features()];
+    let mut v = 0.0;
+    for (i, &alpha) in dual.iter().enumerate() {
+        if alpha > 0.0 {
+            data.row_view(i).add_to(alpha * labels[i], &mut w);
+            v += alpha * labels[i] * c;
+        }
+    }
+    (w, v)
 }
 
 /// Rigorous lower bounds on the margins `yᵢ·û·x̂ᵢ` of the unit vector `û = (w, v)/‖(w, v)‖` on the
