@@ -122,6 +122,11 @@ pub(crate) fn polish(
     // when the gap asked for is finer than that, in twice working precision (the end game): the
     // support is found cheaply, and the exact scores are paid for in the last few iterations only.
     let mut endgame = false;
+    // Points and normals are kept in plain arithmetic until it has done what it can (no violator beyond
+    // its rounding error, or a stall), even where the margin is so small that the answer needs twice
+    // working precision: finding the support takes most of the iterations, and each costs several times
+    // more in twice working precision. Only then, if it is needed, the corral switches and continues.
+    let mut plain_exhausted = false;
     // The rows priced in every iteration (see `NEAR_ROWS`); empty until the first full pricing.
     let mut near: Vec<usize> = Vec::new();
     let mut full_pricing = true;
@@ -144,8 +149,9 @@ pub(crate) fn polish(
         let length2: f64 = v.iter().map(|x| x * x).sum();
         // Plain arithmetic loses about r·u/‖v‖ of relative accuracy (points lie in the unit ball); switch to
         // twice working precision when that could matter against the gap we are asked to resolve.
-        let wanted =
+        let precise =
             (problem.dim() as f64 + 2.0) * 8.0 * UNIT_ROUNDOFF > PLAIN_ENOUGH * length2.sqrt();
+        let wanted = precise && plain_exhausted;
         if wanted != accurate_mode {
             accurate_mode = wanted;
             corral.set_accurate(wanted);
@@ -167,6 +173,13 @@ pub(crate) fn polish(
                 if pricing > 1 {
                     // A whole batch left again: add fewer rows at a time, down to Wolfe's one.
                     pricing /= 2;
+                } else if precise && !plain_exhausted {
+                    // Plain arithmetic's rounding may be what undoes the step: go on in twice working
+                    // precision.
+                    plain_exhausted = true;
+                    full_pricing = true;
+                    added.clear();
+                    continue;
                 } else {
                     // Rounding prevents progress: the row Wolfe's rule adds leaves again at once.
                     status = PolishStatus::Stalled;
@@ -257,7 +270,14 @@ pub(crate) fn polish(
             }
         }
         w = normal;
+        let switch_to_precise = precise && !plain_exhausted;
         if done(&worst) {
+            if switch_to_precise {
+                plain_exhausted = true;
+                full_pricing = true;
+                added.clear();
+                continue;
+            }
             if needs_exact && !endgame {
                 endgame = true;
                 full_pricing = true;
@@ -287,6 +307,11 @@ pub(crate) fn polish(
             }
         }
         if added.is_empty() {
+            if switch_to_precise {
+                plain_exhausted = true;
+                full_pricing = true;
+                continue;
+            }
             status = PolishStatus::Stalled;
             break;
         }
