@@ -584,3 +584,60 @@ fn invariant_slacks_do_not_depend_on_the_scale_of_eta() {
         }
     }
 }
+
+/// The comparator a Freund–Schapire bound reports is the one its value was computed for: a unit vector in
+/// the coordinates of `(x, c)` whose deviation `D`, recomputed here from the reported direction, `γ` and the
+/// run's presentation counts, is the reported one (rounded up, never down), on dense and on CSR storage.
+/// The soft-margin directions are kept as their duals and rebuilt when a bound chooses one.
+#[test]
+fn the_reported_comparator_reproduces_its_deviation() {
+    let mut stream = rng::from_seed(77);
+    let (n, d) = (60, 5);
+    let x = Array2::from_shape_fn((n, d), |_| rng::unit_f64(&mut stream) * 2.0 - 1.0);
+    // Labels from a plane, a sixth of them flipped: not separable, so only the any-u forms apply.
+    let y = Array1::from_shape_fn(n, |i| {
+        let side = if x[[i, 0]] + 0.5 * x[[i, 1]] > 0.1 {
+            1.0
+        } else {
+            -1.0
+        };
+        if i % 6 == 0 { -side } else { side }
+    });
+    let dense = Dataset::new(x, y).unwrap();
+    for data in [dense.clone(), dense.to_sparse()] {
+        for rule in [BiasRule::None, BiasRule::Classic, BiasRule::Novikoff] {
+            let params = PerceptronParams::new().bias(rule).max_epochs(7);
+            let verdict = verify(&data, &params).unwrap();
+            let fs = bound(&verdict, BoundKind::FreundSchapire);
+            let u = fs
+                .comparator
+                .as_ref()
+                .expect("Freund–Schapire always has a comparator");
+            // Not separable: every candidate is a soft-margin direction, rebuilt from its dual.
+            assert!(u.origin.contains("soft margin"), "{rule:?}: {}", u.origin);
+            let c = verdict.bias_constant;
+            assert_eq!(u.direction.len(), d + usize::from(c != 0.0), "{rule:?}");
+            let length: f64 = u.direction.iter().map(|v| v * v).sum::<f64>().sqrt();
+            assert!((length - 1.0).abs() < 1e-12, "{rule:?}: ‖û‖ = {length}");
+            let gamma = u.gamma.unwrap();
+            let counts = verdict.fit.history.presentations.counts(n);
+            let labels = data.labels();
+            let squared: f64 = (0..n)
+                .map(|i| {
+                    let row = data.row_view(i);
+                    let mut m: f64 = row.entries().map(|(j, v)| u.direction[j] * v).sum();
+                    if c != 0.0 {
+                        m += u.direction[d] * c;
+                    }
+                    counts[i] as f64 * (gamma - labels[i] * m).max(0.0).powi(2)
+                })
+                .sum();
+            let reported = u.deviation.unwrap();
+            let recomputed = squared.sqrt();
+            assert!(
+                reported >= recomputed * (1.0 - 1e-12) && reported <= recomputed * (1.0 + 1e-9),
+                "{rule:?}: reported D = {reported}, recomputed {recomputed}"
+            );
+        }
+    }
+}
