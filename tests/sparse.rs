@@ -196,23 +196,26 @@ fn agree(dense: &MarginResult, sparse: &MarginResult, data: &Dataset, case: &str
     }
 }
 
+/// A generated sparse set of `n` rows in `d` dimensions, `nnz` values a row, four support directions.
+fn support_four(n: usize, d: usize, nnz: usize, margin: f64, seed: u64) -> Dataset {
+    SparseParams::new(n, d)
+        .nnz(nnz)
+        .support(4)
+        .margin(margin)
+        .seed(seed)
+        .check()
+        .unwrap()
+        .generate()
+        .unwrap()
+        .data
+}
+
 /// A sparse working set is held as its rows' coordinates in their span: rows that repeat others, sums
 /// of others and empty rows open no dimension, and the answer is still the dense solver's.
 #[test]
 fn dependent_sparse_rows_give_the_dense_answer() {
     for seed in 0..3 {
-        let base = SparseParams::new(120, 4000)
-            .nnz(10)
-            .support(4)
-            .margin(0.05)
-            .seed(seed)
-            .check()
-            .unwrap()
-            .generate()
-            .unwrap()
-            .data
-            .to_dense()
-            .unwrap();
+        let base = support_four(120, 4000, 10, 0.05, seed).to_dense().unwrap();
         let (x, y) = (base.x(), base.labels());
         let mut rows: Vec<Array1<f64>> = Vec::new();
         let mut labels = Vec::new();
@@ -252,16 +255,7 @@ fn dependent_sparse_rows_give_the_dense_answer() {
 fn the_row_subset_solver_certifies_sparse_data_without_the_dense_matrix() {
     // Enough rows that the first subset (32 a class) misses some of the support.
     for seed in 0..2 {
-        let generated = SparseParams::new(300, 1500)
-            .nnz(8)
-            .support(4)
-            .margin(0.05)
-            .seed(seed)
-            .check()
-            .unwrap()
-            .generate()
-            .unwrap();
-        let sparse = generated.data;
+        let sparse = support_four(300, 1500, 8, 0.05, seed);
         let dense = sparse.to_dense().unwrap();
         for bias in [Bias::ThroughOrigin, Bias::Free] {
             let a = margin::max_margin(&dense, bias).unwrap();
@@ -750,16 +744,7 @@ fn the_online_learner_on_sparse_rows_makes_the_first_epochs_updates() {
 /// descent, so the exact solve starts with most of them and the rounds only repair it.
 #[test]
 fn many_support_rows_are_found_in_few_rounds() {
-    let data = SparseParams::new(800, 8000)
-        .nnz(12)
-        .support(4)
-        .margin(0.01)
-        .seed(11)
-        .check()
-        .unwrap()
-        .generate()
-        .unwrap()
-        .data;
+    let data = support_four(800, 8000, 12, 0.01, 11);
     for bias in [Bias::Free, Bias::ThroughOrigin] {
         let result = margin::max_margin(&data, bias).unwrap();
         let MarginResult::Separable {

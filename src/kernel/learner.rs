@@ -198,14 +198,13 @@ impl KernelPerceptronParams {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn check(self) -> Result<KernelPerceptron> {
-        // The binary parameters check the shared fields the same way.
-        crate::perceptron::PerceptronParams::new()
-            .bias(self.bias)
-            .eta(self.eta)
-            .order(self.order.clone())
-            .max_epochs(self.max_epochs)
-            .max_updates(self.max_updates)
-            .check()?;
+        crate::perceptron::PerceptronParams::check_shared(
+            self.bias,
+            self.eta,
+            &self.order,
+            self.max_epochs,
+            self.max_updates,
+        )?;
         if self.representation == Representation::Explicit && !self.kernel.is_linear() {
             return Err(Error::parameter(
                 "representation",

@@ -152,6 +152,8 @@ pub(crate) fn polish(
         let precise =
             (problem.dim() as f64 + 2.0) * 8.0 * UNIT_ROUNDOFF > PLAIN_ENOUGH * length2.sqrt();
         let wanted = precise && plain_exhausted;
+        // Where plain arithmetic ends, whether twice working precision takes over (else the polish ends).
+        let switch_to_precise = precise && !plain_exhausted;
         if wanted != accurate_mode {
             accurate_mode = wanted;
             corral.set_accurate(wanted);
@@ -173,7 +175,7 @@ pub(crate) fn polish(
                 if pricing > 1 {
                     // A whole batch left again: add fewer rows at a time, down to Wolfe's one.
                     pricing /= 2;
-                } else if precise && !plain_exhausted {
+                } else if switch_to_precise {
                     // Plain arithmetic's rounding may be what undoes the step: go on in twice working
                     // precision.
                     plain_exhausted = true;
@@ -270,7 +272,6 @@ pub(crate) fn polish(
             }
         }
         w = normal;
-        let switch_to_precise = precise && !plain_exhausted;
         if done(&worst) {
             if switch_to_precise {
                 plain_exhausted = true;

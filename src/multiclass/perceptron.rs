@@ -151,14 +151,13 @@ impl MulticlassPerceptronParams {
     /// assert!(MulticlassPerceptronParams::new().eta(0.0).check().is_err());
     /// ```
     pub fn check(self) -> Result<MulticlassPerceptron> {
-        // The binary parameters check the same fields the same way.
-        crate::perceptron::PerceptronParams::new()
-            .bias(self.bias)
-            .eta(self.eta)
-            .order(self.order.clone())
-            .max_epochs(self.max_epochs)
-            .max_updates(self.max_updates)
-            .check()?;
+        crate::perceptron::PerceptronParams::check_shared(
+            self.bias,
+            self.eta,
+            &self.order,
+            self.max_epochs,
+            self.max_updates,
+        )?;
         Ok(MulticlassPerceptron { params: self })
     }
 }

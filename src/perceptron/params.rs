@@ -332,6 +332,25 @@ impl PerceptronParams {
         self.variant
     }
 
+    /// Check the fields the kernel and multi-class learners share with the binary one, with the same
+    /// messages: they are checked as the binary parameters would be.
+    pub(crate) fn check_shared(
+        bias: BiasRule,
+        eta: f64,
+        order: &Order,
+        max_epochs: usize,
+        max_updates: Option<u64>,
+    ) -> Result<()> {
+        PerceptronParams::new()
+            .bias(bias)
+            .eta(eta)
+            .order(order.clone())
+            .max_epochs(max_epochs)
+            .max_updates(max_updates)
+            .check()
+            .map(drop)
+    }
+
     /// Validate everything that can be checked without the data.
     ///
     /// ```
