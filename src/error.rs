@@ -214,6 +214,22 @@ pub enum Error {
         limit: u64,
     },
 
+    /// A sparse matrix would have more columns than its 32-bit column indices can address (see
+    /// [`MAX_SPARSE_COLUMNS`](crate::dataset::MAX_SPARSE_COLUMNS)): a file or matrix beyond it, or a
+    /// lifted matrix (Kesler's `k` blocks of `d + 1` columns) beyond `u32::MAX − 1`.
+    #[error(
+        "{what} would have {d} columns, more than the sparse storage's 32-bit column indices address \
+         (at most {limit})"
+    )]
+    TooManyColumns {
+        /// The matrix.
+        what: &'static str,
+        /// The columns it would have.
+        d: u64,
+        /// The most it may have.
+        limit: u64,
+    },
+
     /// An experiment spec or results file is inconsistent.
     #[error("{at}: {message}")]
     Spec {

@@ -39,7 +39,7 @@
 //!
 //! ```text
 //!  file, stream ──► io ─────┐
-//!  generator ────► generate ┼──► Dataset (x: Array2<f64> row-major, or CSR sprs::CsMat; y = ±1)
+//!  generator ────► generate ┼──► Dataset (x: Array2<f64> row-major, or CSR CsrMatrix; y = ±1)
 //!  textbook ────────────────┘        │  every algorithm reads a row through dataset::RowView; what is
 //!                                    │  derived from the data is computed once by its owner and cached:
 //!                                    │  R and the row lengths, the largest value, the labels' sign bits

@@ -1123,11 +1123,19 @@ fn streams_read_like_files_and_memory() {
         err.to_string(),
         "s:2:7: feature index 5 exceeds --features 4"
     );
-    let mut stream: &[u8] = b"1 1:1 900000000000:1\n";
+    let mut stream: &[u8] = b"1 1:1 2000000000:1\n";
     let err = io::read_libsvm_stream(&mut stream, "s".as_ref(), &defaults()).unwrap_err();
     assert!(
-        err.to_string().contains("pass --features 900000000000"),
+        err.to_string().contains("pass --features 2000000000"),
         "{err}"
+    );
+    // Beyond the 32-bit column index no --features helps: the index itself is refused, where it is.
+    let mut stream: &[u8] = b"1 1:1 900000000000:1\n";
+    let err = io::read_libsvm_stream(&mut stream, "s".as_ref(), &defaults()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "s:1:7: feature index 900000000000 is beyond the 2147483647 columns a dataset may have \
+         (32-bit column indices, as scipy's)"
     );
 }
 
@@ -1337,8 +1345,8 @@ fn sparse_loading_peaks_below_one_and_two_tenths_of_the_final_csr() {
         use novikoff::generate::Family;
         data.check().unwrap().generate().unwrap().data
     };
-    // What the dataset holds: values and column indices (8 bytes each), the row pointers, the labels.
-    let final_bytes = n * nnz * 16 + (n + 1) * 8 + n * 8;
+    // What the dataset holds: values (8 bytes) and 32-bit column indices, the row pointers, the labels.
+    let final_bytes = n * nnz * 12 + (n + 1) * 8 + n * 8;
     let dir = tempfile::tempdir().unwrap();
     let options = defaults().storage(io::Storage::Sparse);
     for name in ["s.svm", "s.npz"] {

@@ -111,8 +111,8 @@ fn the_lifted_vectors_of_sparse_and_dense_features_agree() {
     )
     .unwrap();
     for c in [0.0, 1.0] {
-        let a = data.kesler(c).to_dense().unwrap();
-        let b = sparse.kesler(c).to_dense().unwrap();
+        let a = data.kesler(c).unwrap().to_dense().unwrap();
+        let b = sparse.kesler(c).unwrap().to_dense().unwrap();
         assert_eq!(a, b);
         assert_eq!(a.n_samples(), 40 * 2);
     }

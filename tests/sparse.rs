@@ -8,7 +8,7 @@ mod common;
 
 use ndarray::{Array1, Array2, array};
 use novikoff::bounds::{Geometry, verify, verify_with};
-use novikoff::dataset::RowView;
+use novikoff::dataset::{MAX_SPARSE_COLUMNS, MulticlassDataset, RowView};
 use novikoff::generate::{Family, SparseParams};
 use novikoff::io::{ReadOptions, Storage, read_libsvm_from, write_libsvm_to};
 use novikoff::margin::{self, Bias, MarginResult};
@@ -126,7 +126,7 @@ fn the_fast_order_on_sparse_rows_is_fixed_and_recomputed_by_predictions() {
         };
         let mut lanes = [0.0f64; 4];
         for (k, (&j, &x)) in indices.iter().zip(values).enumerate() {
-            lanes[k % 4] += w[j] * x;
+            lanes[k % 4] += w[j as usize] * x;
         }
         let expected = (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]) + a.b;
         assert_eq!(decisions[i].to_bits(), expected.to_bits(), "row {i}");
@@ -602,6 +602,13 @@ fn scipy_sparse_npz_reads_as_csr_and_round_trips() {
         ]
     );
     assert!(archive.by_name("format.npy").is_ok());
+    // int32 indices and row pointers, as scipy stores a matrix this size.
+    for name in ["indices.npy", "indptr.npy"] {
+        let mut header = [0u8; 64];
+        std::io::Read::read_exact(&mut archive.by_name(name).unwrap(), &mut header).unwrap();
+        let header = String::from_utf8_lossy(&header);
+        assert!(header.contains("'descr': '<i4'"), "{name}: {header}");
+    }
     let back = novikoff::io::read_npz(&path, &options).unwrap();
     assert_eq!(back, data);
     // CSC is read too (the same matrix stored by columns).
@@ -615,6 +622,40 @@ fn scipy_sparse_npz_reads_as_csr_and_round_trips() {
     ]);
     let from_csc = novikoff::io::read_npz_from(&csc, "c.npz".as_ref(), &options).unwrap();
     assert_eq!(from_csc, data);
+}
+
+#[test]
+fn columns_beyond_the_32_bit_index_are_refused_never_wrapped() {
+    // 2³¹ − 1 columns is scipy's int32 limit, and ours.
+    let empty_rows = |d: usize| sprs::CsMat::new((2, d), vec![0, 1, 1], vec![d - 1], vec![1.0]);
+    let at_limit = Dataset::from_csr(empty_rows(MAX_SPARSE_COLUMNS), array![1.0, -1.0]).unwrap();
+    assert_eq!(at_limit.n_features(), 2_147_483_647);
+    assert_eq!(
+        at_limit.row_view(0),
+        RowView::Sparse {
+            indices: &[2_147_483_646],
+            values: &[1.0]
+        }
+    );
+    let err = Dataset::from_csr(empty_rows(MAX_SPARSE_COLUMNS + 1), array![1.0, -1.0]).unwrap_err();
+    assert!(
+        matches!(err, novikoff::Error::TooManyColumns { .. }),
+        "{err}"
+    );
+    assert!(err.is_input());
+    // Kesler's lifted matrix of k blocks of d + 1 columns must fit the index too.
+    let classes = |k: usize| (0..k).map(|c| c.to_string()).collect::<Vec<_>>();
+    let data = MulticlassDataset::from_features(at_limit, classes(3), vec![0, 2]).unwrap();
+    let err = data.kesler(1.0).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("Kesler's lifted matrix would have 6442450944 columns"),
+        "{err}"
+    );
+    let small = random_sparse(20, 30, 50, 4, true).to_sparse();
+    let fits =
+        MulticlassDataset::from_features(small, classes(3), (0..30).map(|i| i % 3).collect());
+    assert_eq!(fits.unwrap().kesler(1.0).unwrap().n_features(), 153);
 }
 
 #[test]
@@ -680,6 +721,16 @@ fn a_broken_sparse_npz_is_refused_with_the_array_row_and_entry() {
                 ("y.npy", "<f8", &[2], f64s(&y)),
             ])),
             "stored as `coo`",
+        ),
+        (
+            read(npz(&[
+                ("indices.npy", "<i8", &[1], i64s(&[0])),
+                ("indptr.npy", "<i8", &[3], i64s(&[0, 1, 1])),
+                ("data.npy", "<f8", &[1], f64s(&[1.0])),
+                ("shape.npy", "<i8", &[2], i64s(&[2, 3_000_000_000])),
+                ("y.npy", "<f8", &[2], f64s(&y)),
+            ])),
+            "array `shape`: 3000000000 columns are more than a csr matrix's 32-bit indices address",
         ),
     ];
     for (message, expected) in cases {

@@ -11,12 +11,11 @@ use std::sync::Arc;
 
 use ndarray::Array1;
 use novikoff::Dataset;
-use novikoff::dataset::SharedValues;
+use novikoff::dataset::{CsrMatrix, MAX_SPARSE_COLUMNS, SharedValues};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
-use sprs::CsMat;
 
 use crate::errors::OrPy;
 
@@ -72,7 +71,7 @@ impl Drop for Input<'_> {
 /// The two ways a matrix arrives from the Python layer.
 pub enum Matrix<'py> {
     Dense(PyReadonlyArray2<'py, f64>),
-    Csr(CsMat<f64>),
+    Csr(CsrMatrix),
 }
 
 impl Matrix<'_> {
@@ -101,9 +100,16 @@ pub fn matrix<'py>(x: &Bound<'py, PyAny>) -> PyResult<Matrix<'py>> {
             return Err(PyTypeError::new_err(format!("unknown matrix tag {tag:?}")));
         }
         let data = data.cast::<PyArray1<f64>>()?.to_vec()?;
+        if shape.1 > MAX_SPARSE_COLUMNS {
+            return Err(PyValueError::new_err(format!(
+                "the CSR matrix has {} columns; novikoff's sparse storage has 32-bit column indices \
+                 (at most {MAX_SPARSE_COLUMNS} columns, as scipy's int32)",
+                shape.1
+            )));
+        }
         let indices = index_array(&indices, "indices")?;
         let indptr = index_array(&indptr, "indptr")?;
-        let csr = CsMat::try_new(shape, indptr, indices, data)
+        let csr = CsrMatrix::try_new(shape, indptr, indices, data)
             .map_err(|e| PyValueError::new_err(format!("the CSR matrix is malformed: {}", e.3)))?;
         return Ok(Matrix::Csr(csr));
     }
@@ -118,16 +124,20 @@ pub fn matrix<'py>(x: &Bound<'py, PyAny>) -> PyResult<Matrix<'py>> {
     Ok(Matrix::Dense(array.try_readonly()?))
 }
 
-/// A SciPy index array (`int32` or `int64`) as the crate's `usize` indices.
-fn index_array(array: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<usize>> {
-    let negative =
-        || PyValueError::new_err(format!("the CSR matrix's {name} has a negative entry"));
+/// A SciPy index array (`int32` or `int64`) as the crate's indices (`usize` row pointers, 32-bit
+/// column indices); an entry that is negative or does not fit is refused.
+fn index_array<T: TryFrom<i64>>(array: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<T>> {
+    let invalid = |v: i64| {
+        PyValueError::new_err(format!(
+            "the CSR matrix's {name} has the entry {v}, which is negative or too large"
+        ))
+    };
     if let Ok(a) = array.cast::<PyArray1<i32>>() {
         let ro = a.try_readonly()?;
         return ro
             .as_array()
             .iter()
-            .map(|&v| usize::try_from(v).map_err(|_| negative()))
+            .map(|&v| T::try_from(i64::from(v)).map_err(|_| invalid(i64::from(v))))
             .collect();
     }
     let a = array.cast::<PyArray1<i64>>().map_err(|_| {
@@ -136,7 +146,7 @@ fn index_array(array: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<usize>> {
     let ro = a.try_readonly()?;
     ro.as_array()
         .iter()
-        .map(|&v| usize::try_from(v).map_err(|_| negative()))
+        .map(|&v| T::try_from(v).map_err(|_| invalid(v)))
         .collect()
 }
 

@@ -24,6 +24,16 @@ def test_radius_about_the_origin_dense_and_sparse():
     assert novikoff.radius([[3, 4]]) == 5.0
 
 
+def test_columns_beyond_the_32_bit_index_are_refused():
+    # scipy itself switches to int64 indices here; the crate stores 32-bit ones and says so.
+    wide = sp.csr_matrix((np.array([1.0, 2.0]), np.array([0, 2_999_999_999]), np.array([0, 1, 2])),
+                         shape=(2, 3_000_000_000))
+    with pytest.raises(ValueError, match="32-bit column indices"):
+        novikoff.radius(wide)
+    assert novikoff.radius(sp.csr_matrix(([3.0, 4.0], [0, 2_147_483_646], [0, 1, 2]),
+                                         shape=(2, 2_147_483_647))) == 4.0
+
+
 def test_max_margin_of_seed004_is_certified():
     result = novikoff.max_margin(SEED004_X, SEED004_Y, bias="through_origin")
     assert result.status == "separable" and result.separable

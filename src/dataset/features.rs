@@ -1,9 +1,7 @@
 //! The two storages of a dataset's features, and what every algorithm reads them through.
 
-use sprs::CsMat;
-
-use super::RowView;
 use super::dense::DenseMatrix;
+use super::{CsrMatrix, RowView};
 
 /// A dataset's feature matrix: dense and row-major (the design's `Array2<f64>`, read by the SIMD
 /// kernels; owned, or shared with an owner outside the crate), or compressed sparse rows (CSR) for data
@@ -11,7 +9,7 @@ use super::dense::DenseMatrix;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Features {
     Dense(DenseMatrix),
-    Sparse(CsMat<f64>),
+    Sparse(CsrMatrix),
 }
 
 impl Features {

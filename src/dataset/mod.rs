@@ -13,7 +13,7 @@
 use std::sync::OnceLock;
 
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
-use sprs::CsMat;
+use sprs::{CsMatI, SpIndex};
 
 mod dense;
 mod features;
@@ -31,7 +31,7 @@ pub use multiclass::MulticlassDataset;
 pub(crate) use norms::{RowNorms, norm};
 pub(crate) use row::DenseRow;
 pub use row::RowView;
-pub use sparse::DENSIFY_LIMIT_BYTES;
+pub use sparse::{CsrMatrix, DENSIFY_LIMIT_BYTES, MAX_SPARSE_COLUMNS, SparseIndex};
 
 use crate::error::{Error, Result};
 use crate::simd::{LabelSigns, Rows};
@@ -137,7 +137,12 @@ impl Dataset {
 
     /// Validate and wrap a sparse feature matrix (CSR; a CSC matrix is converted) and its labels. The
     /// checks are those of [`Dataset::new`]: at least one row and one column, finite stored values,
-    /// labels ±1. Rows with no stored entry are the zero vector.
+    /// labels ±1, and at most [`MAX_SPARSE_COLUMNS`] columns. Rows with no stored entry are the zero
+    /// vector.
+    ///
+    /// Any `sprs` index type is taken (`CsMat<f64>`, sprs's default with `usize` indices, or
+    /// [`CsrMatrix`]); the dataset stores 32-bit column indices (see [`SparseIndex`]), converting others
+    /// as it checks them.
     ///
     /// ```
     /// use ndarray::array;
@@ -150,19 +155,34 @@ impl Dataset {
     /// assert_eq!(data.radius(), 2.0);
     /// # Ok::<(), novikoff::Error>(())
     /// ```
-    pub fn from_csr(x: CsMat<f64>, y: Array1<f64>) -> Result<Self> {
+    pub fn from_csr<I: SpIndex>(x: CsMatI<f64, I, usize>, y: Array1<f64>) -> Result<Self> {
         let x = if x.is_csr() { x } else { x.to_csr() };
-        let y = checked_labels((x.rows(), x.cols()), y)?;
+        let (n, d) = (x.rows(), x.cols());
+        if d > MAX_SPARSE_COLUMNS {
+            return Err(Error::TooManyColumns {
+                what: "the sparse matrix",
+                d: d as u64,
+                limit: MAX_SPARSE_COLUMNS as u64,
+            });
+        }
+        let y = checked_labels((n, d), y)?;
         for (row, values) in x.outer_iterator().enumerate() {
             if let Some((column, &value)) = values.iter().find(|(_, v)| !v.is_finite()) {
                 return Err(Error::NonFinite { row, column, value });
             }
         }
+        let (indptr, indices, data) = x.into_raw_storage();
+        // The structure was checked when `x` was made, and every index is below d ≤ MAX_SPARSE_COLUMNS.
+        let indices = indices
+            .into_iter()
+            .map(|j| j.index() as SparseIndex)
+            .collect();
+        let x = CsrMatrix::new((n, d), indptr, indices, data);
         Ok(Self::from_valid(Features::Sparse(x), y))
     }
 
     /// [`Dataset::from_csr`] for a reader that has checked the matrix as it built it.
-    pub(crate) fn with_checked_csr(x: CsMat<f64>, y: Array1<f64>) -> Result<Self> {
+    pub(crate) fn with_checked_csr(x: CsrMatrix, y: Array1<f64>) -> Result<Self> {
         debug_assert!(x.is_csr() && x.data().iter().all(|v| v.is_finite()));
         let y = checked_labels((x.rows(), x.cols()), y)?;
         Ok(Self::from_valid(Features::Sparse(x), y))

@@ -2,9 +2,8 @@
 //! one class against the rest, and Kesler's lifted vectors.
 
 use ndarray::{Array1, Array2};
-use sprs::CsMat;
 
-use super::{Dataset, Features};
+use super::{CsrMatrix, Dataset, Features, SparseIndex, sparse};
 use crate::error::{Error, Result};
 
 /// Examples with one of `k ≥ 2` named classes: the features in a [`Dataset`] (dense or CSR; its ±1
@@ -209,19 +208,23 @@ impl MulticlassDataset {
     /// origin, all labels +1, in the lifted space. Stored as CSR (`n(k−1)` rows of `2·nnz(xᵢ)` values),
     /// never densely.
     ///
+    /// # Errors
+    /// [`Error::TooManyColumns`] when `k·d'` is beyond the sparse storage's 32-bit column indices.
+    ///
     /// ```
     /// use ndarray::array;
     /// use novikoff::dataset::MulticlassDataset;
     /// let data = MulticlassDataset::new(array![[2.0]], vec!["a".into(), "b".into(), "c".into()], vec![1])?;
-    /// let lifted = data.kesler(0.0);
+    /// let lifted = data.kesler(0.0)?;
     /// assert_eq!((lifted.n_samples(), lifted.n_features()), (2, 3));
     /// assert_eq!(lifted.to_dense()?.x(), array![[-2.0, 2.0, 0.0], [0.0, 2.0, -2.0]]);
     /// # Ok::<(), novikoff::Error>(())
     /// ```
-    pub fn kesler(&self, c: f64) -> Dataset {
+    pub fn kesler(&self, c: f64) -> Result<Dataset> {
         let k = self.n_classes();
         let d = self.n_features();
         let block = if c == 0.0 { d } else { d + 1 };
+        sparse::check_lifted_columns("Kesler's lifted matrix", k as u64 * block as u64)?;
         let n = self.n_samples();
         let stored: usize = (0..n).map(|i| self.features.row_view(i).nnz()).sum();
         let extra = usize::from(c != 0.0);
@@ -239,22 +242,26 @@ impl MulticlassDataset {
                 } else {
                     [(r, -1.0), (yi, 1.0)]
                 } {
+                    // Below k·block, checked above to fit the index.
                     let offset = class * block;
                     for (j, v) in x.entries() {
                         if v != 0.0 {
-                            indices.push(offset + j);
+                            indices.push((offset + j) as SparseIndex);
                             data.push(sign * v);
                         }
                     }
                     if c != 0.0 {
-                        indices.push(offset + d);
+                        indices.push((offset + d) as SparseIndex);
                         data.push(sign * c);
                     }
                 }
                 indptr.push(data.len());
             }
         }
-        let matrix = CsMat::new((n * (k - 1), k * block), indptr, indices, data);
-        Dataset::from_valid(Features::Sparse(matrix), Array1::ones(n * (k - 1)))
+        let matrix = CsrMatrix::new((n * (k - 1), k * block), indptr, indices, data);
+        Ok(Dataset::from_valid(
+            Features::Sparse(matrix),
+            Array1::ones(n * (k - 1)),
+        ))
     }
 }

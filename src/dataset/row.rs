@@ -1,6 +1,7 @@
 //! One example's features, whichever storage holds them: the abstraction every algorithm reads rows
 //! through, so that no algorithm needs a second, sparse copy.
 
+use super::SparseIndex;
 use crate::simd::{self, Summation};
 
 /// The features of one example: a dense row, or the stored entries of a sparse (CSR) row as column
@@ -31,7 +32,7 @@ pub enum RowView<'a> {
     /// The stored entries of a sparse row: `indices` strictly increasing, `values` beside them.
     Sparse {
         /// Column indices, strictly increasing.
-        indices: &'a [usize],
+        indices: &'a [SparseIndex],
         /// The values at those columns.
         values: &'a [f64],
     },
@@ -71,7 +72,7 @@ impl<'a> RowView<'a> {
             }
             RowView::Sparse { indices, values } => {
                 for (&j, &x) in indices.iter().zip(values) {
-                    w[j] += step * x;
+                    w[j as usize] += step * x;
                 }
             }
         }
@@ -106,14 +107,14 @@ impl<'a> RowView<'a> {
     /// assert_eq!(x.entries().collect::<Vec<_>>(), vec![(1, 2.0), (5, 3.0)]);
     /// ```
     pub fn entries(self) -> impl Iterator<Item = (usize, f64)> + 'a {
-        let (indices, values): (Option<&[usize]>, &[f64]) = match self {
+        let (indices, values): (Option<&[SparseIndex]>, &[f64]) = match self {
             RowView::Dense(x) => (None, x),
             RowView::Sparse { indices, values } => (Some(indices), values),
         };
         values
             .iter()
             .enumerate()
-            .map(move |(k, &v)| (indices.map_or(k, |ix| ix[k]), v))
+            .map(move |(k, &v)| (indices.map_or(k, |ix| ix[k] as usize), v))
     }
 }
 
@@ -123,7 +124,7 @@ impl<'a> RowView<'a> {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct DenseRow {
     values: Vec<f64>,
-    stored: Vec<usize>,
+    stored: Vec<SparseIndex>,
 }
 
 impl DenseRow {
@@ -136,13 +137,13 @@ impl DenseRow {
                     self.values = vec![0.0; d];
                 } else {
                     for &j in &self.stored {
-                        self.values[j] = 0.0;
+                        self.values[j as usize] = 0.0;
                     }
                 }
                 self.stored.clear();
                 self.stored.extend_from_slice(indices);
                 for (&j, &v) in indices.iter().zip(values) {
-                    self.values[j] = v;
+                    self.values[j as usize] = v;
                 }
                 &self.values
             }

@@ -1,10 +1,30 @@
-//! Compressed sparse rows: building a checked `CsMat` from raw arrays, and the sparse forms of the
+//! Compressed sparse rows: building a checked [`CsrMatrix`] from raw arrays, and the sparse forms of the
 //! transforms. Nothing here forms a dense matrix, except [`to_dense`], which says so and has a limit.
 
 use ndarray::{Array2, ArrayView2};
-use sprs::CsMat;
 
 use crate::error::{Error, Result};
+
+/// A sparse dataset's column index: 32 bits, as in scipy's CSR matrices (`int32` indices up to 2³¹ − 1
+/// columns) and LIBLINEAR's `feature_node`. A stored value then costs 12 bytes (value and index) rather
+/// than 16, and a pass over the rows, whose cost is reading them, is that much shorter.
+pub type SparseIndex = u32;
+
+/// The sparse storage: compressed sparse rows with [`SparseIndex`] column indices and `usize` row
+/// pointers (so the number of stored values is not limited to 2³²). A `sprs` matrix like any other.
+///
+/// ```
+/// use novikoff::dataset::CsrMatrix;
+/// // Row 0 = (0, 2, 0), row 1 = (−1, 0, 0).
+/// let x = CsrMatrix::new((2, 3), vec![0, 1, 2], vec![1, 0], vec![2.0, -1.0]);
+/// assert_eq!(x.nnz(), 2);
+/// ```
+pub type CsrMatrix = sprs::CsMatI<f64, SparseIndex, usize>;
+
+/// The most columns a sparse dataset may have when it is read or built: 2³¹ − 1, scipy's limit for
+/// `int32` indices. The 32-bit index leaves room beyond it for the columns the transforms append (the
+/// bias's constant, Kesler's blocks, which are checked against [`SparseIndex::MAX`]).
+pub const MAX_SPARSE_COLUMNS: usize = i32::MAX as usize;
 
 /// The most memory an algorithm may take to hold a sparse dataset densely (2 GiB), where it needs the
 /// dense matrix.
@@ -25,11 +45,17 @@ pub(crate) struct CsrProblem {
 pub(crate) fn from_raw(
     shape: (usize, usize),
     indptr: Vec<usize>,
-    indices: Vec<usize>,
+    indices: Vec<SparseIndex>,
     data: Vec<f64>,
-) -> std::result::Result<CsMat<f64>, CsrProblem> {
+) -> std::result::Result<CsrMatrix, CsrProblem> {
     let (n, d) = shape;
     let whole = |message: String| CsrProblem { row: None, message };
+    if d > MAX_SPARSE_COLUMNS {
+        return Err(whole(format!(
+            "{d} columns are more than the sparse storage's 32-bit indices address (at most \
+             {MAX_SPARSE_COLUMNS})"
+        )));
+    }
     if indptr.len() != n + 1 {
         return Err(whole(format!(
             "indptr has {} entries, and {n} rows need {}",
@@ -73,7 +99,7 @@ pub(crate) fn from_raw(
         }
         let mut previous = None;
         for k in start..end {
-            let (j, value) = (indices[k], data[k]);
+            let (j, value) = (indices[k] as usize, data[k]);
             let at = |message: String| CsrProblem {
                 row: Some(i),
                 message,
@@ -97,12 +123,25 @@ pub(crate) fn from_raw(
             previous = Some(j);
         }
     }
-    CsMat::try_new(shape, indptr, indices, data).map_err(|(_, _, _, e)| whole(e.to_string()))
+    CsrMatrix::try_new(shape, indptr, indices, data).map_err(|(_, _, _, e)| whole(e.to_string()))
+}
+
+/// An error unless a matrix made by a transform (`what`) with `d` columns fits the 32-bit index.
+pub(crate) fn check_lifted_columns(what: &'static str, d: u64) -> Result<()> {
+    let limit = u64::from(SparseIndex::MAX);
+    if d > limit {
+        return Err(Error::TooManyColumns { what, d, limit });
+    }
+    Ok(())
 }
 
 /// `(x, c)`: one more column, stored only when `c ≠ 0`.
-pub(crate) fn append_column(x: &CsMat<f64>, c: f64) -> CsMat<f64> {
+pub(crate) fn append_column(x: &CsrMatrix, c: f64) -> CsrMatrix {
     let (n, d) = (x.rows(), x.cols());
+    // Every way a sparse matrix is made caps it at MAX_SPARSE_COLUMNS; each augmentation adds one, and
+    // 2³¹ of them would be needed to exhaust the index.
+    let new_column =
+        SparseIndex::try_from(d).expect("a sparse matrix is far below 2³² − 1 columns");
     let extra = usize::from(c != 0.0);
     let mut indptr = Vec::with_capacity(n + 1);
     let mut indices = Vec::with_capacity(x.nnz() + n * extra);
@@ -113,16 +152,16 @@ pub(crate) fn append_column(x: &CsMat<f64>, c: f64) -> CsMat<f64> {
         indices.extend_from_slice(&x.indices()[range.clone()]);
         data.extend_from_slice(&x.data()[range]);
         if c != 0.0 {
-            indices.push(d);
+            indices.push(new_column);
             data.push(c);
         }
         indptr.push(data.len());
     }
-    CsMat::new((n, d + 1), indptr, indices, data)
+    CsrMatrix::new((n, d + 1), indptr, indices, data)
 }
 
 /// The rows at `indices`, in that order.
-pub(crate) fn select_rows(x: &CsMat<f64>, rows: &[usize]) -> CsMat<f64> {
+pub(crate) fn select_rows(x: &CsrMatrix, rows: &[usize]) -> CsrMatrix {
     let mut indptr = Vec::with_capacity(rows.len() + 1);
     let mut indices = Vec::new();
     let mut data = Vec::new();
@@ -133,11 +172,11 @@ pub(crate) fn select_rows(x: &CsMat<f64>, rows: &[usize]) -> CsMat<f64> {
         data.extend_from_slice(&x.data()[range]);
         indptr.push(data.len());
     }
-    CsMat::new((rows.len(), x.cols()), indptr, indices, data)
+    CsrMatrix::new((rows.len(), x.cols()), indptr, indices, data)
 }
 
 /// The dense matrix of a sparse one, refused beyond [`DENSIFY_LIMIT_BYTES`] with what needed it.
-pub(crate) fn to_dense(x: &CsMat<f64>, what: &'static str) -> Result<Array2<f64>> {
+pub(crate) fn to_dense(x: &CsrMatrix, what: &'static str) -> Result<Array2<f64>> {
     let (n, d) = (x.rows(), x.cols());
     let bytes = (n as u64).saturating_mul(d as u64).saturating_mul(8);
     if bytes > DENSIFY_LIMIT_BYTES {
@@ -154,15 +193,17 @@ pub(crate) fn to_dense(x: &CsMat<f64>, what: &'static str) -> Result<Array2<f64>
     for i in 0..n {
         let range = x.indptr().outer_inds_sz(i);
         for (&j, &v) in x.indices()[range.clone()].iter().zip(&x.data()[range]) {
-            values[i * d + j] = v;
+            values[i * d + j as usize] = v;
         }
     }
     Ok(Array2::from_shape_vec((n, d), values).expect("n·d values for an n × d matrix"))
 }
 
-/// The CSR form of a dense matrix: its non-zero values (a stored `-0.0` is dropped like `+0.0`).
-pub(crate) fn from_dense(x: ArrayView2<'_, f64>) -> CsMat<f64> {
+/// The CSR form of a dense matrix: its non-zero values (a stored `-0.0` is dropped like `+0.0`). A dense
+/// matrix has far fewer than [`MAX_SPARSE_COLUMNS`] columns: its rows alone would take 16 GiB.
+pub(crate) fn from_dense(x: ArrayView2<'_, f64>) -> CsrMatrix {
     let (n, d) = x.dim();
+    assert!(d <= MAX_SPARSE_COLUMNS, "{d} dense columns");
     let mut indptr = Vec::with_capacity(n + 1);
     let mut indices = Vec::new();
     let mut data = Vec::new();
@@ -170,13 +211,13 @@ pub(crate) fn from_dense(x: ArrayView2<'_, f64>) -> CsMat<f64> {
     for row in x.rows() {
         for (j, &v) in row.iter().enumerate() {
             if v != 0.0 {
-                indices.push(j);
+                indices.push(j as SparseIndex);
                 data.push(v);
             }
         }
         indptr.push(data.len());
     }
-    CsMat::new((n, d), indptr, indices, data)
+    CsrMatrix::new((n, d), indptr, indices, data)
 }
 
 #[cfg(test)]
@@ -187,7 +228,7 @@ mod tests {
     fn raw_arrays_are_checked_entry_by_entry() {
         let ok = from_raw((2, 3), vec![0, 1, 3], vec![2, 0, 1], vec![1.0, 2.0, 3.0]).unwrap();
         assert_eq!(ok.nnz(), 3);
-        let bad = |indptr: Vec<usize>, indices: Vec<usize>, data: Vec<f64>| {
+        let bad = |indptr: Vec<usize>, indices: Vec<SparseIndex>, data: Vec<f64>| {
             from_raw((2, 3), indptr, indices, data).unwrap_err()
         };
         let e = bad(vec![0, 2, 1], vec![0, 1], vec![1.0, 1.0]);

@@ -3,9 +3,8 @@
 use std::borrow::Cow;
 
 use ndarray::ArrayView2;
-use sprs::CsMat;
 
-use super::{DENSIFY_LIMIT_BYTES, Dataset, DenseMatrix, Features, sparse};
+use super::{CsrMatrix, DENSIFY_LIMIT_BYTES, Dataset, DenseMatrix, Features, sparse};
 use crate::error::{Error, Result};
 
 impl Dataset {
@@ -56,7 +55,7 @@ impl Dataset {
     /// assert_eq!(data.csr().map(|x| x.nnz()), Some(1));
     /// # Ok::<(), novikoff::Error>(())
     /// ```
-    pub fn csr(&self) -> Option<&CsMat<f64>> {
+    pub fn csr(&self) -> Option<&CsrMatrix> {
         match &self.features {
             Features::Dense(_) => None,
             Features::Sparse(x) => Some(x),

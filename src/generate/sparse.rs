@@ -2,11 +2,10 @@
 
 use ndarray::Array1;
 use serde::{Deserialize, Serialize};
-use sprs::CsMat;
 
 use super::sampling::Sampler;
 use super::{Family, Generated, check_positive};
-use crate::dataset::Dataset;
+use crate::dataset::{CsrMatrix, Dataset, MAX_SPARSE_COLUMNS, SparseIndex};
 use crate::error::{Error, Result};
 
 /// Parameters of the `sparse` family: `n` rows of dimension `d` (up to 10⁷ and beyond), each storing
@@ -187,6 +186,16 @@ impl super::private::Sample for SparseParams {
                 ),
             ));
         }
+        if self.d > MAX_SPARSE_COLUMNS {
+            return Err(Error::parameter(
+                "d",
+                format!(
+                    "must be at most {MAX_SPARSE_COLUMNS} (the sparse storage's 32-bit column indices), \
+                     got {}",
+                    self.d
+                ),
+            ));
+        }
         if self
             .n
             .checked_mul(self.nnz)
@@ -278,12 +287,13 @@ impl super::private::Sample for SparseParams {
             }
             row.sort_unstable_by_key(|&(j, _)| j);
             for &(j, v) in &row {
-                indices.push(j);
+                // Below d ≤ MAX_SPARSE_COLUMNS (checked by `validate`).
+                indices.push(j as SparseIndex);
                 values.push(v);
             }
             indptr.push(values.len());
         }
-        let x = CsMat::new((self.n, self.d), indptr, indices, values);
+        let x = CsrMatrix::new((self.n, self.d), indptr, indices, values);
         let data = Dataset::from_csr(x, Array1::from_vec(labels))?;
         let mut u = Array1::zeros(self.d);
         for (&j, &s) in support.iter().zip(&signs) {

@@ -80,7 +80,7 @@ impl LiftedGeometry {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn compute(data: &MulticlassDataset, c: f64) -> Result<LiftedGeometry> {
-        let lifted = data.kesler(c);
+        let lifted = data.kesler(c)?;
         let radius = lifted.radius();
         let base = data.features().radius();
         let collins_radius = (2.0 * (base * base + c * c)).sqrt();

@@ -205,7 +205,8 @@ impl OnlinePerceptron {
             });
         }
         for (k, (&j, &value)) in indices.iter().zip(values).enumerate() {
-            if j >= d || (k > 0 && j <= indices[k - 1]) {
+            let j = j as usize;
+            if j >= d || (k > 0 && j <= indices[k - 1] as usize) {
                 return Err(Error::parameter(
                     "x",
                     format!(
@@ -248,7 +249,8 @@ impl OnlinePerceptron {
             let mut updated = false;
             simd::train_sparse(&mut learner, &rows, summation, &mut |made| {
                 updated = true;
-                finite = made.b.is_finite() && indices.iter().all(|&j| made.w[j].is_finite());
+                finite =
+                    made.b.is_finite() && indices.iter().all(|&j| made.w[j as usize].is_finite());
                 ControlFlow::Continue(())
             });
             self.weights.v = learner.v;

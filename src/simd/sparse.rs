@@ -18,6 +18,7 @@
 use std::ops::ControlFlow;
 
 use super::{Learner, OnUpdate, Summation, Update};
+use crate::dataset::SparseIndex;
 
 /// The accumulators of the [`Summation::Fast`] order on sparse rows.
 pub const SPARSE_LANES: usize = 4;
@@ -36,13 +37,13 @@ pub const SPARSE_LANES: usize = 4;
 /// assert_eq!(sparse_dot(&w, &indices, &values, Summation::Fast), fast);
 /// ```
 #[inline]
-pub fn sparse_dot(w: &[f64], indices: &[usize], values: &[f64], summation: Summation) -> f64 {
+pub fn sparse_dot(w: &[f64], indices: &[SparseIndex], values: &[f64], summation: Summation) -> f64 {
     debug_assert_eq!(indices.len(), values.len());
     match summation {
         Summation::Sequential => {
             let mut sum = 0.0;
             for (&j, &x) in indices.iter().zip(values) {
-                sum += w[j] * x;
+                sum += w[j as usize] * x;
             }
             sum
         }
@@ -52,7 +53,7 @@ pub fn sparse_dot(w: &[f64], indices: &[usize], values: &[f64], summation: Summa
             let mut chunks_v = values.chunks_exact(SPARSE_LANES);
             for (ix, vx) in (&mut chunks_i).zip(&mut chunks_v) {
                 for l in 0..SPARSE_LANES {
-                    lanes[l] += w[ix[l]] * vx[l];
+                    lanes[l] += w[ix[l] as usize] * vx[l];
                 }
             }
             for (l, (&j, &x)) in chunks_i
@@ -61,7 +62,7 @@ pub fn sparse_dot(w: &[f64], indices: &[usize], values: &[f64], summation: Summa
                 .zip(chunks_v.remainder())
                 .enumerate()
             {
-                lanes[l] += w[j] * x;
+                lanes[l] += w[j as usize] * x;
             }
             (lanes[0] + lanes[2]) + (lanes[1] + lanes[3])
         }
@@ -73,7 +74,7 @@ pub fn sparse_dot(w: &[f64], indices: &[usize], values: &[f64], summation: Summa
 pub(crate) struct SparseRows<'a> {
     /// Row `i`'s entries are `indptr[i]..indptr[i + 1]` (starting at 0).
     pub(crate) indptr: &'a [usize],
-    pub(crate) indices: &'a [usize],
+    pub(crate) indices: &'a [SparseIndex],
     pub(crate) values: &'a [f64],
     pub(crate) labels: &'a [f64],
     /// The visiting order; `None` for `0..n`.
@@ -106,7 +107,7 @@ pub(crate) fn train_sparse(
         if y * activation <= 0.0 {
             let step = learner.eta * y;
             for (&j, &x) in indices.iter().zip(values) {
-                w[j] += step * x;
+                w[j as usize] += step * x;
             }
             learner.v += step * learner.c;
             let update = Update {

@@ -12,13 +12,12 @@ use std::io::Write;
 use std::path::Path;
 
 use ndarray::{Array1, Array2};
-use sprs::CsMat;
 
 use super::ReadOptions;
 use super::labels::LabelMapper;
 use super::source::{self, Source};
 use super::text::{Text, find_byte, push_f64, shown, tidy, zeros};
-use crate::dataset::Dataset;
+use crate::dataset::{CsrMatrix, Dataset, MAX_SPARSE_COLUMNS, SparseIndex};
 use crate::error::{Error, Location, Result};
 
 mod dense;
@@ -277,7 +276,7 @@ fn parse_once(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dat
             .iter()
             .zip(&rows.values[start..end])
         {
-            values[row * d + j] = value;
+            values[row * d + j as usize] = value;
         }
     }
     drop(rows);
@@ -441,6 +440,15 @@ fn token_index(
         return Err(Error::parse(
             at(start + 1),
             "feature index 0: LIBSVM indices start at 1",
+        ));
+    }
+    if index > MAX_SPARSE_COLUMNS {
+        return Err(Error::parse(
+            at(start + 1),
+            format!(
+                "feature index {index} is beyond the {MAX_SPARSE_COLUMNS} columns a dataset may have \
+                 (32-bit column indices, as scipy's)"
+            ),
         ));
     }
     if index <= previous {

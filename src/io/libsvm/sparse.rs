@@ -2,10 +2,11 @@
 
 use super::*;
 
-/// Compressed sparse rows as the parser fills them: 0-based column indices.
+/// Compressed sparse rows as the parser fills them: 0-based column indices (the parser refuses an index
+/// beyond [`MAX_SPARSE_COLUMNS`], so each fits a [`SparseIndex`]).
 pub(super) struct SparseRows {
     pub(super) indptr: Vec<usize>,
-    pub(super) indices: Vec<usize>,
+    pub(super) indices: Vec<SparseIndex>,
     pub(super) values: Vec<f64>,
 }
 
@@ -40,7 +41,7 @@ impl SparseRows {
 
     #[inline]
     pub(super) fn push(&mut self, index: usize, value: f64) {
-        self.indices.push(index - 1);
+        self.indices.push((index - 1) as SparseIndex);
         self.values.push(value);
     }
 
@@ -53,7 +54,7 @@ impl SparseRows {
     }
 
     pub(super) fn bytes(&self) -> usize {
-        8 * (self.indptr.len() + self.indices.len() + self.values.len())
+        8 * (self.indptr.len() + self.values.len()) + 4 * self.indices.len()
     }
 }
 
@@ -66,9 +67,18 @@ pub(super) fn finish_sparse(
     path: &Path,
 ) -> Result<Dataset> {
     let file = Location::new(path);
+    if d > MAX_SPARSE_COLUMNS {
+        return Err(Error::parse(
+            file,
+            format!(
+                "--features {d} is more than the {MAX_SPARSE_COLUMNS} columns a sparse dataset may have \
+                 (32-bit column indices, as scipy's)"
+            ),
+        ));
+    }
     let y = super::dense::finished_labels(labels, d, path)?;
     let n = rows.len();
-    let x = CsMat::try_new((n, d), rows.indptr, rows.indices, rows.values)
+    let x = CsrMatrix::try_new((n, d), rows.indptr, rows.indices, rows.values)
         .map_err(|(_, _, _, e)| Error::parse(file.clone(), format!("invalid sparse rows: {e}")))?;
     Dataset::with_checked_csr(x, Array1::from_vec(y)).map_err(|e| e.at_file(&file, |_| 0))
 }

@@ -12,10 +12,9 @@
 //! strictly increasing, the values as finite. An error names the array, and the row and the stored entry
 //! where it applies. Nothing dense is formed unless the storage asks for it.
 
-use sprs::CsMat;
-
 use super::*;
 use crate::dataset::sparse::{CsrProblem, from_raw};
+use crate::dataset::{CsrMatrix, MAX_SPARSE_COLUMNS, SparseIndex};
 
 /// True for an archive holding a scipy sparse matrix.
 pub(super) fn is_sparse_archive(names: &[String]) -> bool {
@@ -51,7 +50,7 @@ pub(super) fn read_sparse_archive<R: Read + Seek>(
     }
     let shape_name = entry_name(names, "shape")
         .ok_or_else(|| fail("no array `shape` in the scipy sparse archive".into()))?;
-    let shape = read_indices(archive, &shape_name, total, usize::MAX, &fail)?;
+    let shape: Vec<usize> = read_indices(archive, &shape_name, total, u64::MAX >> 11, &fail)?;
     let (n, d) = match shape.as_slice() {
         &[n, d] => (n, d),
         other => {
@@ -67,12 +66,26 @@ pub(super) fn read_sparse_archive<R: Read + Seek>(
         return Err(fail("array `shape`: no features (0 columns)".into()));
     }
     check_features(options, d, &fail)?;
-    let name = |array: &str| entry_name(names, array).expect("checked by is_sparse_archive");
-    let data = read_values(archive, &name("data"), total, &fail)?;
-    let indices = read_indices(archive, &name("indices"), total, usize::MAX, &fail)?;
-    let indptr = read_indices(archive, &name("indptr"), total, usize::MAX, &fail)?;
     // CSC is CSR of the transpose: checked as such, then turned around.
     let (outer, inner) = if format == "csr" { (n, d) } else { (d, n) };
+    if inner > MAX_SPARSE_COLUMNS {
+        let unit = if format == "csr" { "columns" } else { "rows" };
+        return Err(fail(format!(
+            "array `shape`: {inner} {unit} are more than a {format} matrix's 32-bit indices address \
+             here (at most {MAX_SPARSE_COLUMNS}, as scipy's int32)"
+        )));
+    }
+    let name = |array: &str| entry_name(names, array).expect("checked by is_sparse_archive");
+    let data = read_values(archive, &name("data"), total, &fail)?;
+    // Read straight into 32-bit indices: no wider copy exists even for a moment.
+    let indices: Vec<SparseIndex> = read_indices(
+        archive,
+        &name("indices"),
+        total,
+        MAX_SPARSE_COLUMNS as u64,
+        &fail,
+    )?;
+    let indptr: Vec<usize> = read_indices(archive, &name("indptr"), total, u64::MAX >> 11, &fail)?;
     let matrix = from_raw((outer, inner), indptr, indices, data).map_err(|problem| {
         let CsrProblem { row, message } = problem;
         let unit = if format == "csr" { "row" } else { "column" };
@@ -135,14 +148,15 @@ fn read_values<R: Read + Seek>(
     Ok(values)
 }
 
-/// An integer array (indices, `indptr`, `shape`): every element a whole number in `0..=limit`.
-fn read_indices<R: Read + Seek>(
+/// An integer array (indices, `indptr`, `shape`): every element a whole number in `0..=limit`, which
+/// must fit `T`.
+fn read_indices<R: Read + Seek, T: TryFrom<u64>>(
     archive: &mut zip::ZipArchive<R>,
     name: &str,
     total: u64,
-    limit: usize,
+    limit: u64,
     fail: &dyn Fn(String) -> Error,
-) -> Result<Vec<usize>> {
+) -> Result<Vec<T>> {
     let array = name.trim_end_matches(".npy");
     let fail = |message: String| fail(format!("array `{array}`: {message}"));
     let (mut entry, header, count) = open_array(archive, name, total, &fail)?;
@@ -157,10 +171,11 @@ fn read_indices<R: Read + Seek>(
     stream(&mut entry, header.dtype, count, &fail, |first, block| {
         for (k, &v) in (first..).zip(block) {
             // Integer dtypes decode exactly (int64 beyond 2⁵³ is refused by the decoder).
-            if v < 0.0 || v > limit as f64 {
-                return Err(fail(format!("entry [{k}]: {v} is not a valid index")));
-            }
-            out.push(v as usize);
+            let index = (v >= 0.0 && v <= limit as f64)
+                .then(|| T::try_from(v as u64).ok())
+                .flatten()
+                .ok_or_else(|| fail(format!("entry [{k}]: {v} is not a valid index")))?;
+            out.push(index);
         }
         Ok(())
     })?;
@@ -209,9 +224,9 @@ fn read_format<R: Read + Seek>(
 }
 
 /// Write a sparse dataset as scipy's sparse `.npz` (uncompressed, like `save_npz(..., compressed=False)`):
-/// `data` (float64), `indices` and `indptr` (int64), `shape` (int64), `format` (`b"csr"`) and the labels
-/// `y` (float64).
-pub(super) fn write_sparse_npz<W: Write + Seek>(out: W, x: &CsMat<f64>, y: &[f64]) -> Result<()> {
+/// `data` (float64), `indices` and `indptr` (int32 when the columns and the stored values fit, as scipy
+/// chooses, else int64), `shape` (int64), `format` (`b"csr"`) and the labels `y` (float64).
+pub(super) fn write_sparse_npz<W: Write + Seek>(out: W, x: &CsrMatrix, y: &[f64]) -> Result<()> {
     let io = |e: std::io::Error| Error::io("<output>", e);
     let zip_error = |e: zip::result::ZipError| Error::io("<output>", std::io::Error::other(e));
     let mut zip = zip::ZipWriter::new(out);
@@ -227,8 +242,8 @@ pub(super) fn write_sparse_npz<W: Write + Seek>(out: W, x: &CsMat<f64>, y: &[f64
     };
     // Written a block at a time: the archive never holds a second copy of the matrix.
     let mut block = Vec::with_capacity(BLOCK);
-    let mut put = |zip: &mut zip::ZipWriter<W>, bytes: [u8; 8], last: bool| -> Result<()> {
-        block.extend_from_slice(&bytes);
+    let mut put = |zip: &mut zip::ZipWriter<W>, bytes: &[u8], last: bool| -> Result<()> {
+        block.extend_from_slice(bytes);
         if block.len() >= BLOCK || last {
             zip.write_all(&block).map_err(io)?;
             block.clear();
@@ -237,23 +252,37 @@ pub(super) fn write_sparse_npz<W: Write + Seek>(out: W, x: &CsMat<f64>, y: &[f64
     };
     start(&mut zip, "data.npy", "<f8", &[x.nnz()])?;
     for (k, v) in x.data().iter().enumerate() {
-        put(&mut zip, v.to_le_bytes(), k + 1 == x.nnz())?;
+        put(&mut zip, &v.to_le_bytes(), k + 1 == x.nnz())?;
     }
-    for (name, values) in [
-        ("indices.npy", x.indices()),
-        ("indptr.npy", &indptr[..]),
-        ("shape.npy", &dims[..]),
-    ] {
-        start(&mut zip, name, "<i8", &[values.len()])?;
-        for (k, &i) in values.iter().enumerate() {
-            put(&mut zip, (i as i64).to_le_bytes(), k + 1 == values.len())?;
+    // scipy stores indices and indptr as int32 whenever the matrix allows it, and so do we.
+    let narrow = x.cols() <= i32::MAX as usize && x.nnz() <= i32::MAX as usize;
+    let index_type = if narrow { "<i4" } else { "<i8" };
+    let arrays: [(&str, &str, Box<dyn ExactSizeIterator<Item = usize> + '_>); 3] = [
+        (
+            "indices.npy",
+            index_type,
+            Box::new(x.indices().iter().map(|&j| j as usize)),
+        ),
+        ("indptr.npy", index_type, Box::new(indptr.iter().copied())),
+        ("shape.npy", "<i8", Box::new(dims.iter().copied())),
+    ];
+    for (name, descr, values) in arrays {
+        let count = values.len();
+        start(&mut zip, name, descr, &[count])?;
+        for (k, i) in values.enumerate() {
+            let last = k + 1 == count;
+            if descr == "<i4" {
+                put(&mut zip, &(i as i32).to_le_bytes(), last)?;
+            } else {
+                put(&mut zip, &(i as i64).to_le_bytes(), last)?;
+            }
         }
     }
     start(&mut zip, "format.npy", "|S3", &[])?;
     zip.write_all(b"csr").map_err(io)?;
     start(&mut zip, "y.npy", "<f8", &[y.len()])?;
     for (k, v) in y.iter().enumerate() {
-        put(&mut zip, v.to_le_bytes(), k + 1 == y.len())?;
+        put(&mut zip, &v.to_le_bytes(), k + 1 == y.len())?;
     }
     zip.finish().map_err(zip_error)?;
     Ok(())
