@@ -1312,6 +1312,50 @@ fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
 }
 
 #[test]
+fn a_reports_json_is_written_without_a_copy_of_its_vectors() {
+    use novikoff::bounds::{Geometry, ReportOptions, report};
+    use novikoff::generate::Family;
+    // d = 200 000: the report holds a dozen vectors of d numbers (the four separators, the run's
+    // weights, the comparators the bounds chose), 1.6 MB each.
+    let d = 200_000;
+    let data = novikoff::generate::SparseParams::new(300, d)
+        .nnz(10)
+        .margin(0.02)
+        .seed(4)
+        .check()
+        .unwrap()
+        .generate()
+        .unwrap()
+        .data;
+    let geometry = Geometry::compute(&data).unwrap();
+    let rules = [novikoff::perceptron::PerceptronParams::new()];
+    let report = report(&geometry, &rules, &ReportOptions::default()).unwrap();
+    let view = report.json_view("s.svm", &data);
+    let mut counted = 0usize;
+    let mut out = std::io::BufWriter::new(CountingSink(&mut counted));
+    let (written, peak) = peak_during(|| serde_json::to_writer(&mut out, &view));
+    written.unwrap();
+    drop(out);
+    // The text holds every vector; the writer holds none of them (a tree of values took 32 bytes a
+    // number, 75 MB here).
+    assert!(counted > 12 * d, "{counted} bytes of JSON");
+    assert!(peak < d, "peak {peak} bytes while writing {counted}");
+}
+
+/// A writer that only counts the bytes.
+struct CountingSink<'a>(&'a mut usize);
+
+impl std::io::Write for CountingSink<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        *self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
 fn loading_peaks_below_one_and_a_half_times_the_final_dataset() {
     let (n, d) = (20_000, 25);
     let data = novikoff::generate::separable(n, d, 0.02, 1.0, 5)

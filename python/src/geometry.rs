@@ -175,8 +175,9 @@ pub fn verify(
     py.detach(|| {
         let geometry = Geometry::compute(data)?;
         let report = report(&geometry, &params, &options)?;
-        let json = report.to_json(&source, data)?;
-        Ok(json.to_string())
+        // Written as it is serialised: no tree of values beside the text.
+        serde_json::to_string(&report.json_view(&source, data))
+            .map_err(|e| novikoff::Error::io("<json>", std::io::Error::other(e)))
     })
     .or_py()
 }

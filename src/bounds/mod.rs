@@ -105,6 +105,7 @@ pub use evaluate::{bounds, bounds_for_separator};
 #[doc(hidden)]
 pub use geometry::{CertificateSummary, MarginSummary, MarginsSummary};
 pub use geometry::{Geometry, GeometrySummary, UNIT_NORM_TOL};
+pub use json::ReportJson;
 pub use invariants::{
     Inequality, InvariantCheck, InvariantReport, InvariantStatus, InvariantStep, Violation,
 };

@@ -376,7 +376,8 @@ fn serialize_run<S: serde::Serializer>(
         stop_reason: StopReason,
         train_seconds: f64,
     }
-    let w = fit.w.to_vec();
+    // A fit's weights are contiguous: written from where they are, not from a copy.
+    let w = fit.w.as_slice().map_or_else(|| fit.w.to_vec().into(), std::borrow::Cow::Borrowed);
     Run {
         variant: fit.variant.name(),
         w: &w,

@@ -17,12 +17,13 @@ pub fn print_pairs(pairs: &[(&str, String)]) -> Result<()> {
     Ok(())
 }
 
-/// Print one JSON value on a line of its own.
-pub fn print_json(value: &serde_json::Value) -> Result<()> {
-    let mut out = std::io::stdout().lock();
+/// Print one JSON value on a line of its own, serialised as it is written.
+pub fn print_json(value: &impl serde::Serialize) -> Result<()> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     serde_json::to_writer(&mut out, value)
         .map_err(|e| Error::io("<stdout>", std::io::Error::other(e)))?;
-    writeln!(out).map_err(|e| Error::io("<stdout>", e))
+    writeln!(out).map_err(|e| Error::io("<stdout>", e))?;
+    out.flush().map_err(|e| Error::io("<stdout>", e))
 }
 
 /// A vector of floats as `[a, b, c]` with shortest round-trip formatting.

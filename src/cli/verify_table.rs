@@ -1,31 +1,29 @@
 //! How `novikoff verify` shows a [`Report`] as aligned tables (its JSON object is the library's
-//! [`Report::to_json`]). No check is decided here; the failures come from [`Report::failures`].
+//! [`ReportJson`]). No check is decided here; the failures come from [`Report::failures`].
 
 use novikoff::bounds::{
-    Bound, InvariantReport, InvariantStatus, MarginSummary, Measure, Report, RuleReport, Verdict,
+    Bound, InvariantReport, InvariantStatus, MarginSummary, Measure, Report, ReportJson, RuleReport,
+    Verdict,
 };
 use novikoff::perceptron::TestAccuracy;
 use novikoff::{Error, Result};
-use serde_json::Value;
 
 use super::output::{num, opt, render, yes_no};
 
-/// The JSON object of `novikoff verify --format json`: the library's [`Report::to_json`], with each
-/// rule's accuracy on the `--test` file when one was given.
-pub fn to_json(
-    source: &str,
+/// The JSON object of `novikoff verify --format json`: the library's [`ReportJson`], with each rule's
+/// accuracy on the `--test` file when one was given.
+pub fn to_json<'a>(
+    source: &'a str,
     data: &novikoff::Dataset,
-    report: &Report,
+    report: &'a Report,
     tests: &[Option<TestAccuracy>],
-) -> Result<Value> {
-    let mut json = report.to_json(source, data)?;
-    if let Some(Value::Array(rules)) = json.get_mut("rules") {
-        for (rule, test) in rules.iter_mut().zip(tests) {
-            if let (Value::Object(rule), Some(test)) = (rule, test) {
-                let test = serde_json::to_value(test)
-                    .map_err(|e| Error::io("<json>", std::io::Error::other(e)))?;
-                rule.insert("test".into(), test);
-            }
+) -> Result<ReportJson<'a>> {
+    let mut json = report.json_view(source, data);
+    for (index, test) in tests.iter().enumerate() {
+        if let Some(test) = test {
+            let test = serde_json::to_value(test)
+                .map_err(|e| Error::io("<json>", std::io::Error::other(e)))?;
+            json.add_to_rule(index, "test", test)?;
         }
     }
     Ok(json)
