@@ -7,13 +7,14 @@
 //! took 32 bytes a number, 1.3 GB on a news20-shaped set, where writing them as they are read takes none.
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::geometry::MarginSummary;
 use super::report::{Report, RuleReport};
 use super::summary::{CertificateSummary, GeometrySummary};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
+use crate::perceptron::TestAccuracy;
 
 /// A report as the JSON object of `novikoff verify --format json`, borrowed from it: the data's `n`, `d`
 /// and radius, separability, the four maximum margins' brackets, a certificate when the data cannot be
@@ -59,18 +60,18 @@ struct Brackets {
     augmented_radius: Option<[f64; 2]>,
 }
 
-/// One rule's entry: its report's fields, and any the caller adds beside them.
+/// One rule's entry: its report's fields, and its accuracy on a test set when the caller measured one.
 #[derive(Debug, Serialize)]
 struct RuleJson<'a> {
     #[serde(flatten)]
     rule: &'a RuleReport,
-    #[serde(flatten)]
-    extra: Map<String, Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    test: Option<&'a TestAccuracy>,
 }
 
-impl ReportJson<'_> {
-    /// Add a field to rule `index`'s entry (the CLI adds each rule's accuracy on a test set). Fields of
-    /// the report keep their values: a name it already uses is refused.
+impl<'a> ReportJson<'a> {
+    /// Each rule's accuracy on a held-out set (`novikoff verify --test FILE`), as the field `test` of its
+    /// entry; `None` leaves an entry without one. One element per rule.
     ///
     /// ```
     /// use novikoff::bounds::{report, Geometry, ReportOptions};
@@ -78,32 +79,29 @@ impl ReportJson<'_> {
     /// let data = textbook::example("seed004").unwrap();
     /// let geometry = Geometry::compute(&data)?;
     /// let report = report(&geometry, &[PerceptronParams::new()], &ReportOptions::default())?;
-    /// let mut view = report.json_view("seed004", &data);
-    /// view.add_to_rule(0, "note", serde_json::json!("held out"))?;
-    /// assert!(view.add_to_rule(0, "mistakes", serde_json::json!(0)).is_err());
+    /// let accuracy = report.rules[0].verdict.fit.test_accuracy(&data)?;
+    /// let tests = [Some(accuracy)];
+    /// let view = report.json_view("seed004", &data).with_test_accuracy(&tests)?;
     /// let json = serde_json::to_value(&view).unwrap();
-    /// assert_eq!(json["rules"][0]["note"], "held out");
+    /// assert_eq!(json["rules"][0]["test"]["last"], 1.0);
+    /// assert!(report.json_view("seed004", &data).with_test_accuracy(&[]).is_err());
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     ///
     /// # Errors
-    /// [`Error::Parameter`] for a rule that does not exist or a name the entry already has.
-    pub fn add_to_rule(&mut self, index: usize, name: &str, value: Value) -> Result<()> {
-        let count = self.rules.len();
-        let rule = self.rules.get_mut(index).ok_or_else(|| {
-            Error::parameter("index", format!("the report has {count} rules, not {}", index + 1))
-        })?;
-        let taken = serde_json::to_value(rule.rule)
-            .ok()
-            .is_some_and(|fields| fields.get(name).is_some());
-        if taken || rule.extra.contains_key(name) {
-            return Err(Error::parameter(
-                "name",
-                format!("a rule's entry already has the field `{name}`"),
-            ));
+    /// [`Error::Shape`] unless there is one element per rule.
+    pub fn with_test_accuracy(mut self, tests: &'a [Option<TestAccuracy>]) -> Result<Self> {
+        if tests.len() != self.rules.len() {
+            return Err(Error::Shape {
+                what: "test accuracies against the report's rules",
+                expected: self.rules.len(),
+                found: tests.len(),
+            });
         }
-        rule.extra.insert(name.to_string(), value);
-        Ok(())
+        for (rule, test) in self.rules.iter_mut().zip(tests) {
+            rule.test = test.as_ref();
+        }
+        Ok(self)
     }
 }
 
@@ -137,10 +135,7 @@ impl Report {
             rules: self
                 .rules
                 .iter()
-                .map(|rule| RuleJson {
-                    rule,
-                    extra: Map::new(),
-                })
+                .map(|rule| RuleJson { rule, test: None })
                 .collect(),
             passed: failures.is_empty(),
             failures: failures.iter().map(ToString::to_string).collect(),

@@ -105,10 +105,10 @@ pub use evaluate::{bounds, bounds_for_separator};
 #[doc(hidden)]
 pub use geometry::{CertificateSummary, MarginSummary, MarginsSummary};
 pub use geometry::{Geometry, GeometrySummary, UNIT_NORM_TOL};
-pub use json::ReportJson;
 pub use invariants::{
     Inequality, InvariantCheck, InvariantReport, InvariantStatus, InvariantStep, Violation,
 };
+pub use json::ReportJson;
 pub use kinds::{BoundKind, Measure, RuleFamily};
 pub use margin_guarantee::MarginGuarantee;
 pub use margin_solve::{CERTIFICATE_RTOL, MarginSolve};

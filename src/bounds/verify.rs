@@ -377,7 +377,10 @@ fn serialize_run<S: serde::Serializer>(
         train_seconds: f64,
     }
     // A fit's weights are contiguous: written from where they are, not from a copy.
-    let w = fit.w.as_slice().map_or_else(|| fit.w.to_vec().into(), std::borrow::Cow::Borrowed);
+    let w = fit
+        .w
+        .as_slice()
+        .map_or_else(|| fit.w.to_vec().into(), std::borrow::Cow::Borrowed);
     Run {
         variant: fit.variant.name(),
         w: &w,

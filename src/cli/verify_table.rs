@@ -2,8 +2,8 @@
 //! [`ReportJson`]). No check is decided here; the failures come from [`Report::failures`].
 
 use novikoff::bounds::{
-    Bound, InvariantReport, InvariantStatus, MarginSummary, Measure, Report, ReportJson, RuleReport,
-    Verdict,
+    Bound, InvariantReport, InvariantStatus, MarginSummary, Measure, Report, ReportJson,
+    RuleReport, Verdict,
 };
 use novikoff::perceptron::TestAccuracy;
 use novikoff::{Error, Result};
@@ -16,17 +16,9 @@ pub fn to_json<'a>(
     source: &'a str,
     data: &novikoff::Dataset,
     report: &'a Report,
-    tests: &[Option<TestAccuracy>],
+    tests: &'a [Option<TestAccuracy>],
 ) -> Result<ReportJson<'a>> {
-    let mut json = report.json_view(source, data);
-    for (index, test) in tests.iter().enumerate() {
-        if let Some(test) = test {
-            let test = serde_json::to_value(test)
-                .map_err(|e| Error::io("<json>", std::io::Error::other(e)))?;
-            json.add_to_rule(index, "test", test)?;
-        }
-    }
-    Ok(json)
+    report.json_view(source, data).with_test_accuracy(tests)
 }
 
 fn margin_line(m: &MarginSummary) -> String {
