@@ -508,3 +508,28 @@ fn options_without_the_option_they_refine_are_refused() {
         stdout(&novikoff(&args));
     }
 }
+
+#[test]
+fn a_test_file_adds_each_rules_accuracy_to_its_entry() {
+    let out = json(&novikoff(&[
+        "verify",
+        &data("seed004.csv"),
+        "--test",
+        &data("seed004.csv"),
+        "--format",
+        "json",
+    ]));
+    for name in ["none", "classic", "novikoff"] {
+        let test = &rule(&out, name)["test"];
+        assert_eq!(test["n"], 6, "{name}: {test}");
+        // Every rule converges on seed004, so its last weights classify its own data.
+        assert_eq!(test["last"], 1.0, "{name}: {test}");
+    }
+    let without = json(&novikoff(&[
+        "verify",
+        &data("seed004.csv"),
+        "--format",
+        "json",
+    ]));
+    assert!(rule(&without, "none").get("test").is_none());
+}
