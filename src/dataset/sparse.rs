@@ -5,10 +5,7 @@ use ndarray::{Array2, ArrayView2};
 
 use crate::error::{Error, Result};
 
-/// A sparse dataset's column index: 32 bits, as in scipy's CSR matrices (`int32` indices up to 2³¹ − 1
-/// columns) and LIBLINEAR's `feature_node`. A stored value then costs 12 bytes (value and index) rather
-/// than 16, and a pass over the rows, whose cost is reading them, is that much shorter.
-pub type SparseIndex = u32;
+pub use crate::simd::SparseIndex;
 
 /// The sparse storage: compressed sparse rows with [`SparseIndex`] column indices and `usize` row
 /// pointers (so the number of stored values is not limited to 2³²). A `sprs` matrix like any other.

@@ -127,7 +127,7 @@ pub(crate) use pass::Pass;
 pub use pass::{Learner, Mistake, OnUpdate, Update, scan, train};
 #[doc(hidden)]
 pub use rows::Rows;
-pub use sparse::{SPARSE_LANES, sparse_dot};
+pub use sparse::{SPARSE_LANES, SparseIndex, sparse_dot};
 pub(crate) use sparse::{SparseRows, train_sparse};
 
 /// Number of independent accumulators of [`Summation::Fast`] (see the [module documentation](self)).

@@ -18,7 +18,12 @@
 use std::ops::ControlFlow;
 
 use super::{Learner, OnUpdate, Summation, Update};
-use crate::dataset::SparseIndex;
+
+/// A sparse dataset's column index: 32 bits, as in scipy's CSR matrices (`int32` indices up to 2³¹ − 1
+/// columns) and LIBLINEAR's `feature_node`. A stored value then costs 12 bytes (value and index) rather
+/// than 16, and a pass over the rows, whose cost is reading them, is that much shorter. Defined with the
+/// kernel that reads it; the dataset's storage re-exports it.
+pub type SparseIndex = u32;
 
 /// The accumulators of the [`Summation::Fast`] order on sparse rows.
 pub const SPARSE_LANES: usize = 4;
