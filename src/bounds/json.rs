@@ -108,6 +108,17 @@ impl<'a> ReportJson<'a> {
 impl Report {
     /// The report as the JSON object of [`ReportJson`], borrowed: `source` names the data (a path);
     /// `data` is the dataset the report was computed on.
+    ///
+    /// ```
+    /// use novikoff::bounds::{report, Geometry, ReportOptions};
+    /// use novikoff::{perceptron::PerceptronParams, textbook};
+    /// let data = textbook::example("seed004").unwrap();
+    /// let geometry = Geometry::compute(&data)?;
+    /// let report = report(&geometry, &[PerceptronParams::new()], &ReportOptions::default())?;
+    /// let text = serde_json::to_string(&report.json_view("seed004", &data)).unwrap();
+    /// assert!(text.starts_with(r#"{"data":"seed004","n":6,"d":2,"#));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
     pub fn json_view<'a>(&'a self, source: &'a str, data: &Dataset) -> ReportJson<'a> {
         let geometry = &self.geometry;
         let margins = &geometry.margins;

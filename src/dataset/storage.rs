@@ -65,6 +65,10 @@ impl Dataset {
     /// The same examples stored as compressed sparse rows (the non-zero values; a copy, or a clone of
     /// a dataset that is sparse already).
     ///
+    /// # Panics
+    /// When a dense dataset has more than [`MAX_SPARSE_COLUMNS`](super::MAX_SPARSE_COLUMNS) columns
+    /// (2³¹ − 1: one such row alone takes 16 GiB).
+    ///
     /// ```
     /// # use ndarray::array;
     /// let data = novikoff::Dataset::new(array![[0.0, 3.0], [4.0, 0.0]], array![1.0, -1.0])?;

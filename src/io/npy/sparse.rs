@@ -255,8 +255,8 @@ pub(super) fn write_sparse_npz<W: Write + Seek>(out: W, x: &CsrMatrix, y: &[f64]
         put(&mut zip, &v.to_le_bytes(), k + 1 == x.nnz())?;
     }
     // scipy stores indices and indptr as int32 whenever the matrix allows it, and so do we.
-    let narrow = x.cols() <= i32::MAX as usize && x.nnz() <= i32::MAX as usize;
-    let index_type = if narrow { "<i4" } else { "<i8" };
+    let fits_int32 = x.cols() <= i32::MAX as usize && x.nnz() <= i32::MAX as usize;
+    let index_type = if fits_int32 { "<i4" } else { "<i8" };
     let arrays: [(&str, &str, Box<dyn ExactSizeIterator<Item = usize> + '_>); 3] = [
         (
             "indices.npy",
@@ -268,10 +268,11 @@ pub(super) fn write_sparse_npz<W: Write + Seek>(out: W, x: &CsrMatrix, y: &[f64]
     ];
     for (name, descr, values) in arrays {
         let count = values.len();
+        let narrow = descr == "<i4";
         start(&mut zip, name, descr, &[count])?;
         for (k, i) in values.enumerate() {
             let last = k + 1 == count;
-            if descr == "<i4" {
+            if narrow {
                 put(&mut zip, &(i as i32).to_le_bytes(), last)?;
             } else {
                 put(&mut zip, &(i as i64).to_le_bytes(), last)?;
