@@ -8,7 +8,7 @@ mod common;
 
 use ndarray::{Array1, Array2, array};
 use novikoff::bounds::{Geometry, verify, verify_with};
-use novikoff::dataset::{MAX_SPARSE_COLUMNS, MulticlassDataset, RowView};
+use novikoff::dataset::{CsrMatrix, MAX_SPARSE_COLUMNS, MulticlassDataset, RowView};
 use novikoff::generate::{Family, SparseParams};
 use novikoff::io::{ReadOptions, Storage, read_libsvm_from, write_libsvm_to};
 use novikoff::margin::{self, Bias, MarginResult};
@@ -442,6 +442,25 @@ fn a_csr_matrix_is_validated_like_a_dense_one() {
             ..
         })
     ));
+    // The storage's own index type takes the path that keeps the matrix: checked the same way.
+    let bad_value: CsrMatrix = CsrMatrix::new(
+        (2, 3),
+        vec![0, 2, 3],
+        vec![0, 2, 1],
+        vec![1.0, 3.0, f64::INFINITY],
+    );
+    assert!(matches!(
+        Dataset::from_csr(bad_value, array![1.0, -1.0]),
+        Err(Error::NonFinite {
+            row: 1,
+            column: 1,
+            ..
+        })
+    ));
+    let kept: CsrMatrix =
+        CsrMatrix::new((2, 3), vec![0, 2, 3], vec![0, 2, 1], vec![1.0, 3.0, -2.0]);
+    let data = Dataset::from_csr(kept.clone(), array![1.0, -1.0]).unwrap();
+    assert_eq!(data.csr(), Some(&kept));
     let ok = sprs::CsMat::new((2, 2), vec![0, 1, 1], vec![1], vec![2.0]);
     assert!(matches!(
         Dataset::from_csr(ok.clone(), array![1.0, 0.5]),

@@ -96,7 +96,8 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         What a Rust program spends in ``Dataset::new`` (the checks of the data) and
         ``Perceptron::fit`` for the same run.
     call_seconds_ : float
-        The whole call in Rust: ``fit_seconds_`` plus the labels' mapping and the model file.
+        The whole call in Rust: ``fit_seconds_`` plus the checks and copy of a sparse ``X``, the
+        labels' mapping and the run's provenance (the model file itself is written by ``save_model``).
     n_features_in_ : int
     feature_names_in_ : ndarray of str (only when ``X`` has column names)
 
@@ -383,7 +384,19 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         self.fit_seconds_ = float(run["fit_seconds"])
         self.call_seconds_ = float(run["call_seconds"])
         self._summation = self.summation
-        self._model_json = run["model_json"]
+        # What save_model needs to write this run's file, with its provenance, while coef_ and
+        # intercept_ are still the run's (a copy of w: coef_ is a view the user may write to).
+        self._run_record = (
+            None
+            if run["provenance_json"] is None
+            else (
+                run["provenance_json"],
+                w.copy(),
+                float(run["b"]),
+                float(run["model_bias_constant"]),
+                float(run["model_bias_weight"]),
+            )
+        )
 
     # -- prediction -------------------------------------------------------------------------
 
@@ -422,5 +435,5 @@ class Perceptron(ClassifierMixin, BaseEstimator):
             coef,
             float(self.intercept_[0]),
             getattr(self, "_summation", "fast"),
-            getattr(self, "_model_json", None),
+            getattr(self, "_run_record", None),
         )

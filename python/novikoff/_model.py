@@ -18,7 +18,8 @@ def load_model(path):
     naming the file (``ValueError``).
     """
     model = _novikoff.load_model(os.fspath(path))
-    provenance = json.loads(model["model_json"]).get("provenance") or {}
+    provenance_json = model["provenance_json"]
+    provenance = json.loads(provenance_json) if provenance_json is not None else {}
     params = provenance.get("params", {})
     bias = params.get("bias", "classic")
     estimator = Perceptron(
@@ -46,6 +47,11 @@ def load_model(path):
     estimator.stop_reason_ = run.get("stop_reason")
     estimator.seed_ = params.get("seed")
     estimator._summation = model["summation"]
-    estimator._model_json = model["model_json"]
+    estimator._run_record = (
+        None
+        if provenance_json is None
+        else (provenance_json, w.copy(), float(model["b"]), float(model["bias_constant"]),
+              float(model["bias_weight"]))
+    )
     estimator._partial_calls = 0
     return estimator

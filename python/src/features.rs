@@ -126,7 +126,27 @@ pub fn matrix<'py>(x: &Bound<'py, PyAny>) -> PyResult<Matrix<'py>> {
 
 /// A SciPy index array (`int32` or `int64`) as the crate's indices (`usize` row pointers, 32-bit
 /// column indices); an entry that is negative or does not fit is refused.
-fn index_array<T: TryFrom<i64>>(array: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<T>> {
+/// An index type that holds every non-negative `i32`, converted without a check.
+trait FromNonNegativeI32 {
+    fn of_non_negative(v: i32) -> Self;
+}
+
+impl FromNonNegativeI32 for u32 {
+    fn of_non_negative(v: i32) -> Self {
+        v as u32
+    }
+}
+
+impl FromNonNegativeI32 for usize {
+    fn of_non_negative(v: i32) -> Self {
+        v as usize
+    }
+}
+
+fn index_array<T: TryFrom<i64> + FromNonNegativeI32>(
+    array: &Bound<'_, PyAny>,
+    name: &str,
+) -> PyResult<Vec<T>> {
     let invalid = |v: i64| {
         PyValueError::new_err(format!(
             "the CSR matrix's {name} has the entry {v}, which is negative or too large"
@@ -134,8 +154,15 @@ fn index_array<T: TryFrom<i64>>(array: &Bound<'_, PyAny>, name: &str) -> PyResul
     };
     if let Ok(a) = array.cast::<PyArray1<i32>>() {
         let ro = a.try_readonly()?;
-        return ro
-            .as_array()
+        let view = ro.as_array();
+        // A CSR matrix's indices are millions of entries: a first pass that vectorises finds whether
+        // any is negative, and a plain conversion follows.
+        if let Some(values) = view.as_slice()
+            && values.iter().fold(0i32, |m, &v| m.min(v)) >= 0
+        {
+            return Ok(values.iter().map(|&v| T::of_non_negative(v)).collect());
+        }
+        return view
             .iter()
             .map(|&v| T::try_from(i64::from(v)).map_err(|_| invalid(i64::from(v))))
             .collect();

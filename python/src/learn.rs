@@ -26,8 +26,11 @@ pub fn summation(name: &str) -> PyResult<Summation> {
 
 /// Train the perceptron on `x` and `y` and return the run as a dict: `w` (an array), `b`,
 /// `bias_constant`, `bias_weight`, `mistakes`, `epochs`, `converged`, `stop_reason`, the timings, and
-/// `model_json`, the run's model file (None when its weights are not finite; its radius is recorded
-/// only when the run computed it).
+/// what [`save_model`] needs to write the run's model file later: `provenance_json` (the run's
+/// [`Provenance`], whose radius is recorded only when the run computed it) and `model_bias_constant`
+/// and `model_bias_weight`, the predictor's `c` and `v` (all three None when its weights are not
+/// finite). The file itself is not made here: serialising `d` weights as text costs several times the
+/// training of a sparse epoch, and most fits are never saved.
 ///
 /// With `target="signs"`, `y` holds ±1 (`float64`; the crate checks them). With `target="binary"`, `y`
 /// is a binary target of whole numbers (`int64` or `float64`), mapped in one pass (see
@@ -38,7 +41,7 @@ pub fn summation(name: &str) -> PyResult<Summation> {
 /// The timings, in seconds: `train_seconds` is the crate's training loop (`Fit::train_seconds`);
 /// `fit_seconds` is what a Rust program spends in `Dataset::new(x, y)` (here `from_shared`, with the
 /// same checks) and `Perceptron::fit`; `call_seconds` is this whole call in Rust (with the labels'
-/// mapping and the model file).
+/// mapping and the provenance).
 ///
 /// `bias` is a rule name (`none`, `classic`, `novikoff`, `c=VALUE`); `bias_constant`, when given,
 /// fixes the constant `c` instead (the estimator's later `partial_fit` calls keep the first call's `c`).
@@ -128,21 +131,26 @@ pub fn fit<'py>(
     let fit_started = Instant::now();
     let input = features::build(matrix, labels)?;
     let data = input.data();
-    let (fit, fit_seconds, model, model_json) = py
+    let (fit, fit_seconds, model, provenance_json) = py
         .detach(|| {
             let fit = learner.fit(data)?;
             let fit_seconds = fit_started.elapsed().as_secs_f64();
+            let model = LinearModel::of_run(&fit).ok();
             // No pass over the data for R here (it costs as much as a clean epoch): the file records
             // R when the run computed it (the novikoff rule).
-            let provenance =
-                Provenance::of_run_without_radius_pass(&fit, &learner, data, source.as_deref());
-            let model = LinearModel::of_run(&fit).ok();
-            let model_json = model.clone().and_then(|m| {
-                ModelFile::new(Model::Linear(m), Some(provenance))
-                    .to_json()
-                    .ok()
-            });
-            Ok((fit, fit_seconds, model, model_json))
+            let provenance_json = match &model {
+                Some(_) => Some(
+                    serde_json::to_string(&Provenance::of_run_without_radius_pass(
+                        &fit,
+                        &learner,
+                        data,
+                        source.as_deref(),
+                    ))
+                    .map_err(|e| novikoff::Error::parameter("provenance", e.to_string()))?,
+                ),
+                None => None,
+            };
+            Ok::<_, novikoff::Error>((fit, fit_seconds, model, provenance_json))
         })
         .or_py()?;
     let call_seconds = started.elapsed().as_secs_f64();
@@ -172,7 +180,15 @@ pub fn fit<'py>(
     out.set_item("train_seconds", fit.train_seconds)?;
     out.set_item("fit_seconds", fit_seconds)?;
     out.set_item("call_seconds", call_seconds)?;
-    out.set_item("model_json", model_json)?;
+    out.set_item("provenance_json", provenance_json)?;
+    out.set_item(
+        "model_bias_constant",
+        model.as_ref().map(LinearModel::bias_constant),
+    )?;
+    out.set_item(
+        "model_bias_weight",
+        model.as_ref().map(LinearModel::bias_weight),
+    )?;
     Ok(out)
 }
 
@@ -197,8 +213,8 @@ pub fn decision_function<'py>(
 }
 
 /// Read a model file written by `novikoff train --save` or `save_model`: a dict with `kind`, `w`, `b`,
-/// `bias_constant`, `bias_weight`, `summation`, `format_version`, `crate_version` and `provenance`
-/// (the file's JSON object, or None).
+/// `bias_constant`, `bias_weight`, `summation`, `format_version`, `crate_version` and
+/// `provenance_json` (the file's provenance as JSON, or None).
 #[pyfunction]
 pub fn load_model<'py>(py: Python<'py>, path: std::path::PathBuf) -> PyResult<Bound<'py, PyDict>> {
     let file = ModelFile::load(&path).or_py()?;
@@ -209,6 +225,12 @@ pub fn load_model<'py>(py: Python<'py>, path: std::path::PathBuf) -> PyResult<Bo
             file.model.kind()
         )));
     };
+    let provenance_json = file
+        .provenance
+        .as_ref()
+        .map(serde_json::to_string)
+        .transpose()
+        .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
     let out = PyDict::new(py);
     out.set_item("kind", file.model.kind())?;
     out.set_item("w", PyArray1::from_slice(py, model.w()))?;
@@ -218,39 +240,48 @@ pub fn load_model<'py>(py: Python<'py>, path: std::path::PathBuf) -> PyResult<Bo
     out.set_item("summation", model.summation().name())?;
     out.set_item("format_version", file.format_version())?;
     out.set_item("crate_version", file.crate_version())?;
-    out.set_item("model_json", file.to_json().or_py()?)?;
+    out.set_item("provenance_json", provenance_json)?;
     Ok(out)
 }
 
-/// Write a model file: the run's file `model_json` when it still describes `w` and `b`, else a file
-/// of `w` and `b` alone (weights set by hand have no provenance). Atomic, like the CLI's `--save`.
+/// What a fit or a loaded file knew of the model it made: its provenance (JSON), its weights and bias
+/// (to tell whether the estimator still holds them) and its bias rule's `c` and `v`.
+type RunRecord<'py> = (String, PyReadonlyArray1<'py, f64>, f64, f64, f64);
+
+/// Write a model file: with the provenance of `run` (see [`RunRecord`]) when `w` and `b` are still,
+/// bit for bit, the weights that run made, else a file of `w` and `b` alone (weights set by hand have
+/// no provenance). Atomic, like the CLI's `--save`.
 #[pyfunction]
-#[pyo3(signature = (path, w, b, summation, model_json=None))]
+#[pyo3(signature = (path, w, b, summation, run=None))]
 pub fn save_model(
     path: std::path::PathBuf,
     w: PyReadonlyArray1<'_, f64>,
     b: f64,
     summation: &str,
-    model_json: Option<&str>,
+    run: Option<RunRecord<'_>>,
 ) -> PyResult<()> {
-    let w = w.as_array().to_vec();
-    let from_run = match model_json {
-        Some(text) => Some(ModelFile::from_json(text, &path).or_py()?),
-        None => None,
-    };
-    let same = |file: &ModelFile| {
-        file.model.linear().is_some_and(|m| {
-            m.w()
+    let summation = self::summation(summation)?;
+    let w_now = w.as_array();
+    let same = |run_w: &PyReadonlyArray1<'_, f64>, run_b: f64| {
+        run_b.to_bits() == b.to_bits()
+            && run_w.as_array().len() == w_now.len()
+            && run_w
+                .as_array()
                 .iter()
-                .map(|v| v.to_bits())
-                .eq(w.iter().map(|v| v.to_bits()))
-                && m.b().to_bits() == b.to_bits()
-        })
+                .zip(w_now.iter())
+                .all(|(a, c)| a.to_bits() == c.to_bits())
     };
-    let file = match from_run {
-        Some(file) if same(&file) => file,
+    let w = w_now.to_vec();
+    let file = match run {
+        Some((provenance, run_w, run_b, c, v)) if same(&run_w, run_b) => {
+            let provenance: Provenance = serde_json::from_str(&provenance).map_err(|e| {
+                PyValueError::new_err(format!("the run's provenance does not parse: {e}"))
+            })?;
+            let model = LinearModel::with_bias_weight(w, c, v, summation).or_py()?;
+            ModelFile::new(Model::Linear(model), Some(provenance))
+        }
         _ => ModelFile::new(
-            Model::Linear(LinearModel::new(w, b, self::summation(summation)?).or_py()?),
+            Model::Linear(LinearModel::new(w, b, summation).or_py()?),
             None,
         ),
     };

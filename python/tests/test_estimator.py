@@ -351,3 +351,19 @@ def test_the_voted_variant_and_partial_fit_of_a_whole_run_are_refused(tmp_path):
         Perceptron(variant="averaged").partial_fit(X, y, classes=[-1.0, 1.0])
     with pytest.raises(ValueError, match="eta"):
         Perceptron(variant="pa", eta0=0.5).fit(X, y)
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_a_csr_matrix_with_a_negative_index_is_refused_by_name(index_dtype):
+    # scipy checks the indices only on request; the crate checks them as it converts them.
+    X = sp.csr_matrix(
+        (np.array([1.0, 2.0, 3.0]), np.array([0, -1, 1], dtype=index_dtype),
+         np.array([0, 2, 3], dtype=index_dtype)),
+        shape=(2, 3),
+    )
+    X.has_canonical_format = True
+    with pytest.raises(ValueError, match="indices has the entry -1"):
+        Perceptron().fit(X, [1, -1])
+    X.indices[1] = 2
+    fitted = Perceptron(max_iter=3).fit(X, [1, -1])
+    np.testing.assert_array_equal(fitted.coef_, [[1.0, -3.0, 2.0]])

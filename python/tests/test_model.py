@@ -1,6 +1,7 @@
 """Model files shared by the CLI and the package: a model saved on one side predicts the same bits on
 the other."""
 
+import json
 import subprocess
 
 import numpy as np
@@ -93,3 +94,41 @@ def test_weights_set_by_hand_are_saved_without_provenance(tmp_path):
     loaded = novikoff.load_model(path)
     np.testing.assert_array_equal(loaded.coef_, [[2.0, -1.0]])
     assert "provenance" not in path.read_text()
+
+
+def test_weights_changed_in_place_are_saved_without_provenance(tmp_path):
+    # coef_ is a view the user may write to: the file must not claim the run made these weights.
+    p = Perceptron().fit([[1.0, 0.0], [-1.0, 0.5]], [1, -1])
+    p.coef_[0, 0] += 1.0
+    path = tmp_path / "changed.json"
+    p.save_model(path)
+    assert "provenance" not in path.read_text()
+    np.testing.assert_array_equal(novikoff.load_model(path).coef_, p.coef_)
+
+
+@pytest.mark.parametrize("variant", ["perceptron", "averaged"])
+def test_a_saved_run_holds_the_clis_model_and_survives_a_load(tmp_path, novikoff_bin, variant):
+    X, y, path = awkward_csv(tmp_path)
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        p = Perceptron(bias="novikoff", eta0=0.3, max_iter=12, variant=variant).fit(X, y)
+    ours = tmp_path / "python.json"
+    p.save_model(ours)
+    cli = tmp_path / "cli.json"
+    subprocess.run([novikoff_bin, "train", str(path), "--bias", "novikoff", "--eta", "0.3",
+                    "--max-epochs", "12", "--variant", variant, "--save", str(cli)],
+                   check=True, capture_output=True)
+    python_file, cli_file = json.loads(ours.read_text()), json.loads(cli.read_text())
+    assert python_file["model"] == cli_file["model"]
+    assert python_file["provenance"]["learner"] == variant
+    timing = {"train_seconds"}
+    assert {k: v for k, v in python_file["provenance"]["run"].items() if k not in timing} == {
+        k: v for k, v in cli_file["provenance"]["run"].items() if k not in timing
+    }
+    again = tmp_path / "again.json"
+    novikoff.load_model(ours).save_model(again)
+    assert again.read_text() == ours.read_text()

@@ -155,7 +155,10 @@ impl Dataset {
     /// assert_eq!(data.radius(), 2.0);
     /// # Ok::<(), novikoff::Error>(())
     /// ```
-    pub fn from_csr<I: SpIndex>(x: CsMatI<f64, I, usize>, y: Array1<f64>) -> Result<Self> {
+    pub fn from_csr<I: SpIndex + 'static>(
+        x: CsMatI<f64, I, usize>,
+        y: Array1<f64>,
+    ) -> Result<Self> {
         let x = if x.is_csr() { x } else { x.to_csr() };
         let (n, d) = (x.rows(), x.cols());
         if d > MAX_SPARSE_COLUMNS {
@@ -166,12 +169,22 @@ impl Dataset {
             });
         }
         let y = checked_labels((n, d), y)?;
-        for (row, values) in x.outer_iterator().enumerate() {
-            if let Some((column, &value)) = values.iter().find(|(_, v)| !v.is_finite()) {
-                return Err(Error::NonFinite { row, column, value });
+        // One flat pass that vectorises; the rows are searched only to name the first bad value.
+        if !x.data().iter().fold(true, |ok, v| ok & v.is_finite()) {
+            for (row, values) in x.outer_iterator().enumerate() {
+                if let Some((column, &value)) = values.iter().find(|(_, v)| !v.is_finite()) {
+                    return Err(Error::NonFinite { row, column, value });
+                }
             }
         }
-        let (indptr, indices, data) = x.into_raw_storage();
+        // A matrix that already has the storage's index type is kept as it is: its structure was
+        // checked when it was made, and checking it again costs a pass over the indices.
+        let mut x = Some(x);
+        if let Some(csr) = (&mut x as &mut dyn std::any::Any).downcast_mut::<Option<CsrMatrix>>() {
+            let csr = csr.take().expect("set above");
+            return Ok(Self::from_valid(Features::Sparse(csr), y));
+        }
+        let (indptr, indices, data) = x.expect("not taken").into_raw_storage();
         // The structure was checked when `x` was made, and every index is below d ≤ MAX_SPARSE_COLUMNS.
         let indices = indices
             .into_iter()
