@@ -177,15 +177,16 @@ impl Dataset {
                 }
             }
         }
-        // A matrix that already has the storage's index type is kept as it is: its structure was
-        // checked when it was made, and checking it again costs a pass over the indices.
+        // The structure was checked when `x` was made, and every index is below d ≤ MAX_SPARSE_COLUMNS,
+        // so a matrix of the storage's index type is kept as it is (a second check costs a pass).
         let mut x = Some(x);
         if let Some(csr) = (&mut x as &mut dyn std::any::Any).downcast_mut::<Option<CsrMatrix>>() {
-            let csr = csr.take().expect("set above");
-            return Ok(Self::from_valid(Features::Sparse(csr), y));
+            return Ok(Self::from_valid(
+                Features::Sparse(csr.take().expect("set")),
+                y,
+            ));
         }
         let (indptr, indices, data) = x.expect("not taken").into_raw_storage();
-        // The structure was checked when `x` was made, and every index is below d ≤ MAX_SPARSE_COLUMNS.
         let indices = indices
             .into_iter()
             .map(|j| j.index() as SparseIndex)
