@@ -180,18 +180,14 @@ impl Dataset {
         // The structure was checked when `x` was made, and every index is below d ≤ MAX_SPARSE_COLUMNS,
         // so a matrix of the storage's index type is kept as it is (a second check costs a pass).
         let mut x = Some(x);
-        if let Some(csr) = (&mut x as &mut dyn std::any::Any).downcast_mut::<Option<CsrMatrix>>() {
-            return Ok(Self::from_valid(
-                Features::Sparse(csr.take().expect("set")),
-                y,
-            ));
-        }
-        let (indptr, indices, data) = x.expect("not taken").into_raw_storage();
-        let indices = indices
-            .into_iter()
-            .map(|j| j.index() as SparseIndex)
-            .collect();
-        let x = CsrMatrix::new((n, d), indptr, indices, data);
+        let kept = (&mut x as &mut dyn std::any::Any)
+            .downcast_mut::<Option<CsrMatrix>>()
+            .and_then(Option::take);
+        let x = kept.unwrap_or_else(|| {
+            let (indptr, indices, data) = x.take().expect("not taken").into_raw_storage();
+            let indices = indices.into_iter().map(|j| j.index() as SparseIndex);
+            CsrMatrix::new((n, d), indptr, indices.collect(), data)
+        });
         Ok(Self::from_valid(Features::Sparse(x), y))
     }
 
