@@ -168,3 +168,31 @@ fn a_single_class_has_a_margin_through_the_origin_only() {
         "{stderr}"
     );
 }
+
+/// `--working-set-mb` sets the sparse working set's budget: accepted for the linear solve, refused
+/// with exit code 2 when it is too small or when `--kernel` or `--multiclass` would ignore it.
+#[test]
+fn the_working_set_budget_is_checked_and_never_silently_ignored() {
+    let seed004 = data("seed004.csv");
+    let out = json(&novikoff(&[
+        "margin",
+        &seed004,
+        "--working-set-mb",
+        "1",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(out["status"], "separable");
+    for extra in [
+        &["--working-set-mb", "0"][..],
+        &["--working-set-mb", "64", "--kernel", "linear"],
+        &["--working-set-mb", "18446744073709551615"],
+    ] {
+        let mut args = vec!["margin", seed004.as_str()];
+        args.extend_from_slice(extra);
+        let out = novikoff(&args);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("working"), "{extra:?}: {stderr}");
+    }
+}

@@ -840,3 +840,48 @@ fn many_support_rows_are_found_in_few_rounds() {
         );
     }
 }
+
+/// A sparse working set has a memory budget: past it the answer is an honest `Inaccurate` whose
+/// bracket still holds the certified γ* and whose reason names the budget; a budget that fits certifies
+/// the same γ* as the default.
+#[test]
+fn a_working_set_beyond_its_memory_budget_is_inaccurate_and_says_why() {
+    let data = support_four(800, 8000, 12, 0.01, 11);
+    let certified = margin::max_margin(&data, Bias::Free).unwrap();
+    let MarginResult::Separable { bracket, stats, .. } = &certified else {
+        panic!("{certified:?}");
+    };
+    // More than a hundred rows of rank in the hundreds: far more than 1 KiB (128 values).
+    let small = margin::MaxMarginParams::new(Bias::Free)
+        .working_set_memory(1 << 10)
+        .check()
+        .unwrap()
+        .solve(&data)
+        .unwrap();
+    let MarginResult::Inaccurate {
+        bracket: (lower, upper),
+        reason,
+        ..
+    } = &small
+    else {
+        panic!("{small:?}");
+    };
+    assert!(reason.contains("working_set_memory"), "{reason}");
+    assert!(*lower <= bracket.0 && bracket.1 <= *upper, "{small:?}");
+    // Exactly the default solve's needs (|W| × rank values, rank ≤ |W|) fit in |W|² values.
+    let fits = stats.working_set * stats.working_set * 8;
+    let same = margin::MaxMarginParams::new(Bias::Free)
+        .working_set_memory(fits)
+        .check()
+        .unwrap()
+        .solve(&data)
+        .unwrap();
+    assert_eq!(same.bracket(), certified.bracket());
+    assert!(same.is_separable());
+    assert!(
+        margin::MaxMarginParams::new(Bias::Free)
+            .working_set_memory(1023)
+            .check()
+            .is_err()
+    );
+}

@@ -21,6 +21,10 @@ pub struct MarginArgs {
     /// The largest accepted relative width of the bracket [lower, upper].
     #[arg(long, default_value_t = 1e-6)]
     pub tolerance: f64,
+    /// Mebibytes a sparse working set's coordinates may take (default 128); a set with thousands of
+    /// support rows needs more, and past the budget the answer is `inaccurate` with its bracket.
+    #[arg(long, value_name = "MB")]
+    pub working_set_mb: Option<u64>,
     #[command(flatten)]
     pub kernel: super::kernel::KernelArgs,
     #[command(flatten)]
@@ -35,6 +39,14 @@ const NAMED_ROWS: usize = 6;
 
 pub fn run(args: &MarginArgs) -> Result<()> {
     let source = args.data.data.display().to_string();
+    if args.working_set_mb.is_some()
+        && (args.kernel.kernel.is_some() || args.multiclass.multiclass.is_some())
+    {
+        return Err(Error::parameter(
+            "--working-set-mb",
+            "sets the budget of the linear binary solve, and --kernel or --multiclass would ignore it",
+        ));
+    }
     if let Some(method) = args.multiclass.multiclass {
         if args.kernel.kernel.is_some() {
             return Err(Error::parameter(
@@ -69,9 +81,21 @@ pub fn run(args: &MarginArgs) -> Result<()> {
         )
         .map_err(|e| in_file(e, &args.data.data));
     }
-    let solver = MaxMarginParams::new(bias)
-        .tolerance(args.tolerance)
-        .check()?;
+    let mut params = MaxMarginParams::new(bias).tolerance(args.tolerance);
+    if let Some(mebibytes) = args.working_set_mb {
+        let bytes = usize::try_from(mebibytes)
+            .ok()
+            .and_then(|mb| mb.checked_mul(1 << 20))
+            .filter(|&bytes| bytes > 0)
+            .ok_or_else(|| {
+                Error::parameter(
+                    "--working-set-mb",
+                    format!("{mebibytes} MiB is not a budget (1 to 2⁴⁴ MiB)"),
+                )
+            })?;
+        params = params.working_set_memory(bytes);
+    }
+    let solver = params.check()?;
     let start = Instant::now();
     let result = solver
         .solve(&data)

@@ -71,7 +71,7 @@ mod working_set;
 pub use certificate::Certificate;
 pub use lp::{Separability, separable_lp};
 pub use max_margin::max_margin;
-pub use params::{MaxMargin, MaxMarginParams};
+pub use params::{DEFAULT_WORKING_SET_MEMORY, MaxMargin, MaxMarginParams};
 pub use result::{MarginResult, SolveStats};
 pub(crate) use soft::{
     SoftLoss, SoftMargin, SoftSettings, certified_unit_margins, weights_of_dual,

@@ -4,6 +4,12 @@ use super::Bias;
 
 use crate::error::{Error, Result};
 
+/// The default of [`MaxMarginParams::working_set_memory`]: 128 MiB.
+pub const DEFAULT_WORKING_SET_MEMORY: usize = 128 << 20;
+
+/// The least [`MaxMarginParams::working_set_memory`] accepted.
+const MIN_WORKING_SET_MEMORY: usize = 1 << 10;
+
 /// Unvalidated parameters of [`max_margin`](super::max_margin()).
 ///
 /// The solver always drives the bracket as tight as `f64` allows: on well-conditioned data the relative
@@ -19,6 +25,7 @@ use crate::error::{Error, Result};
 /// | `max_rounds` | `100` | rounds (an exact solve on the working set, then one pass over the data) |
 /// | `max_polish_iterations` | `10 000` | active-set iterations of each exact solve on the working set |
 /// | `time_limit` | none | seconds after which no new round starts |
+/// | `working_set_memory` | 128 MiB | bytes a sparse working set's coordinates may take (`8·|W|·rank`) |
 ///
 /// Reaching a limit returns [`MarginResult::Inaccurate`](super::MarginResult::Inaccurate) with the last
 /// round's rigorous bracket and the reason.
@@ -40,6 +47,7 @@ pub struct MaxMarginParams {
     pub(super) max_rounds: usize,
     pub(super) max_polish_iterations: usize,
     pub(super) time_limit: Option<f64>,
+    pub(super) working_set_memory: usize,
 }
 
 impl MaxMarginParams {
@@ -57,6 +65,7 @@ impl MaxMarginParams {
             max_rounds: 100,
             max_polish_iterations: 10_000,
             time_limit: None,
+            working_set_memory: DEFAULT_WORKING_SET_MEMORY,
         }
     }
 
@@ -122,6 +131,23 @@ impl MaxMarginParams {
         self
     }
 
+    /// The bytes a sparse working set's coordinates may take: `8·|W|·rank` for `|W|` rows of rank `rank`
+    /// (their packed copy for the exact solve takes half as much again). Data with thousands of support
+    /// rows need more than the default; past the budget the solve ends as
+    /// [`MarginResult::Inaccurate`](super::MarginResult::Inaccurate) with its rigorous bracket and a reason
+    /// that names this parameter. Dense working sets are not limited by it. At least 1 KiB.
+    ///
+    /// ```
+    /// use novikoff::margin::{Bias, MaxMarginParams};
+    /// assert!(MaxMarginParams::new(Bias::Free).working_set_memory(512 << 20).check().is_ok());
+    /// assert!(MaxMarginParams::new(Bias::Free).working_set_memory(0).check().is_err());
+    /// ```
+    #[must_use]
+    pub fn working_set_memory(mut self, bytes: usize) -> Self {
+        self.working_set_memory = bytes;
+        self
+    }
+
     /// The bias.
     ///
     /// ```
@@ -142,7 +168,7 @@ impl MaxMarginParams {
     ///
     /// # Errors
     /// [`Error::Parameter`] for a tolerance outside `(0, 1)`, a zero iteration limit or a time limit that
-    /// is not a positive number of seconds.
+    /// is not a positive number of seconds, or a working-set memory below 1 KiB.
     pub fn check(self) -> Result<MaxMargin> {
         let in_unit = |t: f64| t > 0.0 && t < 1.0;
         if !in_unit(self.tolerance) {
@@ -172,6 +198,15 @@ impl MaxMarginParams {
             return Err(Error::parameter(
                 "time_limit",
                 format!("{seconds} is not a finite positive number of seconds"),
+            ));
+        }
+        if self.working_set_memory < MIN_WORKING_SET_MEMORY {
+            return Err(Error::parameter(
+                "working_set_memory",
+                format!(
+                    "{} bytes is less than the {MIN_WORKING_SET_MEMORY} bytes a working set needs",
+                    self.working_set_memory
+                ),
             ));
         }
         Ok(MaxMargin { params: self })

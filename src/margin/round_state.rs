@@ -53,7 +53,12 @@ impl<'a> Rounds<'a> {
     /// data: the `hint` (a related problem's support) when there is one, otherwise the rows that a few
     /// passes of coordinate descent leave with a positive weight ([`descend`]), with those weights as the
     /// first solve's start.
-    pub(super) fn start(data: &'a Dataset, bias: Bias, hint: &[usize]) -> Rounds<'a> {
+    pub(super) fn start(
+        data: &'a Dataset,
+        bias: Bias,
+        hint: &[usize],
+        working_set_memory: usize,
+    ) -> Rounds<'a> {
         let (n, d) = (data.n_samples(), data.n_features());
         let labels = data.labels();
         let (positives, negatives) = data.class_counts();
@@ -127,7 +132,7 @@ impl<'a> Rounds<'a> {
             Bias::Free => (data.radius() + centre_length) * (1.0 + 1e-12),
             Bias::ThroughOrigin => data.radius(),
         };
-        let mut store = Store::new(data, bias, centre, radius);
+        let mut store = Store::new(data, bias, centre, radius, working_set_memory);
         store.extend(first);
         store.start_from(start_weights);
         Rounds {

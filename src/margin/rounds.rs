@@ -59,7 +59,8 @@ impl MaxMargin {
             .params
             .time_limit
             .map(|seconds| started + Duration::from_secs_f64(seconds));
-        let mut rounds = Rounds::start(data, self.params.bias, hint);
+        let mut rounds =
+            Rounds::start(data, self.params.bias, hint, self.params.working_set_memory);
         let settings = PolishSettings {
             relative_gap: (self.params.tolerance * 0.1).min(1e-12),
             max_iterations: self.params.max_polish_iterations,
@@ -88,9 +89,12 @@ impl MaxMargin {
             rounds.stats.working_set = rounds.store.rows().len();
             let Some((problem, start)) = rounds.store.prepare() else {
                 let reason = format!(
-                    "the working set grew to {} rows, beyond the {} values its points may hold",
+                    "the working set grew to {} rows, beyond the {} values ({} MiB) its points may \
+                     hold; a larger budget (MaxMarginParams::working_set_memory, `margin \
+                     --working-set-mb`) may certify it",
                     rounds.store.rows().len(),
-                    rounds.store.copy_limit()
+                    rounds.store.copy_limit(),
+                    self.params.working_set_memory >> 20
                 );
                 return rounds.inaccurate(last, reason);
             };

@@ -41,16 +41,22 @@ pub(super) struct Store<'a> {
     corral: Option<CorralParts>,
     /// The last solve's weights by position, for a sparse set's next start.
     weights: Vec<(usize, f64)>,
+    /// The values (`|W| × rank`) a sparse working set's problem may hold; its packed coordinates take
+    /// half as much again.
+    copy_limit: usize,
 }
-
-/// The values a sparse working set's problem may hold (128 MiB, `|W| × rank`; its packed coordinates
-/// take half as much again).
-const SPARSE_COPY_LIMIT: usize = 16 << 20;
 
 impl<'a> Store<'a> {
     /// An empty working set. `centre` is the translation of the fixed coordinates (ignored through the
-    /// origin), and `radius` bounds the length of every translated row.
-    pub(super) fn new(data: &'a Dataset, bias: Bias, centre: Vec<f64>, radius: f64) -> Self {
+    /// origin), `radius` bounds the length of every translated row, and a sparse set's coordinates may
+    /// take `memory` bytes.
+    pub(super) fn new(
+        data: &'a Dataset,
+        bias: Bias,
+        centre: Vec<f64>,
+        radius: f64,
+        memory: usize,
+    ) -> Self {
         let dense = !data.is_sparse();
         let centre = if dense && bias == Bias::Free {
             centre
@@ -73,6 +79,7 @@ impl<'a> Store<'a> {
             },
             corral: None,
             weights: Vec::new(),
+            copy_limit: memory / size_of::<f64>(),
         }
     }
 
@@ -120,14 +127,14 @@ impl<'a> Store<'a> {
                 // the rank can at most grow by the rows that joined, and never beyond d.
                 let joined = self.rows.len() - span.len();
                 let rank_bound = (span.rank() + joined).min(self.data.n_features());
-                if self.rows.len().saturating_mul(rank_bound) > SPARSE_COPY_LIMIT {
+                if self.rows.len().saturating_mul(rank_bound) > self.copy_limit {
                     return None;
                 }
                 self.problem = None;
                 span.extend(self.data, &self.rows[span.len()..]);
             }
             if self.problem.is_none() {
-                if span.problem_values() > SPARSE_COPY_LIMIT {
+                if span.problem_values() > self.copy_limit {
                     return None;
                 }
                 self.problem = Some(span.problem(self.data, self.bias));
@@ -163,7 +170,7 @@ impl<'a> Store<'a> {
 
     /// The values a sparse working set's copy may hold, for messages.
     pub(super) fn copy_limit(&self) -> usize {
-        SPARSE_COPY_LIMIT
+        self.copy_limit
     }
 
     /// Start the first solve from these weights, by position in the working set.
