@@ -18,6 +18,15 @@ _RULES = ("classic", "novikoff")
 _SUMMATIONS = ("sequential", "fast")
 
 
+def run_record(provenance_json, w, b, bias_constant, bias_weight):
+    """What ``save_model`` needs to write a run's (or a loaded file's) model with its provenance while
+    ``coef_`` and ``intercept_`` are still that model's: a copy of ``w``, since ``coef_`` is a view the
+    user may write to. None when there is no provenance."""
+    if provenance_json is None:
+        return None
+    return (provenance_json, w.copy(), float(b), float(bias_constant), float(bias_weight))
+
+
 class Perceptron(ClassifierMixin, BaseEstimator):
     """The perceptron of the convergence theorem, trained by the Rust crate ``novikoff``.
 
@@ -384,18 +393,8 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         self.fit_seconds_ = float(run["fit_seconds"])
         self.call_seconds_ = float(run["call_seconds"])
         self._summation = self.summation
-        # What save_model needs to write this run's file, with its provenance, while coef_ and
-        # intercept_ are still the run's (a copy of w: coef_ is a view the user may write to).
-        self._run_record = (
-            None
-            if run["provenance_json"] is None
-            else (
-                run["provenance_json"],
-                w.copy(),
-                float(run["b"]),
-                float(run["model_bias_constant"]),
-                float(run["model_bias_weight"]),
-            )
+        self._run_record = run_record(
+            run["provenance_json"], w, run["b"], run["model_bias_constant"], run["model_bias_weight"]
         )
 
     # -- prediction -------------------------------------------------------------------------

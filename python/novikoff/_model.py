@@ -6,7 +6,7 @@ import os
 import numpy as np
 
 from . import _novikoff
-from ._estimator import Perceptron
+from ._estimator import Perceptron, run_record
 
 
 def load_model(path):
@@ -47,11 +47,8 @@ def load_model(path):
     estimator.stop_reason_ = run.get("stop_reason")
     estimator.seed_ = params.get("seed")
     estimator._summation = model["summation"]
-    estimator._run_record = (
-        None
-        if provenance_json is None
-        else (provenance_json, w.copy(), float(model["b"]), float(model["bias_constant"]),
-              float(model["bias_weight"]))
+    estimator._run_record = run_record(
+        provenance_json, w, model["b"], model["bias_constant"], model["bias_weight"]
     )
     estimator._partial_calls = 0
     return estimator

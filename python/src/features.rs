@@ -124,8 +124,6 @@ pub fn matrix<'py>(x: &Bound<'py, PyAny>) -> PyResult<Matrix<'py>> {
     Ok(Matrix::Dense(array.try_readonly()?))
 }
 
-/// A SciPy index array (`int32` or `int64`) as the crate's indices (`usize` row pointers, 32-bit
-/// column indices); an entry that is negative or does not fit is refused.
 /// An index type that holds every non-negative `i32`, converted without a check.
 trait FromNonNegativeI32 {
     fn of_non_negative(v: i32) -> Self;
@@ -143,6 +141,8 @@ impl FromNonNegativeI32 for usize {
     }
 }
 
+/// A SciPy index array (`int32` or `int64`) as the crate's indices (`usize` row pointers, 32-bit
+/// column indices); an entry that is negative or does not fit is refused.
 fn index_array<T: TryFrom<i64> + FromNonNegativeI32>(
     array: &Bound<'_, PyAny>,
     name: &str,
