@@ -48,6 +48,16 @@ pub(crate) struct Corral<'a> {
 /// Relative size below which a new column counts as dependent on the others.
 const DEPENDENT: f64 = 1e-13;
 
+/// A column is orthogonalised a second time when the first pass left less than this fraction of its
+/// length. One pass of modified Gram–Schmidt against orthonormal columns leaves the new column
+/// orthogonal to them to within about `u·‖e‖/‖e′‖` (`e` before the pass, `e′` after), so the second
+/// pass matters only when the first cancelled most of the column: at 0.1 a column that skips it is
+/// orthogonal to about `10·u`. With 0.5 (Kahan's criterion for classical Gram–Schmidt, stricter than
+/// the modified form needs) four appends in five paid a second pass on the 2·10⁴ × 1000 problem of
+/// `benches/margin_passes`, where the first pass typically keeps 10–50 % of a column in a
+/// thousand-dimensional space; that second pass was a fifth of the solve.
+const REORTHOGONALISE: f64 = 0.1;
+
 impl<'a> Corral<'a> {
     /// An empty corral.
     pub(crate) fn new(problem: &'a Problem) -> Self {

@@ -19,9 +19,9 @@ impl Corral<'_> {
         }
         let size = dot(&e, &e, Summation::Fast).sqrt();
         let mut rest = size;
-        // Gram–Schmidt, repeated once when the first pass cancels much of the column ("twice is enough").
-        // This is the polish's most frequent O(r·m) step, so it runs on the kernel's SIMD dot and axpy
-        // (fixed order, the same bits on every CPU).
+        // Modified Gram–Schmidt, repeated once when the first pass cancels most of the column ("twice
+        // is enough", see `REORTHOGONALISE`). This is the polish's most frequent O(r·m) step, so it
+        // runs on the kernel's SIMD dot and axpy (fixed order, the same bits on every CPU).
         for _ in 0..2 {
             let before = rest;
             for (c, q) in coefficients.iter_mut().zip(&self.q) {
@@ -30,7 +30,7 @@ impl Corral<'_> {
                 axpy(-s, q, &mut e);
             }
             rest = dot(&e, &e, Summation::Fast).sqrt();
-            if rest > 0.5 * before {
+            if rest > REORTHOGONALISE * before {
                 break;
             }
         }
