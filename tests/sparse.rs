@@ -858,16 +858,8 @@ fn a_working_set_beyond_its_memory_budget_is_inaccurate_and_says_why() {
         .unwrap()
         .solve(&data)
         .unwrap();
-    let MarginResult::Inaccurate {
-        bracket: (lower, upper),
-        reason,
-        ..
-    } = &small
-    else {
-        panic!("{small:?}");
-    };
-    assert!(reason.contains("working_set_memory"), "{reason}");
-    assert!(*lower <= bracket.0 && bracket.1 <= *upper, "{small:?}");
+    let (lower, upper) = common::inaccurate_because(&small, "working_set_memory");
+    assert!(lower <= bracket.0 && bracket.1 <= upper, "{small:?}");
     // Exactly the default solve's needs (|W| × rank values, rank ≤ |W|) fit in |W|² values.
     let fits = stats.working_set * stats.working_set * 8;
     let same = margin::MaxMarginParams::new(Bias::Free)

@@ -58,3 +58,16 @@ pub fn seed004() -> Dataset {
     ];
     Dataset::new(x, array![-1.0, 1.0, 1.0, -1.0, -1.0, 1.0]).unwrap()
 }
+
+/// The rigorous bracket of an `Inaccurate` result whose reason mentions `why`; panics on any other
+/// outcome.
+pub fn inaccurate_because(result: &novikoff::margin::MarginResult, why: &str) -> (f64, f64) {
+    let novikoff::margin::MarginResult::Inaccurate {
+        bracket, reason, ..
+    } = result
+    else {
+        panic!("expected an inaccurate result ({why}): {result:?}");
+    };
+    assert!(reason.contains(why), "{reason}");
+    *bracket
+}
