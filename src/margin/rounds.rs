@@ -89,12 +89,12 @@ impl MaxMargin {
             rounds.stats.working_set = rounds.store.rows().len();
             let Some((problem, start)) = rounds.store.prepare() else {
                 let reason = format!(
-                    "the working set grew to {} rows, beyond the {} values ({} MiB) its points may \
+                    "the working set grew to {} rows, beyond the {} values ({} bytes) its points may \
                      hold; a larger budget (MaxMarginParams::working_set_memory, `margin \
                      --working-set-mb`) may certify it",
                     rounds.store.rows().len(),
                     rounds.store.copy_limit(),
-                    self.params.working_set_memory >> 20
+                    self.params.working_set_memory
                 );
                 return rounds.inaccurate(last, reason);
             };
