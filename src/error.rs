@@ -230,6 +230,16 @@ pub enum Error {
         limit: u64,
     },
 
+    /// The arrays handed to [`Dataset::from_shared_csr`](crate::Dataset::from_shared_csr) are not a
+    /// CSR matrix of the stated shape (a file's are reported as [`Error::Parse`], at the file).
+    #[error("the CSR matrix is malformed{}: {message}", row.map(|r| format!(" at row {r}")).unwrap_or_default())]
+    MalformedCsr {
+        /// The 0-based row, when the problem is in one.
+        row: Option<usize>,
+        /// What is wrong, naming the stored entry.
+        message: String,
+    },
+
     /// An experiment spec or results file is inconsistent.
     #[error("{at}: {message}")]
     Spec {

@@ -65,7 +65,7 @@ fn check_width(expected: usize, data: &Dataset) -> Result<()> {
 fn map_entries(data: &Dataset, f: impl Fn(usize, f64) -> f64) -> Result<Dataset> {
     if let Some(x) = data.csr() {
         if (0..data.n_features()).all(|j| f(j, 0.0) == 0.0) {
-            let mut x = x.clone();
+            let mut x = x.to_owned();
             for mut row in x.outer_iterator_mut() {
                 for (j, v) in row.iter_mut() {
                     *v = f(j, *v);

@@ -12,8 +12,10 @@ The package is the Rust crate `novikoff` compiled with PyO3:
 A C-contiguous ``float64`` NumPy array is read in place, without a copy. Any other array
 (Fortran order, ``float32``, integers, a list) is converted once into a C-contiguous ``float64``
 copy, and a SciPy sparse matrix into canonical CSR (sorted indices, no duplicates), which the crate
-keeps as sparse storage. An array must not be changed by another thread while a call reads it (the
-GIL is released during the computation).
+keeps as sparse storage: with ``int32`` indices (SciPy's below 2³¹ stored values) its ``data`` and
+``indices`` are read in place too, and only ``indptr`` is converted; ``int64`` indices are converted.
+An array must not be changed by another thread while a call reads it (the GIL is released during the
+computation).
 
 Errors are the crate's, with its message: ``ValueError`` for bad input (a NaN, a shape, a label
 that is not ±1, a parameter), ``RuntimeError`` for a solver failure, ``OSError`` for a file the

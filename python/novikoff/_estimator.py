@@ -105,8 +105,8 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         What a Rust program spends in ``Dataset::new`` (the checks of the data) and
         ``Perceptron::fit`` for the same run.
     call_seconds_ : float
-        The whole call in Rust: ``fit_seconds_`` plus the checks and copy of a sparse ``X``, the
-        labels' mapping and the run's provenance (the model file itself is written by ``save_model``).
+        The whole call in Rust: ``fit_seconds_`` plus the conversion of a sparse ``X``'s row pointers
+        (and of ``int64`` indices), the labels' mapping and the run's provenance (the model file itself is written by ``save_model``).
     n_features_in_ : int
     feature_names_in_ : ndarray of str (only when ``X`` has column names)
 
@@ -114,7 +114,8 @@ class Perceptron(ClassifierMixin, BaseEstimator):
     -----
     Input: a C-contiguous ``float64`` array is read in place (``fit`` makes no copy of ``X``); any
     other dense array (Fortran order, ``float32``, integers) is converted once into a C-contiguous
-    ``float64`` copy; a SciPy sparse matrix becomes canonical CSR and is trained on as sparse rows.
+    ``float64`` copy; a SciPy sparse matrix becomes canonical CSR and is trained on as sparse rows,
+    its values and ``int32`` indices read in place.
     NaN or infinite values are refused with the crate's message (``ValueError``).
 
     ``predict`` uses sign(0) = +1: a row with ``decision_function == 0`` is predicted ``classes_[1]``

@@ -3,16 +3,20 @@
 //! A dense matrix must arrive as a C-contiguous `float64` array (the Python layer converts anything else
 //! once, with a documented copy): the dataset then reads the array's memory in place, without a copy,
 //! and holds a reference to the array for as long as it lives. A SciPy CSR matrix arrives as its three
-//! arrays and becomes the crate's sparse storage (its indices are copied into `usize`, the crate's index
-//! type). Either way the dataset is checked by the crate (`Dataset::from_shared`, `Dataset::from_csr`),
-//! so the errors are the CLI's.
+//! arrays. With `int32` indices (SciPy's choice below 2³¹ stored values) its values and column indices
+//! are read in place too, and only the `n + 1` row pointers are converted to the crate's `usize`;
+//! with `int64` indices they are converted into the crate's storage. Either way the dataset is checked
+//! by the crate (`Dataset::from_shared`, `Dataset::from_shared_csr`, `Dataset::from_csr`), so the errors
+//! are the CLI's.
 
 use std::sync::Arc;
 
 use ndarray::Array1;
 use novikoff::Dataset;
-use novikoff::dataset::{CsrMatrix, MAX_SPARSE_COLUMNS, SharedValues};
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
+use novikoff::dataset::{CsrMatrix, MAX_SPARSE_COLUMNS, SharedCsr, SharedValues};
+use numpy::{
+    PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -45,12 +49,57 @@ impl SharedValues for NumpyValues {
     }
 }
 
-/// A dataset built from Python arrays, with the read borrow of a dense array (rust-numpy's borrow
-/// flag, which keeps other Rust code from writing into it) held for as long as the dataset is used.
-/// Dropped, it gives its labels' buffer back for the next call ([`labels::recycle`](crate::labels::recycle)).
+/// The values and column indices of a SciPy CSR matrix with `int32` indices, read in place by a
+/// [`Dataset`], and its row pointers as the crate's `usize`.
+#[derive(Debug)]
+pub struct ScipyCsr {
+    /// Strong references: the arrays, and so their memory, live as long as this does.
+    _data: Py<PyArray1<f64>>,
+    _indices: Py<PyArray1<i32>>,
+    indptr: Vec<usize>,
+    values: (*const f64, usize),
+    /// The `int32` indices, every one checked non-negative, read as `u32` (the same bits).
+    indices: (*const u32, usize),
+}
+
+// SAFETY: as for `NumpyValues`: the pointers describe the buffers of the two arrays this object keeps
+// alive, which do not move while a reference exists, and are only read.
+unsafe impl Send for ScipyCsr {}
+// SAFETY: as for `Send`: shared access only reads.
+unsafe impl Sync for ScipyCsr {}
+
+impl SharedCsr for ScipyCsr {
+    fn indptr(&self) -> &[usize] {
+        &self.indptr
+    }
+
+    fn indices(&self) -> &[u32] {
+        // SAFETY: `indices` is the start and length of the `int32` array's initialised buffer (taken
+        // from rust-numpy's checked `as_slice`); `i32` and `u32` have the same size and alignment, and
+        // every entry was checked non-negative, so each reads as the same number.
+        unsafe { std::slice::from_raw_parts(self.indices.0, self.indices.1) }
+    }
+
+    fn values(&self) -> &[f64] {
+        // SAFETY: as for `NumpyValues::values`.
+        unsafe { std::slice::from_raw_parts(self.values.0, self.values.1) }
+    }
+}
+
+/// The read borrows of the arrays a dataset reads in place (rust-numpy's borrow flags, which keep other
+/// Rust code from writing into them).
+#[expect(dead_code, reason = "held for their borrow flags, never read")]
+enum Borrow<'py> {
+    Dense(PyReadonlyArray2<'py, f64>),
+    Csr(PyReadonlyArray1<'py, f64>, PyReadonlyArray1<'py, i32>),
+}
+
+/// A dataset built from Python arrays, with the read borrows of the arrays it reads in place held for
+/// as long as the dataset is used. Dropped, it gives its labels' buffer back for the next call
+/// ([`labels::recycle`](crate::labels::recycle)).
 pub struct Input<'py> {
     data: Option<Dataset>,
-    _borrow: Option<PyReadonlyArray2<'py, f64>>,
+    _borrow: Option<Borrow<'py>>,
 }
 
 impl Input<'_> {
@@ -68,9 +117,15 @@ impl Drop for Input<'_> {
     }
 }
 
-/// The two ways a matrix arrives from the Python layer.
+/// The ways a matrix arrives from the Python layer.
 pub enum Matrix<'py> {
     Dense(PyReadonlyArray2<'py, f64>),
+    /// A CSR matrix read in place, not yet checked.
+    SharedCsr {
+        arrays: Arc<ScipyCsr>,
+        shape: (usize, usize),
+        borrow: (PyReadonlyArray1<'py, f64>, PyReadonlyArray1<'py, i32>),
+    },
     Csr(CsrMatrix),
 }
 
@@ -78,6 +133,7 @@ impl Matrix<'_> {
     fn n_rows(&self) -> usize {
         match self {
             Matrix::Dense(x) => x.shape()[0],
+            Matrix::SharedCsr { shape, .. } => shape.0,
             Matrix::Csr(x) => x.rows(),
         }
     }
@@ -99,7 +155,7 @@ pub fn matrix<'py>(x: &Bound<'py, PyAny>) -> PyResult<Matrix<'py>> {
         if tag != "csr" {
             return Err(PyTypeError::new_err(format!("unknown matrix tag {tag:?}")));
         }
-        let data = data.cast::<PyArray1<f64>>()?.to_vec()?;
+        let data = data.cast::<PyArray1<f64>>()?;
         if shape.1 > MAX_SPARSE_COLUMNS {
             return Err(PyValueError::new_err(format!(
                 "the CSR matrix has {} columns; novikoff's sparse storage has 32-bit column indices \
@@ -107,9 +163,32 @@ pub fn matrix<'py>(x: &Bound<'py, PyAny>) -> PyResult<Matrix<'py>> {
                 shape.1
             )));
         }
-        let indices = index_array(&indices, "indices")?;
         let indptr = index_array(&indptr, "indptr")?;
-        let csr = CsrMatrix::try_new(shape, indptr, indices, data)
+        if let Ok(indices32) = indices.cast::<PyArray1<i32>>()
+            && let (Ok(values), Ok(columns)) = (data.try_readonly(), indices32.try_readonly())
+            && let (Ok(value_slice), Ok(column_slice)) = (values.as_slice(), columns.as_slice())
+        {
+            if let Some(k) = first_negative(column_slice) {
+                return Err(PyValueError::new_err(format!(
+                    "the CSR matrix's indices has the entry {}, which is negative or too large",
+                    column_slice[k]
+                )));
+            }
+            let arrays = Arc::new(ScipyCsr {
+                _data: data.clone().unbind(),
+                _indices: indices32.clone().unbind(),
+                indptr,
+                values: (value_slice.as_ptr(), value_slice.len()),
+                indices: (column_slice.as_ptr().cast::<u32>(), column_slice.len()),
+            });
+            return Ok(Matrix::SharedCsr {
+                arrays,
+                shape,
+                borrow: (values, columns),
+            });
+        }
+        let indices = index_array(&indices, "indices")?;
+        let csr = CsrMatrix::try_new(shape, indptr, indices, data.to_vec()?)
             .map_err(|e| PyValueError::new_err(format!("the CSR matrix is malformed: {}", e.3)))?;
         return Ok(Matrix::Csr(csr));
     }
@@ -122,6 +201,14 @@ pub fn matrix<'py>(x: &Bound<'py, PyAny>) -> PyResult<Matrix<'py>> {
         ));
     }
     Ok(Matrix::Dense(array.try_readonly()?))
+}
+
+/// The position of the first negative entry, found after a pass that vectorises.
+fn first_negative(values: &[i32]) -> Option<usize> {
+    if values.iter().fold(0i32, |m, &v| m.min(v)) >= 0 {
+        return None;
+    }
+    values.iter().position(|&v| v < 0)
 }
 
 /// An index type that holds every non-negative `i32`, converted without a check.
@@ -158,7 +245,7 @@ fn index_array<T: TryFrom<i64> + FromNonNegativeI32>(
         // A CSR matrix's indices are millions of entries: a first pass that vectorises finds whether
         // any is negative, and a plain conversion follows.
         if let Some(values) = view.as_slice()
-            && values.iter().fold(0i32, |m, &v| m.min(v)) >= 0
+            && first_negative(values).is_none()
         {
             return Ok(values.iter().map(|&v| T::of_non_negative(v)).collect());
         }
@@ -192,9 +279,17 @@ pub fn build<'py>(matrix: Matrix<'py>, y: Array1<f64>) -> PyResult<Input<'py>> {
             let data = Dataset::from_shared(values, n, d, y).or_py()?;
             Ok(Input {
                 data: Some(data),
-                _borrow: Some(borrow),
+                _borrow: Some(Borrow::Dense(borrow)),
             })
         }
+        Matrix::SharedCsr {
+            arrays,
+            shape,
+            borrow,
+        } => Ok(Input {
+            data: Some(Dataset::from_shared_csr(arrays, shape, y).or_py()?),
+            _borrow: Some(Borrow::Csr(borrow.0, borrow.1)),
+        }),
         Matrix::Csr(x) => Ok(Input {
             data: Some(Dataset::from_csr(x, y).or_py()?),
             _borrow: None,

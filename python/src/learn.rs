@@ -39,8 +39,8 @@ pub fn summation(name: &str) -> PyResult<Summation> {
 /// the problem.
 ///
 /// The timings, in seconds: `train_seconds` is the crate's training loop (`Fit::train_seconds`);
-/// `fit_seconds` is what a Rust program spends in `Dataset::new(x, y)` (here `from_shared`, with the
-/// same checks) and `Perceptron::fit`; `call_seconds` is this whole call in Rust (with the labels'
+/// `fit_seconds` is what a Rust program spends in `Dataset::new(x, y)` (here `from_shared` or
+/// `from_shared_csr`, with the same checks) and `Perceptron::fit`; `call_seconds` is this whole call in Rust (with the labels'
 /// mapping and the provenance).
 ///
 /// `bias` is a rule name (`none`, `classic`, `novikoff`, `c=VALUE`); `bias_constant`, when given,

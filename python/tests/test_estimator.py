@@ -2,6 +2,7 @@
 sklearn.linear_model.Perceptron, input handling, partial_fit."""
 
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -367,3 +368,42 @@ def test_a_csr_matrix_with_a_negative_index_is_refused_by_name(index_dtype):
     X.indices[1] = 2
     fitted = Perceptron(max_iter=3).fit(X, [1, -1])
     np.testing.assert_array_equal(fitted.coef_, [[1.0, -3.0, 2.0]])
+
+
+def test_a_csr_matrix_is_read_in_place_with_the_bits_of_a_converted_one():
+    rng = np.random.default_rng(3)
+    X = sp.random(300, 60, density=0.1, format="csr", random_state=rng, dtype=np.float64)
+    y = np.where(X @ rng.normal(size=60) >= 0, 1.0, -1.0)
+    assert X.indices.dtype == np.int32
+    before = (X.data.copy(), X.indices.copy(), X.indptr.copy())
+    # int64 indices are converted into the crate's storage; int32 ones are read in place.
+    X64 = X.copy()
+    X64.indices, X64.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
+    assert X64.indices.dtype == np.int64
+    for summation in ["sequential", "fast"]:
+        shared = Perceptron(max_iter=4, summation=summation).fit(X, y)
+        converted = Perceptron(max_iter=4, summation=summation).fit(X64, y)
+        assert np.array_equal(bits(shared.coef_), bits(converted.coef_))
+        assert shared.intercept_[0] == converted.intercept_[0] and shared.mistakes_ == converted.mistakes_
+        assert np.array_equal(bits(shared.decision_function(X)), bits(converted.decision_function(X64)))
+    for mine, kept in zip((X.data, X.indices, X.indptr), before):
+        assert np.array_equal(mine, kept)
+
+
+@pytest.mark.parametrize(
+    "indices, data, message",
+    [
+        ([2, 0, 1], [1.0, 2.0, 3.0], "row 0: stored entry 1: column index 0 follows 2"),
+        ([0, 1, 3], [1.0, 2.0, 3.0], "row 1: stored entry 2: column index 3 is beyond the 3 columns"),
+        ([0, 2, 1], [1.0, 2.0, np.nan], "row 1, column 1: value NaN is not finite"),
+    ],
+)
+def test_a_malformed_csr_matrix_read_in_place_is_refused_at_its_row_and_entry(indices, data, message):
+    X = sp.csr_matrix(
+        (np.array(data), np.array(indices, dtype=np.int32), np.array([0, 2, 3], dtype=np.int32)),
+        shape=(2, 3),
+    )
+    # Claimed canonical, so that the package passes it on as it is (scipy checks only on request).
+    X.has_canonical_format = True
+    with pytest.raises(ValueError, match=re.escape(message)):
+        Perceptron().fit(X, [1, -1])

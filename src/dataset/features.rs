@@ -1,15 +1,16 @@
 //! The two storages of a dataset's features, and what every algorithm reads them through.
 
+use super::RowView;
+use super::csr::SparseMatrix;
 use super::dense::DenseMatrix;
-use super::{CsrMatrix, RowView};
 
 /// A dataset's feature matrix: dense and row-major (the design's `Array2<f64>`, read by the SIMD
 /// kernels; owned, or shared with an owner outside the crate), or compressed sparse rows (CSR) for data
-/// that is mostly zeros.
+/// that is mostly zeros (likewise owned or shared).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Features {
     Dense(DenseMatrix),
-    Sparse(CsrMatrix),
+    Sparse(SparseMatrix),
 }
 
 impl Features {
@@ -36,7 +37,8 @@ impl Features {
                 RowView::Dense(&x.as_slice()[i * d..(i + 1) * d])
             }
             Features::Sparse(x) => {
-                let range = x.indptr().outer_inds_sz(i);
+                let indptr = x.indptr();
+                let range = indptr[i]..indptr[i + 1];
                 RowView::Sparse {
                     indices: &x.indices()[range.clone()],
                     values: &x.data()[range],
@@ -63,6 +65,7 @@ impl Features {
                 &mut flat[i * d..(i + 1) * d]
             }
             Features::Sparse(x) => {
+                let x = x.make_mut();
                 let range = x.indptr().outer_inds_sz(i);
                 &mut x.data_mut()[range]
             }
@@ -87,5 +90,10 @@ impl Features {
             Features::Dense(x) => Features::Dense(DenseMatrix::Owned(x.advised_copy())),
             Features::Sparse(x) => Features::Sparse(x.clone()),
         }
+    }
+
+    /// An owned CSR matrix, kept as the sparse storage.
+    pub(crate) fn csr(x: super::CsrMatrix) -> Features {
+        Features::Sparse(SparseMatrix::Owned(x))
     }
 }

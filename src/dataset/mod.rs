@@ -13,8 +13,8 @@
 use std::sync::OnceLock;
 
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
-use sprs::{CsMatI, SpIndex};
 
+mod csr;
 mod dense;
 mod features;
 mod multiclass;
@@ -24,6 +24,7 @@ pub(crate) mod sparse;
 mod storage;
 mod transform;
 
+pub use csr::SharedCsr;
 pub use dense::SharedValues;
 use dense::{DenseMatrix, check_finite_values};
 pub(crate) use features::Features;
@@ -31,19 +32,21 @@ pub use multiclass::MulticlassDataset;
 pub(crate) use norms::{RowNorms, norm};
 pub(crate) use row::DenseRow;
 pub use row::RowView;
-pub use sparse::{CsrMatrix, DENSIFY_LIMIT_BYTES, MAX_SPARSE_COLUMNS, SparseIndex};
+pub use sparse::{CsrMatrix, CsrView, DENSIFY_LIMIT_BYTES, MAX_SPARSE_COLUMNS, SparseIndex};
 
 use crate::error::{Error, Result};
 use crate::simd::{LabelSigns, Rows};
 
 /// A labelled dataset: `x` is `n × d`, one example per row, stored densely in standard (row-major)
-/// layout ([`Dataset::new`]) or as compressed sparse rows ([`Dataset::from_csr`]); `y` holds `n` labels,
-/// each exactly `+1.0` or `-1.0`.
+/// layout ([`Dataset::new`]) or as compressed sparse rows ([`Dataset::from_csr`]), either read in place
+/// where another owner holds it ([`Dataset::from_shared`], [`Dataset::from_shared_csr`]); `y` holds `n`
+/// labels, each exactly `+1.0` or `-1.0`.
 ///
 /// Every algorithm of the crate takes either storage and reads rows through [`Dataset::row_view`]. A
-/// sparse dataset stays sparse through training, prediction, `R`, the margin of a separator and the
-/// transforms below; the maximum-margin solver still works on the dense matrix, and densifies a sparse
-/// dataset up to [`DENSIFY_LIMIT_BYTES`] (beyond it: [`Error::TooLargeToDensify`]).
+/// sparse dataset stays sparse through training, prediction, `R`, the margins and the maximum margin,
+/// the bounds and the transforms below; the few steps that need the dense matrix (the separability LP,
+/// a least-squares separator, shifts and standardisation) densify up to [`DENSIFY_LIMIT_BYTES`]
+/// (beyond it: [`Error::TooLargeToDensify`]).
 ///
 /// Construction checks that the lengths match, that there is at least one row and one column, that every
 /// value is finite and that every label is ±1. A dataset may hold a single class (Helmbold's
@@ -133,69 +136,6 @@ impl Dataset {
             check_finite_values(values, x.ncols())?;
         }
         Ok(Self::from_valid(Features::Dense(DenseMatrix::Owned(x)), y))
-    }
-
-    /// Validate and wrap a sparse feature matrix (CSR; a CSC matrix is converted) and its labels. The
-    /// checks are those of [`Dataset::new`]: at least one row and one column, finite stored values,
-    /// labels ±1, and at most [`MAX_SPARSE_COLUMNS`] columns. Rows with no stored entry are the zero
-    /// vector.
-    ///
-    /// Any `sprs` index type is taken (`CsMat<f64>`, sprs's default with `usize` indices, or
-    /// [`CsrMatrix`]); the dataset stores 32-bit column indices (see [`SparseIndex`]), converting others
-    /// as it checks them.
-    ///
-    /// ```
-    /// use ndarray::array;
-    /// use sprs::CsMat;
-    /// // Row 0 = (0, 2, 0), row 1 = (−1, 0, 0).
-    /// let x = CsMat::new((2, 3), vec![0, 1, 2], vec![1, 0], vec![2.0, -1.0]);
-    /// let data = novikoff::Dataset::from_csr(x, array![1.0, -1.0])?;
-    /// assert!(data.is_sparse());
-    /// assert_eq!((data.n_samples(), data.n_features(), data.nnz()), (2, 3, 2));
-    /// assert_eq!(data.radius(), 2.0);
-    /// # Ok::<(), novikoff::Error>(())
-    /// ```
-    pub fn from_csr<I: SpIndex + 'static>(
-        x: CsMatI<f64, I, usize>,
-        y: Array1<f64>,
-    ) -> Result<Self> {
-        let x = if x.is_csr() { x } else { x.to_csr() };
-        let (n, d) = (x.rows(), x.cols());
-        if d > MAX_SPARSE_COLUMNS {
-            return Err(Error::TooManyColumns {
-                what: "the sparse matrix",
-                d: d as u64,
-                limit: MAX_SPARSE_COLUMNS as u64,
-            });
-        }
-        let y = checked_labels((n, d), y)?;
-        // One flat pass that vectorises; the rows are searched only to name the first bad value.
-        if !x.data().iter().fold(true, |ok, v| ok & v.is_finite()) {
-            for (row, values) in x.outer_iterator().enumerate() {
-                if let Some((column, &value)) = values.iter().find(|(_, v)| !v.is_finite()) {
-                    return Err(Error::NonFinite { row, column, value });
-                }
-            }
-        }
-        // The structure was checked when `x` was made, and every index is below d ≤ MAX_SPARSE_COLUMNS,
-        // so a matrix of the storage's index type is kept as it is (a second check costs a pass).
-        let mut x = Some(x);
-        let kept = (&mut x as &mut dyn std::any::Any)
-            .downcast_mut::<Option<CsrMatrix>>()
-            .and_then(Option::take);
-        let x = kept.unwrap_or_else(|| {
-            let (indptr, indices, data) = x.take().expect("not taken").into_raw_storage();
-            let indices = indices.into_iter().map(|j| j.index() as SparseIndex);
-            CsrMatrix::new((n, d), indptr, indices.collect(), data)
-        });
-        Ok(Self::from_valid(Features::Sparse(x), y))
-    }
-
-    /// [`Dataset::from_csr`] for a reader that has checked the matrix as it built it.
-    pub(crate) fn with_checked_csr(x: CsrMatrix, y: Array1<f64>) -> Result<Self> {
-        debug_assert!(x.is_csr() && x.data().iter().all(|v| v.is_finite()));
-        let y = checked_labels((x.rows(), x.cols()), y)?;
-        Ok(Self::from_valid(Features::Sparse(x), y))
     }
 
     /// Wrap features and labels already known to be valid.

@@ -260,7 +260,7 @@ impl MulticlassDataset {
         }
         let matrix = CsrMatrix::new((n * (k - 1), k * block), indptr, indices, data);
         Ok(Dataset::from_valid(
-            Features::Sparse(matrix),
+            Features::csr(matrix),
             Array1::ones(n * (k - 1)),
         ))
     }

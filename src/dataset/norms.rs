@@ -93,8 +93,8 @@ impl RowNorms {
                 .with_min_len(BLOCK_ROWS)
                 .map(|i| {
                     let mut summary = (RowNorms::EMPTY, 0.0);
-                    let range = x.indptr().outer_inds_sz(i);
-                    let row = &x.data()[range];
+                    let indptr = x.indptr();
+                    let row = &x.data()[indptr[i]..indptr[i + 1]];
                     let sq = row.iter().fold(0.0, |acc, v| acc + v * v);
                     summary.0.add_row(row, sq, &mut summary.1);
                     summary
@@ -248,7 +248,7 @@ mod tests {
         let largest = x.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
         for features in [
             Features::Dense(crate::dataset::dense::DenseMatrix::Owned(x.clone())),
-            Features::Sparse(crate::dataset::sparse::from_dense(x.view())),
+            Features::csr(crate::dataset::sparse::from_dense(x.view())),
         ] {
             let (norms, found) = RowNorms::of_features(&features);
             assert_eq!(norms, expected);

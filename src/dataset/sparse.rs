@@ -18,6 +18,18 @@ pub use crate::simd::SparseIndex;
 /// ```
 pub type CsrMatrix = sprs::CsMatI<f64, SparseIndex, usize>;
 
+/// A borrowed [`CsrMatrix`]: what [`Dataset::csr`](super::Dataset::csr) gives, whether the dataset owns
+/// its arrays or reads them in place ([`SharedCsr`](super::SharedCsr)).
+///
+/// ```
+/// # use ndarray::array;
+/// let data = novikoff::Dataset::new(array![[0.0, 2.0], [-1.0, 0.0]], array![1.0, -1.0])?.to_sparse();
+/// let x: novikoff::dataset::CsrView<'_> = data.csr().unwrap();
+/// assert_eq!((x.nnz(), x.indices()), (2, &[1, 0][..]));
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub type CsrView<'a> = sprs::CsMatViewI<'a, f64, SparseIndex, usize>;
+
 /// The most columns a sparse dataset may have when it is read or built: 2³¹ − 1, scipy's limit for
 /// `int32` indices. The 32-bit index leaves room beyond it for the columns the transforms append (the
 /// bias's constant, Kesler's blocks, which are checked against [`SparseIndex::MAX`]).
@@ -35,6 +47,8 @@ pub(crate) struct CsrProblem {
     pub(crate) row: Option<usize>,
     /// What is wrong, in words (naming the entry).
     pub(crate) message: String,
+    /// The column and value of a stored value that is not finite, when that is what is wrong.
+    pub(crate) non_finite: Option<(usize, f64)>,
 }
 
 /// Check raw CSR arrays (`indptr` of length n + 1 starting at 0 and never decreasing, indices in
@@ -45,19 +59,39 @@ pub(crate) fn from_raw(
     indices: Vec<SparseIndex>,
     data: Vec<f64>,
 ) -> std::result::Result<CsrMatrix, CsrProblem> {
+    check_raw(shape, &indptr, &indices, &data)?;
+    CsrMatrix::try_new(shape, indptr, indices, data).map_err(|(_, _, _, e)| CsrProblem {
+        row: None,
+        message: e.to_string(),
+        non_finite: None,
+    })
+}
+
+/// The checks of [`from_raw`] on borrowed arrays. The arrays are read once by folds without early
+/// exits (which vectorise); only arrays that fail are searched again, to name the first problem.
+pub(crate) fn check_raw(
+    shape: (usize, usize),
+    indptr: &[usize],
+    indices: &[SparseIndex],
+    data: &[f64],
+) -> std::result::Result<(), CsrProblem> {
     let (n, d) = shape;
-    let whole = |message: String| CsrProblem { row: None, message };
+    let whole = |message: String| CsrProblem {
+        row: None,
+        message,
+        non_finite: None,
+    };
     if d > MAX_SPARSE_COLUMNS {
         return Err(whole(format!(
             "{d} columns are more than the sparse storage's 32-bit indices address (at most \
              {MAX_SPARSE_COLUMNS})"
         )));
     }
-    if indptr.len() != n + 1 {
+    if indptr.len() != n.saturating_add(1) {
         return Err(whole(format!(
             "indptr has {} entries, and {n} rows need {}",
             indptr.len(),
-            n + 1
+            n.saturating_add(1)
         )));
     }
     if indices.len() != data.len() {
@@ -77,50 +111,77 @@ pub(crate) fn from_raw(
             data.len()
         )));
     }
+    let monotone = indptr.windows(2).fold(true, |ok, p| ok & (p[0] <= p[1]));
+    // With a monotone `indptr` from 0 to nnz every row's range is within the arrays.
+    let rows_ok = monotone
+        && indptr.windows(2).all(|p| {
+            let row = &indices[p[0]..p[1]];
+            row.windows(2).fold(true, |ok, j| ok & (j[0] < j[1]))
+                && row.last().is_none_or(|&j| (j as usize) < d)
+        });
+    if rows_ok && data.iter().fold(true, |ok, v| ok & v.is_finite()) {
+        return Ok(());
+    }
+    Err(first_problem(shape, indptr, indices, data))
+}
+
+/// The first problem of arrays that [`check_raw`] found wrong, row by row and entry by entry.
+#[cold]
+fn first_problem(
+    (n, d): (usize, usize),
+    indptr: &[usize],
+    indices: &[SparseIndex],
+    data: &[f64],
+) -> CsrProblem {
     for i in 0..n {
         let (start, end) = (indptr[i], indptr[i + 1]);
+        let at = |message: String| CsrProblem {
+            row: Some(i),
+            message,
+            non_finite: None,
+        };
         if end < start {
-            return Err(CsrProblem {
-                row: Some(i),
-                message: format!("indptr decreases from {start} to {end} (it must not decrease)"),
-            });
+            return at(format!(
+                "indptr decreases from {start} to {end} (it must not decrease)"
+            ));
         }
         if end > data.len() {
-            return Err(CsrProblem {
-                row: Some(i),
-                message: format!(
-                    "indptr reaches {end}, beyond the {} stored values (it must not decrease)",
-                    data.len()
-                ),
-            });
+            return at(format!(
+                "indptr reaches {end}, beyond the {} stored values (it must not decrease)",
+                data.len()
+            ));
         }
         let mut previous = None;
         for k in start..end {
             let (j, value) = (indices[k] as usize, data[k]);
-            let at = |message: String| CsrProblem {
-                row: Some(i),
-                message,
-            };
             if j >= d {
-                return Err(at(format!(
+                return at(format!(
                     "stored entry {k}: column index {j} is beyond the {d} columns"
-                )));
+                ));
             }
             if previous.is_some_and(|p| j <= p) {
-                return Err(at(format!(
+                return at(format!(
                     "stored entry {k}: column index {j} follows {} (indices must increase within a row)",
                     previous.unwrap_or(0)
-                )));
+                ));
             }
             if !value.is_finite() {
-                return Err(at(format!(
-                    "stored entry {k}, column {j}: value {value} is not finite"
-                )));
+                return CsrProblem {
+                    non_finite: Some((j, value)),
+                    ..at(format!(
+                        "stored entry {k}, column {j}: value {value} is not finite"
+                    ))
+                };
             }
             previous = Some(j);
         }
     }
-    CsrMatrix::try_new(shape, indptr, indices, data).map_err(|(_, _, _, e)| whole(e.to_string()))
+    // Not reached: the search checks what the folds check.
+    CsrProblem {
+        row: None,
+        message: "the arrays do not form a CSR matrix".to_string(),
+        non_finite: None,
+    }
 }
 
 /// An error unless a matrix made by a transform (`what`) with `d` columns fits the 32-bit index.
@@ -133,7 +194,7 @@ pub(crate) fn check_lifted_columns(what: &'static str, d: u64) -> Result<()> {
 }
 
 /// `(x, c)`: one more column, stored only when `c ≠ 0`.
-pub(crate) fn append_column(x: &CsrMatrix, c: f64) -> CsrMatrix {
+pub(crate) fn append_column(x: CsrView<'_>, c: f64) -> CsrMatrix {
     let (n, d) = (x.rows(), x.cols());
     // Every way a sparse matrix is made caps it at MAX_SPARSE_COLUMNS; each augmentation adds one, and
     // 2³¹ of them would be needed to exhaust the index.
@@ -158,7 +219,7 @@ pub(crate) fn append_column(x: &CsrMatrix, c: f64) -> CsrMatrix {
 }
 
 /// The rows at `indices`, in that order.
-pub(crate) fn select_rows(x: &CsrMatrix, rows: &[usize]) -> CsrMatrix {
+pub(crate) fn select_rows(x: CsrView<'_>, rows: &[usize]) -> CsrMatrix {
     let mut indptr = Vec::with_capacity(rows.len() + 1);
     let mut indices = Vec::new();
     let mut data = Vec::new();
@@ -173,7 +234,7 @@ pub(crate) fn select_rows(x: &CsrMatrix, rows: &[usize]) -> CsrMatrix {
 }
 
 /// The dense matrix of a sparse one, refused beyond [`DENSIFY_LIMIT_BYTES`] with what needed it.
-pub(crate) fn to_dense(x: &CsrMatrix, what: &'static str) -> Result<Array2<f64>> {
+pub(crate) fn to_dense(x: CsrView<'_>, what: &'static str) -> Result<Array2<f64>> {
     let (n, d) = (x.rows(), x.cols());
     let bytes = (n as u64).saturating_mul(d as u64).saturating_mul(8);
     if bytes > DENSIFY_LIMIT_BYTES {
@@ -256,11 +317,11 @@ mod tests {
         let x = ndarray::array![[0.0, 1.5, 0.0], [0.0, 0.0, 0.0], [-2.0, 0.0, 4.0]];
         let csr = from_dense(x.view());
         assert_eq!(csr.nnz(), 3);
-        assert_eq!(to_dense(&csr, "test").unwrap(), x);
-        let augmented = to_dense(&append_column(&csr, 2.0), "test").unwrap();
+        assert_eq!(to_dense(csr.view(), "test").unwrap(), x);
+        let augmented = to_dense(append_column(csr.view(), 2.0).view(), "test").unwrap();
         assert_eq!(augmented.column(3).to_vec(), vec![2.0; 3]);
-        assert_eq!(append_column(&csr, 0.0).nnz(), 3);
-        let picked = to_dense(&select_rows(&csr, &[2, 0]), "test").unwrap();
+        assert_eq!(append_column(csr.view(), 0.0).nnz(), 3);
+        let picked = to_dense(select_rows(csr.view(), &[2, 0]).view(), "test").unwrap();
         assert_eq!(picked.row(0).to_vec(), vec![-2.0, 0.0, 4.0]);
     }
 }

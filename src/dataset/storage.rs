@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use ndarray::ArrayView2;
 
-use super::{CsrMatrix, DENSIFY_LIMIT_BYTES, Dataset, DenseMatrix, Features, sparse};
+use super::{CsrView, DENSIFY_LIMIT_BYTES, Dataset, DenseMatrix, Features, sparse};
 use crate::error::{Error, Result};
 
 impl Dataset {
@@ -47,7 +47,8 @@ impl Dataset {
         }
     }
 
-    /// The CSR matrix, or `None` for a dense dataset.
+    /// The CSR matrix (borrowed, whether the dataset owns its arrays or reads them in place), or `None`
+    /// for a dense dataset.
     ///
     /// ```
     /// # use ndarray::array;
@@ -55,10 +56,10 @@ impl Dataset {
     /// assert_eq!(data.csr().map(|x| x.nnz()), Some(1));
     /// # Ok::<(), novikoff::Error>(())
     /// ```
-    pub fn csr(&self) -> Option<&CsrMatrix> {
+    pub fn csr(&self) -> Option<CsrView<'_>> {
         match &self.features {
             Features::Dense(_) => None,
-            Features::Sparse(x) => Some(x),
+            Features::Sparse(x) => Some(x.view()),
         }
     }
 
@@ -77,10 +78,9 @@ impl Dataset {
     /// ```
     pub fn to_sparse(&self) -> Dataset {
         match &self.features {
-            Features::Dense(x) => Dataset::from_valid(
-                Features::Sparse(sparse::from_dense(x.view())),
-                self.y.clone(),
-            ),
+            Features::Dense(x) => {
+                Dataset::from_valid(Features::csr(sparse::from_dense(x.view())), self.y.clone())
+            }
             Features::Sparse(_) => self.clone(),
         }
     }
@@ -121,7 +121,7 @@ impl Dataset {
         match &self.features {
             Features::Dense(_) => Ok(Cow::Borrowed(self)),
             Features::Sparse(x) => Ok(Cow::Owned(Dataset::from_valid(
-                Features::Dense(DenseMatrix::Owned(sparse::to_dense(x, what)?)),
+                Features::Dense(DenseMatrix::Owned(sparse::to_dense(x.view(), what)?)),
                 self.y.clone(),
             ))),
         }

@@ -37,7 +37,7 @@ impl Dataset {
                 ))
             }
             // c = 0 stores nothing: an unstored entry is that zero.
-            Features::Sparse(x) => Features::Sparse(sparse::append_column(x, c)),
+            Features::Sparse(x) => Features::csr(sparse::append_column(x.view(), c)),
         };
         self.with_features(x)
     }
@@ -117,7 +117,7 @@ impl Dataset {
             Features::Dense(x) => {
                 Features::Dense(DenseMatrix::Owned(x.view().select(Axis(0), indices)))
             }
-            Features::Sparse(x) => Features::Sparse(sparse::select_rows(x, indices)),
+            Features::Sparse(x) => Features::csr(sparse::select_rows(x.view(), indices)),
         };
         Dataset::from_valid(features, self.y.select(Axis(0), indices))
     }

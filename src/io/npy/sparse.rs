@@ -14,7 +14,7 @@
 
 use super::*;
 use crate::dataset::sparse::{CsrProblem, from_raw};
-use crate::dataset::{CsrMatrix, MAX_SPARSE_COLUMNS, SparseIndex};
+use crate::dataset::{CsrView, MAX_SPARSE_COLUMNS, SparseIndex};
 
 /// True for an archive holding a scipy sparse matrix.
 pub(super) fn is_sparse_archive(names: &[String]) -> bool {
@@ -87,7 +87,7 @@ pub(super) fn read_sparse_archive<R: Read + Seek>(
     )?;
     let indptr: Vec<usize> = read_indices(archive, &name("indptr"), total, u64::MAX >> 11, &fail)?;
     let matrix = from_raw((outer, inner), indptr, indices, data).map_err(|problem| {
-        let CsrProblem { row, message } = problem;
+        let CsrProblem { row, message, .. } = problem;
         let unit = if format == "csr" { "row" } else { "column" };
         fail(match row {
             Some(r) => format!("{format} matrix, {unit} {r}: {message}"),
@@ -226,7 +226,7 @@ fn read_format<R: Read + Seek>(
 /// Write a sparse dataset as scipy's sparse `.npz` (uncompressed, like `save_npz(..., compressed=False)`):
 /// `data` (float64), `indices` and `indptr` (int32 when the columns and the stored values fit, as scipy
 /// chooses, else int64), `shape` (int64), `format` (`b"csr"`) and the labels `y` (float64).
-pub(super) fn write_sparse_npz<W: Write + Seek>(out: W, x: &CsrMatrix, y: &[f64]) -> Result<()> {
+pub(super) fn write_sparse_npz<W: Write + Seek>(out: W, x: CsrView<'_>, y: &[f64]) -> Result<()> {
     let io = |e: std::io::Error| Error::io("<output>", e);
     let zip_error = |e: zip::result::ZipError| Error::io("<output>", std::io::Error::other(e));
     let mut zip = zip::ZipWriter::new(out);
