@@ -239,7 +239,7 @@ fn xor_is_not_separable_and_only_the_bounds_for_any_data_apply() {
     assert_eq!(verdict.holds, Some(true));
     assert!(verdict.ratio.unwrap() <= 1.0);
     assert_eq!(verdict.invariants.status, InvariantStatus::NotApplicable);
-    assert!(!verdict.geometry.separable);
+    assert_eq!(verdict.geometry.separable, Some(false));
     let certificate = verdict
         .geometry
         .margins
@@ -472,7 +472,7 @@ fn every_applicable_bound_holds_on_a_thousand_random_separable_datasets() {
             let separable_for_rule = match rule {
                 BiasRule::None => summary.separable_through_origin,
                 _ => summary.separable,
-            };
+            } == Some(true);
             let params = PerceptronParams::new()
                 .bias(rule)
                 .eta(eta)

@@ -533,3 +533,78 @@ fn a_test_file_adds_each_rules_accuracy_to_its_entry() {
     ]));
     assert!(rule(&without, "none").get("test").is_none());
 }
+
+/// `--working-set-mb` bounds each of the geometry's margin solves. A budget too small to certify
+/// leaves separability open: the report says "unknown" (JSON `null`), never "not separable", and the
+/// bounds that need the margin do not apply (`tests/sparse.rs` certifies such data with the default
+/// budget; here the debug binary would take a minute).
+#[test]
+fn a_working_set_budget_too_small_leaves_separability_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("sparse.npz");
+    let file = file.to_str().unwrap();
+    let generated = novikoff(&[
+        "generate", "sparse", "--n", "2000", "--d", "20000", "--nnz", "12", "--margin", "0.01",
+        "--seed", "3", "--out", file,
+    ]);
+    assert_eq!(generated.status.code(), Some(0), "{generated:?}");
+    let args = |extra: &[&'static str]| {
+        let mut args = vec![
+            "verify",
+            file,
+            "--storage",
+            "sparse",
+            "--rules",
+            "none,classic",
+        ];
+        args.extend_from_slice(extra);
+        args
+    };
+    let small = json(&novikoff(&args(&[
+        "--working-set-mb",
+        "1",
+        "--format",
+        "json",
+    ])));
+    assert_eq!(
+        small["separable"],
+        Value::Null,
+        "{}",
+        small["geometry"]["margins"]
+    );
+    assert_eq!(small["separable_through_origin"], Value::Null);
+    for problem in [
+        "through_origin",
+        "free_bias",
+        "augmented_one",
+        "augmented_radius",
+    ] {
+        let margin = &small["geometry"]["margins"][problem];
+        assert_eq!(margin["status"], "inaccurate", "{problem}");
+        let reason = margin["reason"].as_str().unwrap();
+        assert!(reason.contains("--working-set-mb"), "{problem}: {reason}");
+    }
+    assert_eq!(
+        bound(rule(&small, "none"), "block_novikoff")["applies"],
+        false
+    );
+    assert_eq!(
+        bound(rule(&small, "classic"), "augmented")["applies"],
+        false
+    );
+    let table = stdout(&novikoff(&args(&["--working-set-mb", "1"])));
+    assert!(table.contains("UNKNOWN"), "{table}");
+    assert!(!table.contains("NO:"), "{table}");
+    for extra in [
+        &["--working-set-mb", "0"][..],
+        &["--working-set-mb", "18446744073709551615"],
+        &["--working-set-mb", "64", "--kernel", "linear"],
+    ] {
+        let out = novikoff(&args(extra));
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("working"),
+            "{extra:?}"
+        );
+    }
+}

@@ -579,3 +579,58 @@ params = { n = 60, d = 3, k = 3, margin = 0.1 }
             .starts_with("confusion_")
     }));
 }
+
+/// `[measure] working_set_mb` bounds the margin solves of every task. Too small a budget leaves a
+/// row's separability open (`null`, never `false`, which would claim a certificate); 0 is refused
+/// at its line of the spec.
+#[test]
+fn a_spec_sets_the_working_set_budget_and_an_inaccurate_margin_stays_unknown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = |budget: &str| {
+        format!(
+            r#"
+name = "budget"
+[train]
+rules = ["none", "classic"]
+orders = ["cyclic"]
+max_epochs = 3
+
+[measure]
+invariants = false
+working_set_mb = {budget}
+
+[[dataset]]
+family = "sparse"
+params = {{ n = 2000, d = 20000, nnz = 12, margin = 0.01 }}
+"#
+        )
+    };
+    let zero = write_spec(tmp.path(), &spec("0"));
+    let out = novikoff(&[
+        "experiment",
+        zero.to_str().unwrap(),
+        "--out",
+        tmp.path().join("zero").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("spec.toml:10") && stderr.contains("working_set_mb"),
+        "{stderr}"
+    );
+    let small = write_spec(tmp.path(), &spec("1"));
+    let out = tmp.path().join("out");
+    run_ok(&[
+        "experiment",
+        small.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let rows = records(&out, "results.jsonl");
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        assert_eq!(row.error, None, "{row:?}");
+        assert_eq!(row.separable, None, "{row:?}");
+        assert_eq!(row.gamma_lower, None, "{row:?}");
+    }
+}

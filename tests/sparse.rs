@@ -876,4 +876,22 @@ fn a_working_set_beyond_its_memory_budget_is_inaccurate_and_says_why() {
             .check()
             .is_err()
     );
+    // The geometry's four solves take the same budget, and a verdict stands on their brackets.
+    let limits = margin::MaxMarginParams::new(Bias::ThroughOrigin).working_set_memory(1 << 10);
+    let geometry = Geometry::compute_with(&data, &limits).unwrap();
+    let free = geometry.free_bias.result().unwrap();
+    assert_eq!(
+        common::inaccurate_because(free, "working_set_memory"),
+        small.bracket().unwrap()
+    );
+    let augmented = geometry.augmented(0.5).unwrap();
+    common::inaccurate_because(augmented.result().unwrap(), "working_set_memory");
+    let verdict = verify_with(&geometry, &PerceptronParams::new().max_epochs(3)).unwrap();
+    assert_eq!(verdict.geometry.margins.free_bias.status, "inaccurate");
+    let default = Geometry::compute(&data).unwrap();
+    assert_eq!(
+        default.free_bias.result().unwrap().bracket(),
+        certified.bracket()
+    );
+    assert!(Geometry::compute_with(&data, &limits.working_set_mebibytes(u64::MAX)).is_err());
 }

@@ -130,7 +130,8 @@ def verify(
     """Train with each bias rule and check every form of the convergence theorem on the run.
 
     Returns the verdict of ``novikoff verify --format json`` as Python objects (the crate's
-    ``Report::to_json``, parsed): ``n``, ``d``, ``radius``, ``separable``, the four margins
+    ``Report::to_json``, parsed): ``n``, ``d``, ``radius``, ``separable`` (``True``, ``False`` when a
+    verified certificate proves it, ``None`` when a margin solve was inaccurate), the four margins
     ``gamma``, a ``certificate`` when nothing separates, the ``geometry``, one entry of ``rules`` per
     rule (its run, every bound with its hypotheses, the proof's inequalities) and the verdict,
     ``passed`` and ``failures``. A failed check is reported there, not raised: only bad input and

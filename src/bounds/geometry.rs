@@ -8,7 +8,7 @@ pub(crate) use super::separation::{Separation, Separator};
 pub use super::summary::{CertificateSummary, GeometrySummary, MarginSummary, MarginsSummary};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
-use crate::margin::{Bias, MarginResult, SolveStats};
+use crate::margin::{Bias, MarginResult, MaxMarginParams, SolveStats};
 
 /// Relative tolerance of the unit-norm hypothesis: every `|‖xᵢ‖ − 1| ≤ 1e-9`. Values computed under it are
 /// inflated by the measured excess (`max(1, R²)` in place of 1), so that they stay rigorous.
@@ -69,6 +69,8 @@ pub struct Geometry<'a> {
     /// The summary, made on first use: every verdict and report carries it, and its separators have d
     /// entries each, so the copies share one.
     summary: OnceLock<GeometrySummary>,
+    /// The solver's limits, for the problems solved on demand ([`Geometry::augmented`]).
+    solver: MaxMarginParams,
 }
 
 /// Every measured quantity; the dataset is left out (its own `Debug` would print every value).
@@ -102,6 +104,30 @@ impl<'a> Geometry<'a> {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn compute(data: &'a Dataset) -> Result<Geometry<'a>> {
+        Self::compute_with(data, &MaxMarginParams::new(Bias::Free))
+    }
+
+    /// [`Geometry::compute`] with the maximum-margin solver's limits taken from `solver` (its
+    /// tolerance, rounds, time limit and working-set memory; each problem keeps its own bias, so the
+    /// bias of `solver` is not used): what `verify --working-set-mb` and an experiment's
+    /// `[measure] working_set_mb` set.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{bounds::Geometry, margin::{Bias, MaxMarginParams}, Dataset};
+    /// let data = Dataset::new(array![[2.0, 0.0], [-1.0, 1.0]], array![1.0, -1.0])?;
+    /// let limits = MaxMarginParams::new(Bias::Free).working_set_memory(1 << 30);
+    /// let geometry = Geometry::compute_with(&data, &limits)?;
+    /// assert!(geometry.free_bias.result().is_some_and(|r| r.is_separable()));
+    /// assert!(Geometry::compute_with(&data, &limits.clone().working_set_memory(0)).is_err());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The errors of [`MaxMarginParams::check`] for limits that are not valid.
+    pub fn compute_with(data: &'a Dataset, solver: &MaxMarginParams) -> Result<Geometry<'a>> {
+        solver.clone().check()?;
+        let problem = |bias: Bias| solver.clone().with_bias(bias);
         let Norms {
             radius,
             max_sq_norm,
@@ -110,7 +136,7 @@ impl<'a> Geometry<'a> {
             both_classes,
         } = Norms::of(data);
         let free_bias = if both_classes {
-            MarginSolve::compute(data, Bias::Free)
+            MarginSolve::compute_near(data, &problem(Bias::Free), &[])
         } else {
             MarginSolve::Failed {
                 reason: "only one class is present, so the margin with a free bias is unbounded"
@@ -122,8 +148,9 @@ impl<'a> Geometry<'a> {
             Some(MarginResult::Separable { support, .. }) => support.clone(),
             _ => Vec::new(),
         };
+        let through = problem(Bias::ThroughOrigin);
         let augmented_radius = if radius > 0.0 {
-            MarginSolve::compute_near(&data.augment(radius), Bias::ThroughOrigin, &hint)
+            MarginSolve::compute_near(&data.augment(radius), &through, &hint)
         } else {
             MarginSolve::Failed {
                 reason: "R = 0: every example is the zero vector".into(),
@@ -138,16 +165,13 @@ impl<'a> Geometry<'a> {
             min_norm,
             unit_norm,
             both_classes,
-            through_origin: MarginSolve::compute(data, Bias::ThroughOrigin),
+            through_origin: MarginSolve::compute_near(data, &through, &[]),
             free_bias,
-            augmented_one: MarginSolve::compute_near(
-                &data.augment(1.0),
-                Bias::ThroughOrigin,
-                &hint,
-            ),
+            augmented_one: MarginSolve::compute_near(&data.augment(1.0), &through, &hint),
             augmented_radius,
             comparators: ComparatorCache::default(),
             summary: OnceLock::new(),
+            solver: through,
         })
     }
 
@@ -228,9 +252,10 @@ impl<'a> Geometry<'a> {
         } else if c == self.radius {
             Cow::Borrowed(&self.augmented_radius)
         } else {
-            Cow::Owned(MarginSolve::compute(
+            Cow::Owned(MarginSolve::compute_near(
                 &self.data.augment(c),
-                Bias::ThroughOrigin,
+                &self.solver,
+                &[],
             ))
         })
     }
@@ -272,20 +297,16 @@ impl<'a> Geometry<'a> {
             min_norm: self.min_norm,
             unit_norm: self.unit_norm,
             both_classes: self.both_classes,
-            separable_through_origin: self
-                .through_origin
-                .separation("through the origin")
-                .found()
-                .is_some(),
+            separable_through_origin: self.through_origin.separable(),
             // (x, 1) is separable through the origin exactly when x is separable with a bias, also when
             // a single class makes the free-bias margin unbounded. Either solve's separator proves it,
-            // so one that ended inaccurate without a separator does not hide the other's.
-            separable: self.augmented_one.separation("of (x, 1)").found().is_some()
-                || self
-                    .free_bias
-                    .separation("with a free bias")
-                    .found()
-                    .is_some(),
+            // so one that ended inaccurate without a separator does not hide the other's; likewise
+            // either's verified certificate proves the opposite.
+            separable: match (self.augmented_one.separable(), self.free_bias.separable()) {
+                (Some(true), _) | (_, Some(true)) => Some(true),
+                (Some(false), _) | (_, Some(false)) => Some(false),
+                (None, None) => None,
+            },
             margins: MarginsSummary {
                 through_origin: self.through_origin.summary(),
                 free_bias: self.free_bias.summary(),

@@ -41,8 +41,9 @@ pub struct ReportJson<'a> {
     n: usize,
     d: usize,
     radius: f64,
-    separable: bool,
-    separable_through_origin: bool,
+    /// `null` when the solver could not tell (see [`GeometrySummary::separable`]).
+    separable: Option<bool>,
+    separable_through_origin: Option<bool>,
     gamma: Brackets,
     certificate: Option<&'a CertificateSummary>,
     geometry: &'a GeometrySummary,

@@ -50,13 +50,18 @@ impl MarginSolve {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn compute(data: &Dataset, bias: Bias) -> Self {
-        Self::compute_near(data, bias, &[])
+        Self::compute_near(data, &margin::MaxMarginParams::new(bias), &[])
     }
 
-    /// [`MarginSolve::compute`] with rows expected near the support (see
+    /// A solve with `solver`'s bias and limits, with rows expected near the support (see
     /// [`MaxMargin::solve_near`](crate::margin::MaxMargin)).
-    pub(crate) fn compute_near(data: &Dataset, bias: Bias, hint: &[usize]) -> Self {
-        let solved = margin::MaxMarginParams::new(bias)
+    pub(crate) fn compute_near(
+        data: &Dataset,
+        solver: &margin::MaxMarginParams,
+        hint: &[usize],
+    ) -> Self {
+        let solved = solver
+            .clone()
             .check()
             .and_then(|solver| solver.solve_near(data, hint));
         match solved {
@@ -100,6 +105,21 @@ impl MarginSolve {
     pub fn certificate(&self) -> Option<&Certificate> {
         match self.result() {
             Some(MarginResult::NotSeparable { certificate, .. }) => Some(certificate),
+            _ => None,
+        }
+    }
+
+    /// Whether this problem's vectors are separable: `Some(true)` when a separator with a positive margin
+    /// on the data was found, `Some(false)` when a certificate that none exists was found and verified,
+    /// and `None` when the solve could not tell (it failed, or ended inaccurate without such a
+    /// separator, e.g. at a time or memory limit).
+    pub(crate) fn separable(&self) -> Option<bool> {
+        match self {
+            MarginSolve::Solved {
+                result: MarginResult::NotSeparable { .. },
+                certificate_verified: Some(true),
+            } => Some(false),
+            _ if self.separation("").found().is_some() => Some(true),
             _ => None,
         }
     }

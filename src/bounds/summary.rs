@@ -84,7 +84,7 @@ pub struct MarginsSummary {
 /// let data = Dataset::new(array![[2.0], [-1.0]], array![1.0, -1.0])?;
 /// let summary = Geometry::compute(&data)?.summary();
 /// assert_eq!(summary.radius, 2.0);
-/// assert!(summary.separable);
+/// assert_eq!(summary.separable, Some(true));
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -101,10 +101,13 @@ pub struct GeometrySummary {
     pub unit_norm: bool,
     /// Both labels occur.
     pub both_classes: bool,
-    /// Separable through the origin (a separator with positive margin was found).
-    pub separable_through_origin: bool,
-    /// Separable with a bias (tested as `(x, 1)` through the origin, which is equivalent).
-    pub separable: bool,
+    /// Separable through the origin: `Some(true)` when a separator with positive margin was found,
+    /// `Some(false)` when a verified certificate proves that none exists, `None` when the solver could
+    /// not tell (an inaccurate solve, e.g. at a time or memory limit).
+    pub separable_through_origin: Option<bool>,
+    /// Separable with a bias (tested as `(x, 1)` through the origin, which is equivalent, and with a
+    /// free bias), in the same three states.
+    pub separable: Option<bool>,
     /// The four maximum margins.
     pub margins: MarginsSummary,
 }

@@ -37,16 +37,37 @@ pub struct MarginArgs {
 /// How many certificate rows the table names.
 const NAMED_ROWS: usize = 6;
 
-pub fn run(args: &MarginArgs) -> Result<()> {
-    let source = args.data.data.display().to_string();
-    if args.working_set_mb.is_some()
-        && (args.kernel.kernel.is_some() || args.multiclass.multiclass.is_some())
-    {
+/// `bias`'s solver with `--working-set-mb` applied (checked by `MaxMarginParams::check`), refused with
+/// `--kernel` or `--multiclass` (`special`), which solve other problems and would ignore it.
+pub(super) fn linear_solver(
+    bias: Bias,
+    working_set_mb: Option<u64>,
+    special: bool,
+) -> Result<MaxMarginParams> {
+    let params = MaxMarginParams::new(bias);
+    let Some(mebibytes) = working_set_mb else {
+        return Ok(params);
+    };
+    if special {
         return Err(Error::parameter(
             "--working-set-mb",
             "sets the budget of the linear binary solve, and --kernel or --multiclass would ignore it",
         ));
     }
+    let params = params.working_set_mebibytes(mebibytes);
+    params.clone().check()?;
+    Ok(params)
+}
+
+pub fn run(args: &MarginArgs) -> Result<()> {
+    let source = args.data.data.display().to_string();
+    let bias = if args.through_origin {
+        Bias::ThroughOrigin
+    } else {
+        Bias::Free
+    };
+    let special = args.kernel.kernel.is_some() || args.multiclass.multiclass.is_some();
+    let params = linear_solver(bias, args.working_set_mb, special)?.tolerance(args.tolerance);
     if let Some(method) = args.multiclass.multiclass {
         if args.kernel.kernel.is_some() {
             return Err(Error::parameter(
@@ -64,11 +85,6 @@ pub fn run(args: &MarginArgs) -> Result<()> {
         );
     }
     let data = args.data.load()?;
-    let bias = if args.through_origin {
-        Bias::ThroughOrigin
-    } else {
-        Bias::Free
-    };
     if let Some(kernel) = args.kernel.kernel(&data)? {
         return super::kernel::margin(
             &source,
@@ -80,20 +96,6 @@ pub fn run(args: &MarginArgs) -> Result<()> {
             args.format,
         )
         .map_err(|e| in_file(e, &args.data.data));
-    }
-    let mut params = MaxMarginParams::new(bias).tolerance(args.tolerance);
-    if let Some(mebibytes) = args.working_set_mb {
-        let bytes = usize::try_from(mebibytes)
-            .ok()
-            .and_then(|mb| mb.checked_mul(1 << 20))
-            .filter(|&bytes| bytes > 0)
-            .ok_or_else(|| {
-                Error::parameter(
-                    "--working-set-mb",
-                    format!("{mebibytes} MiB is not a budget (1 to 2⁴⁴ MiB)"),
-                )
-            })?;
-        params = params.working_set_memory(bytes);
     }
     let solver = params.check()?;
     let start = Instant::now();

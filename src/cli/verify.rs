@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use novikoff::bounds::{AdversaryParams, Geometry, ReportOptions, report};
+use novikoff::margin::Bias;
 use novikoff::perceptron::BiasRule;
 use novikoff::{Error, Result};
 
@@ -58,6 +59,10 @@ pub struct VerifyArgs {
     /// Random restarts of the adversarial search (default 8; needs --adversary).
     #[arg(long, requires = "adversary")]
     pub restarts: Option<usize>,
+    /// Mebibytes a sparse working set's coordinates may take in each maximum-margin solve (default
+    /// 128); as `margin --working-set-mb`.
+    #[arg(long, value_name = "MB")]
+    pub working_set_mb: Option<u64>,
     #[command(flatten)]
     pub kernel: super::kernel::KernelArgs,
     #[command(flatten)]
@@ -79,6 +84,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     }
     let source = args.data.data.display().to_string();
     let special = args.kernel.kernel.is_some() || args.multiclass.multiclass.is_some();
+    let solver = super::margin::linear_solver(Bias::Free, args.working_set_mb, special)?;
     if special && (args.separator.is_some() || args.adversary) {
         return Err(Error::parameter(
             if args.adversary {
@@ -115,7 +121,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
             .collect::<Result<Vec<_>>>()?;
         return super::kernel::verify(&source, &data, &runs, args.steps, args.format);
     }
-    let geometry = Geometry::compute(&data)?;
+    let geometry = Geometry::compute_with(&data, &solver)?;
     let rules: Vec<_> = args
         .rules
         .iter()

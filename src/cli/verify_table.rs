@@ -65,9 +65,17 @@ pub fn print_table(
         (
             "separable",
             match (geometry.separable, geometry.separable_through_origin) {
-                (true, true) => "yes, also through the origin".into(),
-                (true, false) => "with a bias only, not through the origin".into(),
-                (false, _) => "NO: only the bounds that hold on any data apply".into(),
+                (Some(true), Some(true)) => "yes, also through the origin".into(),
+                (Some(true), Some(false)) => "with a bias only, not through the origin".into(),
+                (Some(true), None) => {
+                    "with a bias; through the origin unknown (the solve was inaccurate)".into()
+                }
+                (Some(false), _) => "NO: only the bounds that hold on any data apply".into(),
+                (None, _) => {
+                    "UNKNOWN: the margin solves were inaccurate (see their reasons); only \
+                              the bounds that hold on any data apply"
+                        .into()
+                }
             },
         ),
     ];

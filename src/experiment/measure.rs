@@ -7,14 +7,16 @@ use serde_json::{Map, Value, json};
 
 use super::grid::{Scalar, generator};
 use super::measure_kernel::{SharedSolves, load_classes};
+use super::measure_options::Measure;
 use super::plan::{DatasetInstance, Source, Task};
 use super::record::TaskRecord;
-use super::spec::{ADVERSARY_UPDATES, Measure};
+use super::spec::ADVERSARY_UPDATES;
 use crate::bounds::{
     AdversaryParams, BoundKind, Geometry, Verdict, VerifyOptions, search, verify_with_options,
 };
 use crate::dataset::{Dataset, DenseRow, MulticlassDataset};
 use crate::error::{Error, Result};
+use crate::margin::Bias;
 use crate::perceptron::Variant;
 use crate::rng::derive_seed;
 
@@ -130,7 +132,7 @@ pub(crate) fn prepare<'a>(
     let (geometry, solve_seconds) =
         if (measure.margin || measure.bounds) && instance.binary_geometry {
             let started = Instant::now();
-            let geometry = Geometry::compute(data)?;
+            let geometry = Geometry::compute_with(data, &measure.solver(Bias::Free))?;
             (Some(geometry), Some(started.elapsed().as_secs_f64()))
         } else {
             (None, None)

@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde_json::{Map, Value, json};
 
 use super::grid::generator;
+use super::measure_options::Measure;
 use super::plan::{DatasetInstance, Source, Task};
 use super::record::TaskRecord;
-use super::spec::Measure;
 use crate::dataset::{Dataset, DenseRow, MulticlassDataset};
 use crate::error::{Error, Result};
 use crate::kernel::{

@@ -22,6 +22,7 @@ mod locate;
 mod lock;
 mod measure;
 mod measure_kernel;
+mod measure_options;
 mod merge;
 mod plan;
 mod record;
@@ -44,6 +45,7 @@ pub use kernel_axes::{GridMulticlass, KernelChoice};
 pub use lock::{OutputLock, create_output_folder};
 #[doc(hidden)]
 pub use measure::bound_names;
+pub use measure_options::Measure;
 pub use merge::{MergeOptions, MergeSummary, merge};
 #[doc(hidden)]
 pub use plan::{DatasetInstance, Plan, Source, Task, task_id};
@@ -56,7 +58,7 @@ pub use runner::{RunOptions, RunReport, run};
 pub use shard::Shard;
 #[doc(hidden)]
 pub use spec::{ADVERSARY_UPDATES, MAX_TASKS};
-pub use spec::{DEFAULT_SPEC, DatasetSpec, GridOrder, Measure, Spec, TrainGrid};
+pub use spec::{DEFAULT_SPEC, DatasetSpec, GridOrder, Spec, TrainGrid};
 pub use store::load_results;
 #[doc(hidden)]
 pub use store::{DroppedLine, Store, read_records, result_paths};

@@ -295,7 +295,16 @@ impl TaskRecord {
         self.converged = Some(verdict.fit.converged);
         self.stop_reason = Some(verdict.fit.stop_reason);
         self.train_seconds = Some(verdict.fit.train_seconds);
-        self.separable = Some(verdict.gamma.is_some());
+        // A margin the run's vectors achieve proves them separable; without one, the geometry says
+        // whether a certificate proves the opposite or the solve could not tell ((x, c) with c ≠ 0 is
+        // separable exactly when x is with a bias).
+        self.separable = if verdict.gamma.is_some() {
+            Some(true)
+        } else if verdict.bias_constant == 0.0 {
+            verdict.geometry.separable_through_origin
+        } else {
+            verdict.geometry.separable
+        };
         self.margin_kind = Some(if verdict.bias_constant == 0.0 {
             "through_origin".to_string()
         } else {

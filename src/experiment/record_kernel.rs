@@ -54,7 +54,7 @@ impl TaskRecord {
             verdict.train_seconds,
         );
         self.radius = Some(verdict.radius);
-        self.separable = Some(verdict.gamma.is_some());
+        self.separable = verdict.separable;
         self.margin_kind = Some(if verdict.bias_constant == 0.0 {
             "feature_space_through_origin".to_string()
         } else {
@@ -94,7 +94,12 @@ impl TaskRecord {
             verdict.train_seconds,
         );
         self.radius = Some(verdict.radius_lifted);
-        self.separable = Some(verdict.gamma.is_some());
+        // An inaccurate solve of the lifted vectors leaves it open.
+        self.separable = match verdict.margin_status {
+            _ if verdict.gamma.is_some() => Some(true),
+            "not_separable" => Some(false),
+            _ => None,
+        };
         self.margin_kind = Some(format!("kesler_lifted_c={}", verdict.bias_constant));
         self.gamma = verdict.gamma;
         self.gamma_lower = verdict.gamma_bracket.map(|b| b[0]);

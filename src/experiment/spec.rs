@@ -11,6 +11,7 @@ use super::grid::{ParamValue, Scalar, generator, grid};
 pub use super::kernel_axes::GridMulticlass;
 use super::kernel_axes::{default_coef0s, default_degrees, default_gammas, default_kernels};
 use super::locate::{find_key_line, key_line_in_table, line_of_offset, nth_table_line};
+use super::measure_options::Measure;
 use crate::error::{Error, Location, Result};
 use crate::perceptron::{BiasRule, Variant};
 use crate::simd::Summation;
@@ -165,43 +166,6 @@ impl Default for TrainGrid {
     }
 }
 
-/// Which measurements every task takes.
-///
-/// ```
-/// assert!(novikoff::experiment::Measure::default().bounds);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Measure {
-    /// Solve for the maximum margin (needed by `bounds`).
-    #[serde(default = "yes")]
-    pub margin: bool,
-    /// Evaluate every mistake bound and check it.
-    #[serde(default = "yes")]
-    pub bounds: bool,
-    /// Check the proof's inequalities at every update.
-    #[serde(default = "yes")]
-    pub invariants: bool,
-    /// Record a thinned trace of cos(u, w_k) and ‖w_k‖ for the plots.
-    #[serde(default)]
-    pub trace_summary: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-impl Default for Measure {
-    fn default() -> Self {
-        Self {
-            margin: true,
-            bounds: true,
-            invariants: true,
-            trace_summary: false,
-        }
-    }
-}
-
 /// One `[[dataset]]` entry: exactly one of `file`, `glob` or `family`.
 ///
 /// ```
@@ -350,6 +314,12 @@ impl Spec {
         }
         self.kernel_runs()
             .map_err(|e| fail("kernel", format!("train.kernel: {e}")))?;
+        if let Err(error) = self.measure.solver(crate::margin::Bias::Free).check() {
+            return Err(fail(
+                "working_set_mb",
+                format!("measure.working_set_mb: {error}"),
+            ));
+        }
         if self.train.max_epochs == 0 {
             return Err(fail(
                 "max_epochs",

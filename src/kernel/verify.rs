@@ -79,6 +79,9 @@ pub struct KernelVerdict {
     pub gamma: Option<f64>,
     /// Its bracket.
     pub gamma_bracket: Option<[f64; 2]>,
+    /// Whether the run's vectors are separable: `Some(true)` with a certified margin, `Some(false)`
+    /// when the solver proved that none exists, `None` when it could not tell (an inaccurate solve).
+    pub separable: Option<bool>,
     /// Every form, with its hypotheses, checked against the run.
     pub bounds: Vec<CheckedBound>,
     /// The tightest applicable form about the data alone (or, where none applies, for any `u`).
@@ -293,6 +296,11 @@ pub fn verify_with(
         radius: geometry.radius,
         radius_eff: radius_eff_sq.sqrt(),
         gamma: space.run_vectors.as_ref().ok().map(|s| s.gamma),
+        separable: match run_solve.result() {
+            _ if space.run_vectors.is_ok() => Some(true),
+            Some(super::margin::KernelMarginResult::NotSeparable { .. }) => Some(false),
+            _ => None,
+        },
         gamma_bracket: space
             .run_vectors
             .as_ref()

@@ -148,6 +148,24 @@ impl MaxMarginParams {
         self
     }
 
+    /// [`MaxMarginParams::working_set_memory`] in mebibytes (2²⁰ bytes), how `margin --working-set-mb`
+    /// and a spec's `[measure] working_set_mb` give it. A budget beyond the address space is refused
+    /// by [`MaxMarginParams::check`], as is 0.
+    ///
+    /// ```
+    /// use novikoff::margin::{Bias, MaxMarginParams};
+    /// assert_eq!(
+    ///     MaxMarginParams::new(Bias::Free).working_set_mebibytes(2),
+    ///     MaxMarginParams::new(Bias::Free).working_set_memory(2 << 20)
+    /// );
+    /// assert!(MaxMarginParams::new(Bias::Free).working_set_mebibytes(u64::MAX).check().is_err());
+    /// ```
+    #[must_use]
+    pub fn working_set_mebibytes(self, mebibytes: u64) -> Self {
+        let bytes = mebibytes.saturating_mul(1 << 20);
+        self.working_set_memory(usize::try_from(bytes).unwrap_or(usize::MAX))
+    }
+
     /// The bias.
     ///
     /// ```
@@ -156,6 +174,14 @@ impl MaxMarginParams {
     /// ```
     pub fn bias(&self) -> Bias {
         self.bias
+    }
+
+    /// The same limits for another bias: what a caller that solves several problems with one set of
+    /// limits (the geometry's four) uses.
+    #[must_use]
+    pub(crate) fn with_bias(mut self, bias: Bias) -> Self {
+        self.bias = bias;
+        self
     }
 
     /// Validate the parameters.
@@ -168,7 +194,8 @@ impl MaxMarginParams {
     ///
     /// # Errors
     /// [`Error::Parameter`] for a tolerance outside `(0, 1)`, a zero iteration limit or a time limit that
-    /// is not a positive number of seconds, or a working-set memory below 1 KiB.
+    /// is not a positive number of seconds, or a working-set memory below 1 KiB or beyond the address
+    /// space.
     pub fn check(self) -> Result<MaxMargin> {
         let in_unit = |t: f64| t > 0.0 && t < 1.0;
         if !in_unit(self.tolerance) {
@@ -205,6 +232,15 @@ impl MaxMarginParams {
                 "working_set_memory",
                 format!(
                     "{} bytes is less than the {MIN_WORKING_SET_MEMORY} bytes a working set needs",
+                    self.working_set_memory
+                ),
+            ));
+        }
+        if self.working_set_memory > isize::MAX as usize {
+            return Err(Error::parameter(
+                "working_set_memory",
+                format!(
+                    "{} bytes is more than the address space holds",
                     self.working_set_memory
                 ),
             ));

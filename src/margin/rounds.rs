@@ -90,8 +90,9 @@ impl MaxMargin {
             let Some((problem, start)) = rounds.store.prepare() else {
                 let reason = format!(
                     "the working set grew to {} rows, beyond the {} values ({} bytes) its points may \
-                     hold; a larger budget (MaxMarginParams::working_set_memory, `margin \
-                     --working-set-mb`) may certify it",
+                     hold; a larger budget (MaxMarginParams::working_set_memory; `--working-set-mb` \
+                     of `margin` and `verify`, `working_set_mb` in an experiment's [measure]) may \
+                     certify it",
                     rounds.store.rows().len(),
                     rounds.store.copy_limit(),
                     self.params.working_set_memory
