@@ -584,9 +584,12 @@ fn a_working_set_budget_too_small_leaves_separability_unknown() {
         let reason = margin["reason"].as_str().unwrap();
         assert!(reason.contains("--working-set-mb"), "{problem}: {reason}");
     }
-    assert_eq!(
-        bound(rule(&small, "none"), "block_novikoff")["applies"],
-        false
+    let block = bound(rule(&small, "none"), "block_novikoff");
+    assert_eq!(block["applies"], false);
+    let reason = block["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("stopped before it found a separator"),
+        "{reason}"
     );
     assert_eq!(
         bound(rule(&small, "classic"), "augmented")["applies"],

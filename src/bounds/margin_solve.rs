@@ -137,6 +137,13 @@ impl MarginSolve {
             MarginResult::Separable { bracket, w, b, .. } => {
                 Separation::from_separator(w, *b, *bracket, None, vectors)
             }
+            // Stopped (at a limit) before its first separator.
+            MarginResult::Inaccurate { w, reason, .. } if w.iter().all(|&v| v == 0.0) => {
+                Separation::Missing(format!(
+                    "separability {vectors} not established: the margin solver stopped before it \
+                     found a separator ({reason})"
+                ))
+            }
             MarginResult::Inaccurate {
                 bracket,
                 w,
