@@ -195,4 +195,26 @@ fn the_working_set_budget_is_checked_and_never_silently_ignored() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains("working"), "{extra:?}: {stderr}");
     }
+    // Past the budget the answer is inaccurate, and says nothing of separability (`null`, not
+    // `false`): the data below are separable.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("sparse.npz");
+    let file = file.to_str().unwrap();
+    let generated = novikoff(&[
+        "generate", "sparse", "--n", "2000", "--d", "20000", "--nnz", "12", "--margin", "0.01",
+        "--seed", "3", "--out", file,
+    ]);
+    assert_eq!(generated.status.code(), Some(0), "{generated:?}");
+    let out = json(&novikoff(&[
+        "margin",
+        file,
+        "--storage",
+        "sparse",
+        "--working-set-mb",
+        "1",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(out["status"], "inaccurate");
+    assert_eq!(out["separable"], serde_json::Value::Null);
 }

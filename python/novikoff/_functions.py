@@ -37,11 +37,13 @@ class MarginResult:
     ``weights`` on the rows make the classes' convex hulls meet, or put the origin in the hull of the
     ``y_i x_i`` through the origin; ``rows`` lists the rows by weight, ``residual`` bounds the
     rounding) or ``"inaccurate"`` (the solver missed the accuracy; the ``bracket`` is still rigorous
-    and ``reason`` says why).
+    and ``reason`` says why). ``separable`` is what the result proves: ``True`` (also for an
+    inaccurate result whose separator separates), ``False`` with a certificate, ``None`` when an
+    inaccurate solve could not tell.
     """
 
     status: str
-    separable: bool
+    separable: Optional[bool]
     bias: str
     gamma: Optional[float]
     bracket: Optional[tuple]

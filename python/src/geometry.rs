@@ -58,7 +58,7 @@ pub fn max_margin<'py>(
     out.set_item("d", data.n_features())?;
     out.set_item("radius", data.radius())?;
     out.set_item("solve_seconds", seconds)?;
-    out.set_item("separable", result.is_separable())?;
+    out.set_item("separable", result.separability())?;
     let stats = result.stats();
     out.set_item("passes", stats.passes)?;
     out.set_item("rounds", stats.rounds)?;

@@ -133,7 +133,7 @@ fn to_json(source: &str, data: &Dataset, bias: Bias, result: &MarginResult, seco
     let mut object = Map::new();
     object.insert("data".into(), json!(source));
     object.insert("status".into(), json!(status(result)));
-    object.insert("separable".into(), json!(result.is_separable()));
+    object.insert("separable".into(), json!(result.separability()));
     object.insert("bias".into(), json!(bias.name()));
     object.insert("n".into(), json!(data.n_samples()));
     object.insert("d".into(), json!(data.n_features()));

@@ -112,6 +112,31 @@ impl MarginResult {
         }
     }
 
+    /// What the result proves: `Some(true)` when the data are separable ([`MarginResult::is_separable`]),
+    /// `Some(false)` with a certificate that they are not, and `None` for an inaccurate result whose
+    /// separator does not separate: the solve stopped (at a limit) before it could tell, which is not
+    /// evidence either way.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::margin::{max_margin, Bias, MaxMarginParams};
+    /// let data = novikoff::Dataset::new(array![[1.0], [-1.0]], array![1.0, -1.0])?;
+    /// assert_eq!(max_margin(&data, Bias::Free)?.separability(), Some(true));
+    /// let xor = novikoff::Dataset::new(
+    ///     array![[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]],
+    ///     array![1.0, -1.0, -1.0, 1.0],
+    /// )?;
+    /// assert_eq!(max_margin(&xor, Bias::Free)?.separability(), Some(false));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn separability(&self) -> Option<bool> {
+        match self {
+            MarginResult::NotSeparable { .. } => Some(false),
+            result if result.is_separable() => Some(true),
+            _ => None,
+        }
+    }
+
     /// The margin the returned `(w, b)` achieves on the data (the bracket's lower end), if there is a
     /// separator.
     ///
