@@ -209,7 +209,7 @@ pub fn margin(
             "bias": bias.name(),
             "radius": radius,
             "status": result.status(),
-            "separable": result.is_separable(),
+            "separable": result.separability(),
             "gamma": result.gamma(),
             "gamma_lower": result.bracket().map(|b| b.0),
             "gamma_upper": result.bracket().map(|b| b.1),

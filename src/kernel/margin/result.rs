@@ -134,6 +134,28 @@ impl KernelMarginResult {
         }
     }
 
+    /// What the result proves, as [`MarginResult::separability`](crate::margin::MarginResult::separability):
+    /// `Some(true)` separable, `Some(false)` with a certificate, `None` when an inaccurate solve could
+    /// not tell.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{kernel::{Gamma, KernelMarginParams, KernelParams}, margin::Bias, Dataset};
+    /// // XOR in one dimension: no line, but an RBF kernel separates it.
+    /// let data = Dataset::new(array![[0.0], [1.0], [2.0]], array![1.0, -1.0, 1.0])?;
+    /// let rbf = KernelParams::rbf().gamma(Gamma::Value(1.0)).check()?;
+    /// let result = KernelMarginParams::new(Bias::Free).check()?.solve(&data, &rbf)?;
+    /// assert_eq!(result.separability(), Some(true));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn separability(&self) -> Option<bool> {
+        match self {
+            KernelMarginResult::NotSeparable { .. } => Some(false),
+            result if result.is_separable() => Some(true),
+            _ => None,
+        }
+    }
+
     /// The bracket, if any.
     pub fn bracket(&self) -> Option<(f64, f64)> {
         match self {
