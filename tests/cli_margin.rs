@@ -198,13 +198,8 @@ fn the_working_set_budget_is_checked_and_never_silently_ignored() {
     // Past the budget the answer is inaccurate, and says nothing of separability (`null`, not
     // `false`): the data below are separable.
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("sparse.npz");
-    let file = file.to_str().unwrap();
-    let generated = novikoff(&[
-        "generate", "sparse", "--n", "2000", "--d", "20000", "--nnz", "12", "--margin", "0.01",
-        "--seed", "3", "--out", file,
-    ]);
-    assert_eq!(generated.status.code(), Some(0), "{generated:?}");
+    let file = common::sparse_beyond_one_mebibyte(&dir);
+    let file = file.as_str();
     let out = json(&novikoff(&[
         "margin",
         file,

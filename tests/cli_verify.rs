@@ -541,13 +541,8 @@ fn a_test_file_adds_each_rules_accuracy_to_its_entry() {
 #[test]
 fn a_working_set_budget_too_small_leaves_separability_unknown() {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("sparse.npz");
-    let file = file.to_str().unwrap();
-    let generated = novikoff(&[
-        "generate", "sparse", "--n", "2000", "--d", "20000", "--nnz", "12", "--margin", "0.01",
-        "--seed", "3", "--out", file,
-    ]);
-    assert_eq!(generated.status.code(), Some(0), "{generated:?}");
+    let file = common::sparse_beyond_one_mebibyte(&dir);
+    let file = file.as_str();
     let args = |extra: &[&'static str]| {
         let mut args = vec![
             "verify",

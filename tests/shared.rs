@@ -40,6 +40,25 @@ fn example() -> (Array2<f64>, Array1<f64>) {
     (x, y)
 }
 
+/// `shared` equals `owned`, has its radius to the bit, and trains to the same bits with every bias rule
+/// in both summation orders.
+fn assert_same_runs(shared: &Dataset, owned: &Dataset) {
+    assert_eq!(shared, owned);
+    assert_eq!(shared.radius().to_bits(), owned.radius().to_bits());
+    for rule in [BiasRule::None, BiasRule::Classic, BiasRule::Novikoff] {
+        for summation in [Summation::Sequential, Summation::Fast] {
+            let params = PerceptronParams::new()
+                .bias(rule)
+                .summation(summation)
+                .max_epochs(20);
+            let a = params.fit(shared).unwrap();
+            let b = params.fit(owned).unwrap();
+            assert_eq!((&a.w, a.b, a.mistakes), (&b.w, b.b, b.mistakes));
+            assert_eq!(a.averaged, b.averaged);
+        }
+    }
+}
+
 #[test]
 fn the_rows_are_the_owners_memory_and_every_result_is_the_owned_datasets() {
     let (x, y) = example();
@@ -51,19 +70,7 @@ fn the_rows_are_the_owners_memory_and_every_result_is_the_owned_datasets() {
             values.0[i * 7..].as_ptr()
         ));
     }
-    assert_eq!(data, owned);
-    assert_eq!(data.radius().to_bits(), owned.radius().to_bits());
-    for rule in [BiasRule::None, BiasRule::Classic, BiasRule::Novikoff] {
-        for summation in [Summation::Sequential, Summation::Fast] {
-            let params = PerceptronParams::new()
-                .bias(rule)
-                .summation(summation)
-                .max_epochs(20);
-            let a = params.fit(&data).unwrap();
-            let b = params.fit(&owned).unwrap();
-            assert_eq!((a.w, a.b, a.mistakes), (b.w, b.b, b.mistakes));
-        }
-    }
+    assert_same_runs(&data, &owned);
     let a = margin::max_margin(&data, Bias::Free).unwrap();
     let b = margin::max_margin(&owned, Bias::Free).unwrap();
     assert_eq!(a.bracket(), b.bracket());
@@ -186,21 +193,8 @@ fn a_shared_csr_matrix_is_read_in_place_and_gives_the_owned_matrixs_bits() {
         data.csr().unwrap().indices().as_ptr(),
         arrays.indices.as_ptr()
     ));
-    assert_eq!(data, owned);
     assert_eq!(data.nnz(), owned.nnz());
-    assert_eq!(data.radius().to_bits(), owned.radius().to_bits());
-    for rule in [BiasRule::None, BiasRule::Classic, BiasRule::Novikoff] {
-        for summation in [Summation::Sequential, Summation::Fast] {
-            let params = PerceptronParams::new()
-                .bias(rule)
-                .summation(summation)
-                .max_epochs(20);
-            let a = params.fit(&data).unwrap();
-            let b = params.fit(&owned).unwrap();
-            assert_eq!((&a.w, a.b, a.mistakes), (&b.w, b.b, b.mistakes));
-            assert_eq!(a.averaged, b.averaged);
-        }
-    }
+    assert_same_runs(&data, &owned);
     let a = margin::max_margin(&data, Bias::ThroughOrigin).unwrap();
     let b = margin::max_margin(&owned, Bias::ThroughOrigin).unwrap();
     assert_eq!(a.bracket(), b.bracket());

@@ -31,6 +31,18 @@ pub fn write(dir: &tempfile::TempDir, name: &str, contents: impl AsRef<[u8]>) ->
     path
 }
 
+/// A separable sparse set (2000 × 20 000, 12 values a row) whose margin solves need a working set of
+/// more than 1 MiB: written by `novikoff generate sparse` as `sparse.npz` in `dir`.
+pub fn sparse_beyond_one_mebibyte(dir: &tempfile::TempDir) -> String {
+    let file = dir.path().join("sparse.npz").display().to_string();
+    let generated = novikoff(&[
+        "generate", "sparse", "--n", "2000", "--d", "20000", "--nnz", "12", "--margin", "0.01",
+        "--seed", "3", "--out", &file,
+    ]);
+    assert_eq!(generated.status.code(), Some(0), "{generated:?}");
+    file
+}
+
 /// A successful run's stdout.
 pub fn stdout(output: &Output) -> String {
     assert!(
