@@ -12,7 +12,7 @@ use novikoff::io::Format;
 use serde_json::json;
 
 use super::OutputFormat;
-use super::output::{format_vector, print_json, print_pairs};
+use super::output::{print_json, print_pairs, summarise_vector};
 
 #[derive(Debug, Args)]
 pub struct GenerateArgs {
@@ -428,31 +428,4 @@ fn report(
             ])
         }
     }
-}
-
-/// A vector for the table: in full when short; otherwise its length and non-zero entries, the first few
-/// of them (the JSON output has it whole).
-fn summarise_vector(v: &[f64]) -> String {
-    const SHOWN: usize = 16;
-    if v.len() <= SHOWN {
-        return format_vector(v);
-    }
-    let non_zero: Vec<String> = v
-        .iter()
-        .enumerate()
-        .filter(|(_, x)| **x != 0.0)
-        .map(|(j, x)| format!("{j}:{x}"))
-        .collect();
-    let listed = non_zero
-        .iter()
-        .take(8)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(" ");
-    let more = if non_zero.len() > 8 { " …" } else { "" };
-    format!(
-        "{} values, {} non-zero: {listed}{more} (all of them with --format json)",
-        v.len(),
-        non_zero.len()
-    )
 }

@@ -8,7 +8,7 @@ use novikoff::margin::{Bias, Certificate, MarginResult, MaxMarginParams};
 use novikoff::{Dataset, Error, Result};
 use serde_json::{Map, Value, json};
 
-use super::output::{format_vector, print_json, print_pairs};
+use super::output::{print_json, print_pairs, summarise_rows, summarise_vector};
 use super::{DataArgs, OutputFormat};
 
 #[derive(Debug, Args)]
@@ -290,11 +290,19 @@ fn print_table(
                 ),
             ));
             pairs.push(("(R/γ*)²", (radius / gamma).powi(2).to_string()));
-            pairs.push(("w (unit)", format_vector(w.as_slice().unwrap_or(&[]))));
+            pairs.push(("w (unit)", summarise_vector(w.as_slice().unwrap_or(&[]))));
             pairs.push(("b", b.to_string()));
             pairs.push((
                 "support rows",
-                format!("{} (0-based; on the margin)", list(support)),
+                format!(
+                    "{} (0-based; on the margin{})",
+                    summarise_rows(support),
+                    if support.len() > 16 {
+                        "; all of them with --format json"
+                    } else {
+                        ""
+                    }
+                ),
             ));
         }
         MarginResult::NotSeparable { certificate, .. } => {
@@ -317,7 +325,7 @@ fn print_table(
                 "certified bracket",
                 format!("[{}, {}]", bracket.0, bracket.1),
             ));
-            pairs.push(("w (unit)", format_vector(w.as_slice().unwrap_or(&[]))));
+            pairs.push(("w (unit)", summarise_vector(w.as_slice().unwrap_or(&[]))));
             pairs.push(("b", b.to_string()));
         }
         _ => {}

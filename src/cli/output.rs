@@ -32,6 +32,49 @@ pub fn format_vector(values: &[f64]) -> String {
     format!("[{}]", parts.join(", "))
 }
 
+/// A vector for the table: in full when short; otherwise its length and non-zero entries, the first few
+/// of them (the JSON output has it whole).
+pub fn summarise_vector(v: &[f64]) -> String {
+    const SHOWN: usize = 16;
+    if v.len() <= SHOWN {
+        return format_vector(v);
+    }
+    let non_zero: Vec<String> = v
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| **x != 0.0)
+        .map(|(j, x)| format!("{j}:{x}"))
+        .collect();
+    let listed = non_zero
+        .iter()
+        .take(8)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if non_zero.is_empty() {
+        return format!("{} values, all zero", v.len());
+    }
+    let more = if non_zero.len() > 8 { " …" } else { "" };
+    format!(
+        "{} values, {} non-zero: {listed}{more} (all of them with --format json)",
+        v.len(),
+        non_zero.len()
+    )
+}
+
+/// Row numbers for a table: all of them when few, otherwise the first ones and how many more (the
+/// caller says where all of them are).
+pub fn summarise_rows(rows: &[usize]) -> String {
+    const SHOWN: usize = 16;
+    let shown: Vec<String> = rows.iter().take(SHOWN).map(usize::to_string).collect();
+    match rows.len() {
+        0 => String::new(),
+        1 => shown[0].clone(),
+        k if k <= SHOWN => format!("{} and {}", shown[..k - 1].join(", "), shown[k - 1]),
+        k => format!("{} and {} more", shown.join(", "), k - SHOWN),
+    }
+}
+
 /// A number in at most 6 significant digits, trailing zeros trimmed (the library's own formatting).
 pub use novikoff::display::short_number as num;
 

@@ -13,7 +13,7 @@ use novikoff::simd::Summation;
 use novikoff::{Dataset, Error, Result};
 use serde_json::{Value, json};
 
-use super::output::{format_vector, print_json, print_pairs};
+use super::output::{print_json, print_pairs, summarise_vector};
 use super::{DataArgs, OutputFormat};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -294,7 +294,7 @@ fn report(
             }
             pairs.extend([
                 ("epochs", fit.epochs.to_string()),
-                ("w", format_vector(fit.w.as_slice().unwrap_or(&[]))),
+                ("w", summarise_vector(fit.w.as_slice().unwrap_or(&[]))),
                 ("b", fit.b.to_string()),
                 ("training accuracy", accuracy.to_string()),
             ]);

@@ -94,7 +94,7 @@ pub fn print_table(
         if let Some(c) = &margin.certificate {
             out.push_str(&format!(
                 "certificate ({what}): weights {}, residual {:.3e}, verified {}\n",
-                super::output::format_vector(&c.weights),
+                super::output::summarise_vector(&c.weights),
                 c.residual,
                 yes_no(c.verified)
             ));
