@@ -61,13 +61,16 @@ class MarginResult:
     solve_seconds: float = field(repr=False)
 
 
-def max_margin(X, y, bias="free", tolerance=1e-6):
+def max_margin(X, y, bias="free", tolerance=1e-6, working_set_mb=None):
     """The maximum margin ``gamma*`` of ``(X, y)`` with a certified bracket, or a certificate that no
     separator exists: the crate's ``margin::max_margin``, what ``novikoff margin`` prints.
 
     ``y`` holds the labels +1 and -1. ``bias`` is ``"free"`` (any hyperplane ``w.x + b = 0``; needs
     both classes) or ``"through_origin"``. ``tolerance`` is the largest accepted relative width of
-    the bracket. Returns a :class:`MarginResult`.
+    the bracket. ``working_set_mb`` is the memory budget of a sparse working set in MiB
+    (``margin --working-set-mb``; ``None`` keeps the default of 128): past it the result is
+    ``"inaccurate"`` with its rigorous bracket and a ``reason`` that names the budget. Returns a
+    :class:`MarginResult`.
 
     >>> import numpy as np, novikoff
     >>> result = novikoff.max_margin(np.array([[1.0], [-3.0]]), np.array([1.0, -1.0]))
@@ -77,7 +80,11 @@ def max_margin(X, y, bias="free", tolerance=1e-6):
     if bias not in ("free", "through_origin"):
         raise ValueError(f"bias must be 'free' or 'through_origin', got {bias!r}")
     out = _novikoff.max_margin(
-        as_matrix(X), as_labels(y), bias=bias, tolerance=float(tolerance)
+        as_matrix(X),
+        as_labels(y),
+        bias=bias,
+        tolerance=float(tolerance),
+        working_set_mb=_budget(working_set_mb),
     )
     return MarginResult(
         status=out["status"],
@@ -128,6 +135,7 @@ def verify(
     adversary=False,
     restarts=8,
     source="<array>",
+    working_set_mb=None,
 ):
     """Train with each bias rule and check every form of the convergence theorem on the run.
 
@@ -143,7 +151,9 @@ def verify(
     number c). The other arguments are the CLI's options: ``shuffle`` with ``seed`` is
     ``--order shuffle --seed``; ``separator``/``separator_bias`` add the bounds of your separator;
     ``adversary`` searches for orders that force more mistakes (``restarts``, seeded by ``seed``);
-    ``steps`` records every update's quantities of the proof. ``source`` fills the ``data`` field.
+    ``steps`` records every update's quantities of the proof; ``working_set_mb`` is
+    ``--working-set-mb``, the margin solves' sparse working-set budget. ``source`` fills the
+    ``data`` field.
 
     >>> import numpy as np, novikoff
     >>> X = np.array([[-1, 2], [1, 0], [1, 1], [-1, 0], [-1, -2], [1, -1]], dtype=float)
@@ -175,6 +185,7 @@ def verify(
         adversary=bool(adversary),
         restarts=_count(restarts, "restarts"),
         source=str(source),
+        working_set_mb=_budget(working_set_mb),
     )
     return json.loads(text)
 
@@ -218,6 +229,10 @@ def _count(value, name, minimum=1):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{name} must be a whole number of at least {minimum}, got {value!r}")
     return int(value)
+
+
+def _budget(working_set_mb):
+    return None if working_set_mb is None else _count(working_set_mb, "working_set_mb")
 
 
 def _seed(value):

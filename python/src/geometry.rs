@@ -25,14 +25,16 @@ pub fn radius(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<f64> {
 /// The certified maximum margin: the crate's `MaxMargin::solve`, as a dict whose fields are those of
 /// `novikoff margin --format json` (`status`, `gamma`, `gamma_lower`, `gamma_upper`, `w`, `b`,
 /// `support`, `certificate`, `reason`, the solver's `passes`, `rounds`, `working_set`).
+/// `working_set_mb` is the sparse working set's budget (`margin --working-set-mb`; None: the default).
 #[pyfunction]
-#[pyo3(signature = (x, y, *, bias, tolerance))]
+#[pyo3(signature = (x, y, *, bias, tolerance, working_set_mb=None))]
 pub fn max_margin<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,
     y: &Bound<'py, PyAny>,
     bias: &str,
     tolerance: f64,
+    working_set_mb: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let bias = match bias {
         "free" => Bias::Free,
@@ -43,7 +45,7 @@ pub fn max_margin<'py>(
             )));
         }
     };
-    let solver = MaxMarginParams::new(bias)
+    let solver = limits(bias, working_set_mb)
         .tolerance(tolerance)
         .check()
         .or_py()?;
@@ -113,11 +115,22 @@ pub fn max_margin<'py>(
     Ok(out)
 }
 
+/// The solver's limits for `bias`, with the working-set budget when one is given (checked by
+/// `MaxMarginParams::check`).
+fn limits(bias: Bias, working_set_mb: Option<u64>) -> MaxMarginParams {
+    let params = MaxMarginParams::new(bias);
+    match working_set_mb {
+        Some(mebibytes) => params.working_set_mebibytes(mebibytes),
+        None => params,
+    }
+}
+
 /// Train with each bias rule and check every form of the theorem: the JSON text of
 /// `novikoff verify --format json` (the crate's `Report::to_json`), for the Python layer to parse.
+/// `working_set_mb` bounds the margin solves as `verify --working-set-mb` does.
 #[pyfunction]
 #[pyo3(signature = (x, y, *, rules, eta, shuffle, seed, max_epochs, max_updates, summation,
-    steps, separator, separator_bias, adversary, restarts, source))]
+    steps, separator, separator_bias, adversary, restarts, source, working_set_mb=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn verify(
     py: Python<'_>,
@@ -136,7 +149,10 @@ pub fn verify(
     adversary: bool,
     restarts: usize,
     source: String,
+    working_set_mb: Option<u64>,
 ) -> PyResult<String> {
+    let solver = limits(Bias::Free, working_set_mb);
+    solver.clone().check().or_py()?;
     let summation = self::summation(summation)?;
     let params: Vec<PerceptronParams> = rules
         .iter()
@@ -173,7 +189,7 @@ pub fn verify(
     let input = features::labelled(x, y)?;
     let data = input.data();
     py.detach(|| {
-        let geometry = Geometry::compute(data)?;
+        let geometry = Geometry::compute_with(data, &solver)?;
         let report = report(&geometry, &params, &options)?;
         // Written as it is serialised: no tree of values beside the text.
         serde_json::to_string(&report.json_view(&source, data))

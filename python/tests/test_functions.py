@@ -176,3 +176,20 @@ def test_experiment_errors_name_the_spec(tmp_path):
         novikoff.experiment(bad, tmp_path / "out", progress=False)
     with pytest.raises(ValueError, match="threads"):
         novikoff.experiment(bad, tmp_path / "out", threads=0)
+
+
+def test_a_working_set_budget_too_small_leaves_the_margin_and_separability_open():
+    rng = np.random.default_rng(5)
+    X = sp.random(2000, 20000, density=12 / 20000, format="csr", random_state=rng)
+    y = np.where(X @ rng.normal(size=20000) >= 0, 1.0, -1.0)  # separable through the origin
+    result = novikoff.max_margin(X, y, working_set_mb=1)
+    assert result.status == "inaccurate" and result.separable is None
+    assert "working_set_memory" in result.reason
+    assert result.bracket[0] <= 0.0
+    report = novikoff.verify(X, y, rules=["none"], max_epochs=2, working_set_mb=1)
+    assert report["separable"] is None and report["separable_through_origin"] is None
+    for bad in [0, -1, 1.5]:
+        with pytest.raises(ValueError, match="working_set_mb"):
+            novikoff.max_margin(X, y, working_set_mb=bad)
+    with pytest.raises(ValueError, match="working_set_memory"):
+        novikoff.verify(X, y, working_set_mb=2**50)
