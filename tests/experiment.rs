@@ -620,7 +620,7 @@ params = {{ n = 2000, d = 20000, nnz = 12, margin = 0.01 }}
     );
     let small = write_spec(tmp.path(), &spec("1"));
     let out = tmp.path().join("out");
-    run_ok(&[
+    let printed = run_ok(&[
         "experiment",
         small.to_str().unwrap(),
         "--out",
@@ -633,4 +633,12 @@ params = {{ n = 2000, d = 20000, nnz = 12, margin = 0.01 }}
         assert_eq!(row.separable, None, "{row:?}");
         assert_eq!(row.gamma_lower, None, "{row:?}");
     }
+    // The summary counts them apart from the data found not separable.
+    let summary = novikoff::experiment::summarize(&rows);
+    assert!(
+        summary
+            .iter()
+            .all(|s| s.separability_unknown == 1 && s.not_separable == 0)
+    );
+    assert!(printed.contains("0 (+1 unknown)"), "{printed}");
 }

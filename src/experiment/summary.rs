@@ -24,6 +24,9 @@ pub struct RuleSummary {
     pub max_ratio: Option<f64>,
     /// Tasks whose data was found not separable (with a certificate).
     pub not_separable: usize,
+    /// Tasks whose margin was solved but could not decide separability (an inaccurate solve, at a
+    /// time or memory limit): counted neither as separable nor as not.
+    pub separability_unknown: usize,
     /// Tasks whose run hit a cap.
     pub capped: usize,
     /// Tasks where a proof inequality was violated (should be 0).
@@ -78,6 +81,11 @@ pub fn summarize(records: &[TaskRecord]) -> Vec<RuleSummary> {
                 median_ratio,
                 max_ratio: ratios.last().copied(),
                 not_separable: rows.iter().filter(|r| r.separable == Some(false)).count(),
+                separability_unknown: rows
+                    .iter()
+                    .filter(|r| r.error.is_none() && r.margin_kind.is_some())
+                    .filter(|r| r.separable.is_none())
+                    .count(),
                 capped: rows.iter().filter(|r| r.converged == Some(false)).count(),
                 invariant_violations: rows
                     .iter()
@@ -115,7 +123,10 @@ pub fn summary_table(summary: &[RuleSummary]) -> String {
             format!("{}/{}", s.held, s.with_bound),
             fmt(s.median_ratio),
             fmt(s.max_ratio),
-            s.not_separable.to_string(),
+            match s.separability_unknown {
+                0 => s.not_separable.to_string(),
+                unknown => format!("{} (+{unknown} unknown)", s.not_separable),
+            },
             s.capped.to_string(),
             s.failed.to_string(),
             s.invariant_violations.to_string(),
