@@ -200,28 +200,19 @@ fn the_working_set_budget_is_checked_and_never_silently_ignored() {
     let dir = tempfile::tempdir().unwrap();
     let file = common::sparse_beyond_one_mebibyte(&dir);
     let file = file.as_str();
-    let out = json(&novikoff(&[
+    let small = [
         "margin",
         file,
         "--storage",
         "sparse",
         "--working-set-mb",
         "1",
-        "--format",
-        "json",
-    ]));
+    ];
+    let out = json(&novikoff(&[&small[..], &["--format", "json"]].concat()));
     assert_eq!(out["status"], "inaccurate");
     assert_eq!(out["separable"], serde_json::Value::Null);
     // The table names a long vector by its size, not value by value.
-    let table = novikoff(&[
-        "margin",
-        file,
-        "--storage",
-        "sparse",
-        "--working-set-mb",
-        "1",
-    ]);
-    let table = String::from_utf8(table.stdout).unwrap();
+    let table = String::from_utf8(novikoff(&small).stdout).unwrap();
     assert!(table.contains("20000 values, all zero"), "{table}");
     assert!(table.len() < 2000, "{table}");
 }
