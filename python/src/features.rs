@@ -169,10 +169,7 @@ pub fn matrix<'py>(x: &Bound<'py, PyAny>) -> PyResult<Matrix<'py>> {
             && let (Ok(value_slice), Ok(column_slice)) = (values.as_slice(), columns.as_slice())
         {
             if let Some(k) = first_negative(column_slice) {
-                return Err(PyValueError::new_err(format!(
-                    "the CSR matrix's indices has the entry {}, which is negative or too large",
-                    column_slice[k]
-                )));
+                return Err(invalid_index("indices", i64::from(column_slice[k])));
             }
             let arrays = Arc::new(ScipyCsr {
                 _data: data.clone().unbind(),
@@ -201,6 +198,13 @@ pub fn matrix<'py>(x: &Bound<'py, PyAny>) -> PyResult<Matrix<'py>> {
         ));
     }
     Ok(Matrix::Dense(array.try_readonly()?))
+}
+
+/// An index array's entry that no index type of the crate holds.
+fn invalid_index(name: &str, v: i64) -> PyErr {
+    PyValueError::new_err(format!(
+        "the CSR matrix's {name} has the entry {v}, which is negative or too large"
+    ))
 }
 
 /// The position of the first negative entry, found after a pass that vectorises.
@@ -234,11 +238,7 @@ fn index_array<T: TryFrom<i64> + FromNonNegativeI32>(
     array: &Bound<'_, PyAny>,
     name: &str,
 ) -> PyResult<Vec<T>> {
-    let invalid = |v: i64| {
-        PyValueError::new_err(format!(
-            "the CSR matrix's {name} has the entry {v}, which is negative or too large"
-        ))
-    };
+    let invalid = |v: i64| invalid_index(name, v);
     if let Ok(a) = array.cast::<PyArray1<i32>>() {
         let ro = a.try_readonly()?;
         let view = ro.as_array();

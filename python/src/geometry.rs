@@ -45,7 +45,8 @@ pub fn max_margin<'py>(
             )));
         }
     };
-    let solver = limits(bias, working_set_mb)
+    let solver = MaxMarginParams::new(bias)
+        .working_set_mebibytes(working_set_mb)
         .tolerance(tolerance)
         .check()
         .or_py()?;
@@ -115,16 +116,6 @@ pub fn max_margin<'py>(
     Ok(out)
 }
 
-/// The solver's limits for `bias`, with the working-set budget when one is given (checked by
-/// `MaxMarginParams::check`).
-fn limits(bias: Bias, working_set_mb: Option<u64>) -> MaxMarginParams {
-    let params = MaxMarginParams::new(bias);
-    match working_set_mb {
-        Some(mebibytes) => params.working_set_mebibytes(mebibytes),
-        None => params,
-    }
-}
-
 /// Train with each bias rule and check every form of the theorem: the JSON text of
 /// `novikoff verify --format json` (the crate's `Report::to_json`), for the Python layer to parse.
 /// `working_set_mb` bounds the margin solves as `verify --working-set-mb` does.
@@ -151,7 +142,7 @@ pub fn verify(
     source: String,
     working_set_mb: Option<u64>,
 ) -> PyResult<String> {
-    let solver = limits(Bias::Free, working_set_mb);
+    let solver = MaxMarginParams::new(Bias::Free).working_set_mebibytes(working_set_mb);
     solver.clone().check().or_py()?;
     let summation = self::summation(summation)?;
     let params: Vec<PerceptronParams> = rules

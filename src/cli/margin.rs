@@ -44,17 +44,13 @@ pub(super) fn linear_solver(
     working_set_mb: Option<u64>,
     special: bool,
 ) -> Result<MaxMarginParams> {
-    let params = MaxMarginParams::new(bias);
-    let Some(mebibytes) = working_set_mb else {
-        return Ok(params);
-    };
-    if special {
+    if special && working_set_mb.is_some() {
         return Err(Error::parameter(
             "--working-set-mb",
             "sets the budget of the linear binary solve, and --kernel or --multiclass would ignore it",
         ));
     }
-    let params = params.working_set_mebibytes(mebibytes);
+    let params = MaxMarginParams::new(bias).working_set_mebibytes(working_set_mb);
     params.clone().check()?;
     Ok(params)
 }
@@ -188,15 +184,6 @@ fn to_json(source: &str, data: &Dataset, bias: Bias, result: &MarginResult, seco
     Value::Object(object)
 }
 
-fn list(rows: &[usize]) -> String {
-    let names: Vec<String> = rows.iter().map(usize::to_string).collect();
-    match names.len() {
-        0 => String::new(),
-        1 => names[0].clone(),
-        k => format!("{} and {}", names[..k - 1].join(", "), names[k - 1]),
-    }
-}
-
 fn explain_certificate(data: &Dataset, certificate: &Certificate) -> Vec<(&'static str, String)> {
     let rows = certificate.rows_by_weight();
     let named = &rows[..rows.len().min(NAMED_ROWS)];
@@ -210,12 +197,12 @@ fn explain_certificate(data: &Dataset, certificate: &Certificate) -> Vec<(&'stat
         Bias::Free => format!(
             "not linearly separable: rows {}{tail} carry a certificate: a mix of their positive rows \
              equals a mix of their negative rows, so the convex hulls of the classes meet",
-            list(named)
+            summarise_rows(named)
         ),
         _ => format!(
             "not separable through the origin: rows {}{tail} carry a certificate: a mix of the \
              points y·x is the origin (Gordan), so every plane through the origin misclassifies one",
-            list(named)
+            summarise_rows(named)
         ),
     };
     let weights: Vec<String> = named

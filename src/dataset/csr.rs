@@ -204,28 +204,14 @@ impl SparseMatrix {
         }
     }
 
-    /// `n + 1` row pointers from 0.
+    /// The `n + 1` row pointers from 0, the column indices and the stored values.
     #[inline]
-    pub(crate) fn indptr(&self) -> &[usize] {
+    pub(crate) fn arrays(&self) -> (&[usize], &[SparseIndex], &[f64]) {
         match self {
-            SparseMatrix::Owned(x) => x.indptr().into_raw_storage(),
-            SparseMatrix::Shared { arrays, .. } => arrays.indptr(),
-        }
-    }
-
-    #[inline]
-    pub(crate) fn indices(&self) -> &[SparseIndex] {
-        match self {
-            SparseMatrix::Owned(x) => x.indices(),
-            SparseMatrix::Shared { arrays, .. } => arrays.indices(),
-        }
-    }
-
-    #[inline]
-    pub(crate) fn data(&self) -> &[f64] {
-        match self {
-            SparseMatrix::Owned(x) => x.data(),
-            SparseMatrix::Shared { arrays, .. } => arrays.values(),
+            SparseMatrix::Owned(x) => (x.indptr().into_raw_storage(), x.indices(), x.data()),
+            SparseMatrix::Shared { arrays, .. } => {
+                (arrays.indptr(), arrays.indices(), arrays.values())
+            }
         }
     }
 
@@ -236,13 +222,13 @@ impl SparseMatrix {
             // SAFETY: the arrays passed `check_raw` when the dataset was made (`from_shared_csr`),
             // which checks everything `sprs` requires of a CSR structure (and more), and `SharedCsr`
             // promises that they do not change while the object lives.
-            SparseMatrix::Shared { rows, cols, .. } => unsafe {
+            SparseMatrix::Shared { arrays, rows, cols } => unsafe {
                 CsrView::new_unchecked(
                     sprs::CompressedStorage::CSR,
                     (*rows, *cols),
-                    self.indptr(),
-                    self.indices(),
-                    self.data(),
+                    arrays.indptr(),
+                    arrays.indices(),
+                    arrays.values(),
                 )
             },
         }

@@ -37,11 +37,11 @@ impl Features {
                 RowView::Dense(&x.as_slice()[i * d..(i + 1) * d])
             }
             Features::Sparse(x) => {
-                let indptr = x.indptr();
+                let (indptr, indices, values) = x.arrays();
                 let range = indptr[i]..indptr[i + 1];
                 RowView::Sparse {
-                    indices: &x.indices()[range.clone()],
-                    values: &x.data()[range],
+                    indices: &indices[range.clone()],
+                    values: &values[range],
                 }
             }
         }
@@ -51,7 +51,7 @@ impl Features {
     pub(crate) fn values(&self) -> &[f64] {
         match self {
             Features::Dense(x) => x.as_slice(),
-            Features::Sparse(x) => x.data(),
+            Features::Sparse(x) => x.arrays().2,
         }
     }
 

@@ -93,8 +93,8 @@ impl RowNorms {
                 .with_min_len(BLOCK_ROWS)
                 .map(|i| {
                     let mut summary = (RowNorms::EMPTY, 0.0);
-                    let indptr = x.indptr();
-                    let row = &x.data()[indptr[i]..indptr[i + 1]];
+                    let (indptr, _, values) = x.arrays();
+                    let row = &values[indptr[i]..indptr[i + 1]];
                     let sq = row.iter().fold(0.0, |acc, v| acc + v * v);
                     summary.0.add_row(row, sq, &mut summary.1);
                     summary

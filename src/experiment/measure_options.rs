@@ -61,10 +61,6 @@ impl Measure {
     /// );
     /// ```
     pub fn solver(&self, bias: Bias) -> MaxMarginParams {
-        let params = MaxMarginParams::new(bias);
-        match self.working_set_mb {
-            Some(mebibytes) => params.working_set_mebibytes(mebibytes),
-            None => params,
-        }
+        MaxMarginParams::new(bias).working_set_mebibytes(self.working_set_mb)
     }
 }

@@ -149,21 +149,25 @@ impl MaxMarginParams {
     }
 
     /// [`MaxMarginParams::working_set_memory`] in mebibytes (2²⁰ bytes), how `margin --working-set-mb`
-    /// and a spec's `[measure] working_set_mb` give it. A budget beyond the address space is refused
-    /// by [`MaxMarginParams::check`], as is 0.
+    /// and a spec's `[measure] working_set_mb` give it; `None` (an option not given) keeps the budget
+    /// as it is. A budget beyond the address space is refused by [`MaxMarginParams::check`], as is 0.
     ///
     /// ```
     /// use novikoff::margin::{Bias, MaxMarginParams};
-    /// assert_eq!(
-    ///     MaxMarginParams::new(Bias::Free).working_set_mebibytes(2),
-    ///     MaxMarginParams::new(Bias::Free).working_set_memory(2 << 20)
-    /// );
-    /// assert!(MaxMarginParams::new(Bias::Free).working_set_mebibytes(u64::MAX).check().is_err());
+    /// let params = MaxMarginParams::new(Bias::Free);
+    /// assert_eq!(params.clone().working_set_mebibytes(2), params.clone().working_set_memory(2 << 20));
+    /// assert_eq!(params.clone().working_set_mebibytes(None), params);
+    /// assert!(params.working_set_mebibytes(u64::MAX).check().is_err());
     /// ```
     #[must_use]
-    pub fn working_set_mebibytes(self, mebibytes: u64) -> Self {
-        let bytes = mebibytes.saturating_mul(1 << 20);
-        self.working_set_memory(usize::try_from(bytes).unwrap_or(usize::MAX))
+    pub fn working_set_mebibytes(self, mebibytes: impl Into<Option<u64>>) -> Self {
+        match mebibytes.into() {
+            Some(mebibytes) => {
+                let bytes = mebibytes.saturating_mul(1 << 20);
+                self.working_set_memory(usize::try_from(bytes).unwrap_or(usize::MAX))
+            }
+            None => self,
+        }
     }
 
     /// The bias.
