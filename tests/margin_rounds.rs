@@ -230,3 +230,124 @@ fn the_solve_never_copies_the_data() {
         "the solve allocated {peak} bytes at its peak, against {dataset_bytes} of data"
     );
 }
+
+/// The augmented problems `(x, c)` read `c` as a virtual last entry: the same answer as the solve on the
+/// augmented copy, for either storage, any `c`, separable or not, and at extreme scales.
+#[test]
+fn the_augmented_solve_is_the_solve_on_the_augmented_copy() {
+    let solver = MaxMarginParams::new(Bias::ThroughOrigin).check().unwrap();
+    let planted_set = planted(11, 3_000, 8, 0.02);
+    let radius = planted_set.radius();
+    let clash = Dataset::new(
+        array![[1.0, 2.0], [0.0, 1.0], [1.0, 2.0]],
+        array![1.0, 1.0, -1.0],
+    )
+    .unwrap();
+    let huge = Dataset::new(
+        array![[3e300, 1e299], [-2e300, 5e299], [1e300, -4e300]],
+        array![1.0, -1.0, 1.0],
+    )
+    .unwrap();
+    let tiny = Dataset::new(
+        array![[3e-300, 1e-299], [-2e-300, 5e-299], [1e-300, -4e-300]],
+        array![1.0, -1.0, 1.0],
+    )
+    .unwrap();
+    let cases = [
+        (planted_set.clone(), vec![1.0, radius, 0.25, -2.0]),
+        (planted_set.to_sparse(), vec![1.0, radius]),
+        (clash, vec![1.0, 3.0]),
+        (huge, vec![1.0, 1e300, 4e300]),
+        (tiny, vec![1e-300, 1.0]),
+    ];
+    for (data, constants) in cases {
+        for c in constants {
+            let copy = data.augment(c);
+            let virtual_column = solver.solve_augmented(&data, c);
+            let copied = solver.solve(&copy);
+            let (virtual_column, copied) = match (virtual_column, copied) {
+                (Ok(a), Ok(b)) => (a, b),
+                (Err(a), Err(b)) => {
+                    assert_eq!(a.to_string(), b.to_string(), "c = {c}");
+                    continue;
+                }
+                (a, b) => panic!("c = {c}: {a:?} against {b:?}"),
+            };
+            assert_eq!(
+                virtual_column.separability(),
+                copied.separability(),
+                "c = {c}: {virtual_column:?} against {copied:?}"
+            );
+            match (&virtual_column, &copied) {
+                (
+                    MarginResult::Separable {
+                        bracket: (lower, upper),
+                        w,
+                        ..
+                    },
+                    MarginResult::Separable {
+                        bracket: (copy_lower, copy_upper),
+                        ..
+                    },
+                ) => {
+                    assert_eq!(w.len(), copy.n_features());
+                    assert!(
+                        lower <= copy_upper && copy_lower <= upper,
+                        "c = {c}: [{lower}, {upper}] against [{copy_lower}, {copy_upper}]"
+                    );
+                    assert!(upper - lower <= 1e-9 * upper, "c = {c}: [{lower}, {upper}]");
+                    // The separator's margin on the augmented copy is at least the certified lower end.
+                    let margin = novikoff::margin::margin(&copy, w.view(), 0.0).unwrap();
+                    assert!(
+                        margin >= lower * (1.0 - 1e-12),
+                        "c = {c}: {margin} < {lower}"
+                    );
+                }
+                (
+                    MarginResult::Inaccurate {
+                        bracket: (lower, upper),
+                        ..
+                    },
+                    MarginResult::Inaccurate {
+                        bracket: (copy_lower, copy_upper),
+                        ..
+                    },
+                ) => assert!(
+                    lower <= copy_upper && copy_lower <= upper,
+                    "c = {c}: [{lower}, {upper}] against [{copy_lower}, {copy_upper}]"
+                ),
+                (MarginResult::NotSeparable { certificate, .. }, _) => {
+                    assert!(
+                        certificate.verify(&copy, 1e-9 * copy.radius()),
+                        "c = {c}: {certificate:?}"
+                    );
+                }
+                (a, b) => panic!("c = {c}: {a:?} against {b:?}"),
+            }
+        }
+    }
+    assert!(
+        solver
+            .solve_augmented(&planted(1, 10, 2, 0.1), f64::NAN)
+            .is_err()
+    );
+}
+
+#[test]
+fn the_geometry_never_copies_the_data() {
+    // The four problems of the bounds, two of them on the augmented points (x, 1) and (x, R).
+    let data = planted(13, 20_000, 12, 0.01);
+    let dataset_bytes = 20_000 * 12 * 8;
+    let _ = data.radius();
+    let base = LIVE.with(Cell::get);
+    PEAK.with(|p| p.set(base));
+    let geometry = novikoff::bounds::Geometry::compute(&data).unwrap();
+    let peak = (PEAK.with(Cell::get) - base).max(0) as usize;
+    for solve in [&geometry.augmented_one, &geometry.augmented_radius] {
+        assert!(solve.result().is_some_and(MarginResult::is_separable));
+    }
+    assert!(
+        peak * 2 < dataset_bytes,
+        "the geometry allocated {peak} bytes at its peak, against {dataset_bytes} of data"
+    );
+}

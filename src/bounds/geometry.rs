@@ -22,7 +22,10 @@ pub const UNIT_NORM_TOL: f64 = 1e-9;
 /// margins (of `x` through the origin and with free bias, of `(x, 1)` and of `(x, R)` through the origin).
 ///
 /// Compute it once per dataset and pass it to [`verify_with`](super::verify_with) for every rule and run,
-/// so that an experiment solves the four margin problems once, not once per run.
+/// so that an experiment solves the four margin problems once, not once per run. The augmented problems
+/// read the constant as a virtual last entry of each row
+/// ([`MaxMargin::solve_augmented`](crate::margin::MaxMargin::solve_augmented)), so the geometry never
+/// holds a second copy of the data.
 ///
 /// ```
 /// use ndarray::array;
@@ -150,7 +153,7 @@ impl<'a> Geometry<'a> {
         };
         let through = problem(Bias::ThroughOrigin);
         let augmented_radius = if radius > 0.0 {
-            MarginSolve::compute_near(&data.augment(radius), &through, &hint)
+            MarginSolve::compute_augmented_near(data, radius, &through, &hint)
         } else {
             MarginSolve::Failed {
                 reason: "R = 0: every example is the zero vector".into(),
@@ -167,7 +170,7 @@ impl<'a> Geometry<'a> {
             both_classes,
             through_origin: MarginSolve::compute_near(data, &through, &[]),
             free_bias,
-            augmented_one: MarginSolve::compute_near(&data.augment(1.0), &through, &hint),
+            augmented_one: MarginSolve::compute_augmented_near(data, 1.0, &through, &hint),
             augmented_radius,
             comparators: ComparatorCache::default(),
             summary: OnceLock::new(),
@@ -252,8 +255,9 @@ impl<'a> Geometry<'a> {
         } else if c == self.radius {
             Cow::Borrowed(&self.augmented_radius)
         } else {
-            Cow::Owned(MarginSolve::compute_near(
-                &self.data.augment(c),
+            Cow::Owned(MarginSolve::compute_augmented_near(
+                self.data,
+                c,
                 &self.solver,
                 &[],
             ))

@@ -4,7 +4,7 @@
 use super::separation::Separation;
 use super::summary::{CertificateSummary, MarginSummary};
 use crate::dataset::Dataset;
-use crate::margin::{self, Bias, Certificate, MarginResult};
+use crate::margin::{self, Bias, Certificate, MarginResult, Points};
 
 /// Tolerance of a certificate of non-separability, relative to the radius of the data it is checked on:
 /// [`Certificate::verify`] is called with `1e-9·R`, as the margin module recommends.
@@ -60,15 +60,37 @@ impl MarginSolve {
         solver: &margin::MaxMarginParams,
         hint: &[usize],
     ) -> Self {
+        Self::compute_points(Points::from(data), solver, hint)
+    }
+
+    /// The solve of the augmented points `(xᵢ, c)` through `solver`'s bias, without an augmented copy of
+    /// the data ([`MaxMargin::solve_augmented`](crate::margin::MaxMargin::solve_augmented)).
+    pub(crate) fn compute_augmented_near(
+        data: &Dataset,
+        c: f64,
+        solver: &margin::MaxMarginParams,
+        hint: &[usize],
+    ) -> Self {
+        Self::compute_points(Points::augmented(data, c), solver, hint)
+    }
+
+    fn compute_points(
+        points: Points<'_>,
+        solver: &margin::MaxMarginParams,
+        hint: &[usize],
+    ) -> Self {
         let solved = solver
             .clone()
             .check()
-            .and_then(|solver| solver.solve_near(data, hint));
+            .and_then(|solver| match points.constant() {
+                Some(c) => solver.solve_augmented_near(points.data(), c, hint),
+                None => solver.solve_near(points.data(), hint),
+            });
         match solved {
             Ok(result) => {
                 let certificate_verified = match &result {
                     MarginResult::NotSeparable { certificate, .. } => {
-                        Some(certificate.verify(data, CERTIFICATE_RTOL * data.radius()))
+                        Some(certificate.verify_points(points, CERTIFICATE_RTOL * points.radius()))
                     }
                     _ => None,
                 };

@@ -14,7 +14,10 @@ impl Dataset {
     /// With `c = 1` this is Helmbold's "add-a-dimension" trick (Simplification 1, seed 000), which turns
     /// `w·x + b` into `(w, b)·(x, 1)`. With `c = R` it gives the vectors `x̂ = (x, R)` of seed 002's proof.
     /// The crate's bias rules are the plain perceptron on these vectors; see
-    /// [`BiasRule`](crate::perceptron::BiasRule).
+    /// [`BiasRule`](crate::perceptron::BiasRule). This is a copy of the matrix: training
+    /// ([`Augmentation`](crate::perceptron::Augmentation)) and the maximum margin of the augmented points
+    /// ([`MaxMargin::solve_augmented`](crate::margin::MaxMargin::solve_augmented)) read the constant
+    /// without one.
     ///
     /// ```
     /// # use ndarray::array;

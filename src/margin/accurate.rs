@@ -13,6 +13,7 @@
 //! subnormal units per operation, and [`norm_bounds`] and [`norm`](crate::dataset::norm) scale before they square, so lengths
 //! never overflow or underflow on the way.
 
+use super::points::Point;
 use crate::dataset::RowView;
 
 /// The unit roundoff of `f64`, `2⁻⁵³`.
@@ -164,6 +165,20 @@ pub(crate) fn row_dot2_plus(w: &[f64], x: RowView<'_>, c: f64) -> (f64, f64) {
             acc.result()
         }
     }
+}
+
+/// `w·x + c` for a point (a row, or a row with its constant coordinate), as [`dot2_plus`].
+#[inline]
+pub(crate) fn point_dot2_plus(w: &[f64], x: Point<'_>, c: f64) -> (f64, f64) {
+    if x.constant().is_none() {
+        return row_dot2_plus(w, x.row(), c);
+    }
+    let mut acc = Accumulator::default();
+    for (j, v) in x.entries() {
+        acc.add_product(w[j], v);
+    }
+    acc.add(c);
+    acc.result()
 }
 
 /// An interval `[lo, hi]` that contains `‖v‖` for the exact vector `v` with `|vⱼ − values[j]| ≤

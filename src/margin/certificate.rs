@@ -5,6 +5,7 @@ use ndarray::Array1;
 
 use super::Bias;
 use super::accurate::{Accumulator, UNIT_ROUNDOFF, norm_bounds};
+use super::points::Points;
 use super::scale::Scaled;
 use crate::dataset::Dataset;
 
@@ -76,13 +77,17 @@ impl Certificate {
             ));
         }
         let scaled = Scaled::new(data)?;
-        let point = HullPoint::evaluate(scaled.data(), bias, weights.as_slice().unwrap_or(&[]))
-            .ok_or_else(|| {
-                crate::Error::parameter(
-                    "weights",
-                    "every group (each class with a free bias) needs positive weight",
-                )
-            })?;
+        let point = HullPoint::evaluate(
+            scaled.working_points(),
+            bias,
+            weights.as_slice().unwrap_or(&[]),
+        )
+        .ok_or_else(|| {
+            crate::Error::parameter(
+                "weights",
+                "every group (each class with a free bias) needs positive weight",
+            )
+        })?;
         Ok(Certificate {
             bias,
             weights: point.weights,
@@ -120,6 +125,11 @@ impl Certificate {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn verify(&self, data: &Dataset, tol: f64) -> bool {
+        self.verify_points(Points::from(data), tol)
+    }
+
+    /// [`Certificate::verify`] on the points (augmented or not) a solve was about.
+    pub(crate) fn verify_points(&self, data: Points<'_>, tol: f64) -> bool {
         if self.weights.len() != data.n_samples()
             || !self.weights.iter().all(|w| w.is_finite() && *w >= 0.0)
         {
@@ -139,11 +149,11 @@ impl Certificate {
         if !(tol.is_finite() && tol >= 0.0) {
             return false;
         }
-        let Ok(scaled) = Scaled::new(data) else {
+        let Ok(scaled) = Scaled::points(data) else {
             return false;
         };
         match HullPoint::evaluate(
-            scaled.data(),
+            scaled.working_points(),
             self.bias,
             self.weights.as_slice().unwrap_or(&[]),
         ) {
@@ -181,10 +191,10 @@ impl Certificate {
 /// `tolerance·R` along their smallest feature, and a certificate at that level would be false. Measuring
 /// the residual against the smallest feature scale as well turns such cases into an honest
 /// `Inaccurate`, at no cost to well-scaled data.
-pub(crate) fn certificate_threshold(data: &Dataset, tolerance: f64) -> f64 {
+pub(crate) fn certificate_threshold(data: Points<'_>, tolerance: f64) -> f64 {
     let mut column_scales = vec![0.0f64; data.n_features()];
     for i in 0..data.n_samples() {
-        for (j, v) in data.row_view(i).entries() {
+        for (j, v) in data.row(i).entries() {
             column_scales[j] = column_scales[j].max(v.abs());
         }
     }
@@ -217,7 +227,7 @@ impl HullPoint {
     /// Each group's sum `Pⱼ = Σ cᵢxᵢⱼ` and its total `C = Σ cᵢ` are accumulated in twice working precision
     /// and then divided, so the point `P/C` is an exact convex combination up to the bounded rounding
     /// errors, which are carried into the bound on its length.
-    pub(crate) fn evaluate(data: &Dataset, bias: Bias, raw: &[f64]) -> Option<HullPoint> {
+    pub(crate) fn evaluate(data: Points<'_>, bias: Bias, raw: &[f64]) -> Option<HullPoint> {
         let d = data.n_features();
         let groups = match bias {
             Bias::Free => 2,
@@ -234,7 +244,7 @@ impl HullPoint {
             // the two group means are subtracted at the end.
             let sign = if groups == 1 { y } else { 1.0 };
             totals[g].add(c);
-            for (j, x) in data.row_view(i).entries() {
+            for (j, x) in data.row(i).entries() {
                 sums[g][j].add_product(c, sign * x);
             }
         }

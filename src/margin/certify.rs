@@ -4,6 +4,7 @@ use ndarray::ArrayView1;
 
 use super::accurate::{dot2, norm_bounds, round_down, row_dot2, row_dot2_plus};
 
+use super::points::Points;
 use super::result::MarginResult;
 use super::scale::Scaled;
 use crate::dataset::Dataset;
@@ -73,7 +74,7 @@ pub(super) fn scale_back(scaled: &Scaled<'_>, result: MarginResult) -> MarginRes
 /// `tolerance`. A certified answer that is false is the one outcome this crate must never produce, so a
 /// failed check is an error, never a weaker answer dressed up as a stronger one.
 pub(super) fn checked(
-    data: &Dataset,
+    data: Points<'_>,
     result: MarginResult,
     tolerance: f64,
 ) -> Result<MarginResult> {
@@ -105,7 +106,9 @@ pub(super) fn checked(
                 stats,
             })
         }
-        MarginResult::NotSeparable { certificate, .. } if !certificate.verify(data, tolerance) => {
+        MarginResult::NotSeparable { certificate, .. }
+            if !certificate.verify_points(data, tolerance) =>
+        {
             broken(format!(
                 "claims non-separability with a certificate (residual {:e}) that does not verify within                  {tolerance:e}",
                 certificate.residual

@@ -16,7 +16,7 @@
 //! bias lies for the optimal `w`. Nothing here needs to be exact: the answer only chooses rows.
 
 use super::Bias;
-use crate::dataset::Dataset;
+use super::points::Points;
 use crate::rng;
 use crate::simd::Summation;
 
@@ -33,12 +33,10 @@ pub(super) struct Descent {
 }
 
 /// Run the descent on every row of `data`.
-pub(super) fn descend(data: &Dataset, bias: Bias) -> Descent {
+pub(super) fn descend(data: Points<'_>, bias: Bias) -> Descent {
     let n = data.n_samples();
     let labels = data.labels();
-    let squared: Vec<f64> = (0..n)
-        .map(|i| data.row_view(i).values().iter().map(|v| v * v).sum())
-        .collect();
+    let squared: Vec<f64> = (0..n).map(|i| data.row(i).squared_length()).collect();
     let mut alpha = vec![0.0; n];
     let mut w = vec![0.0; data.n_features()];
     let mut margins = vec![0.0; n];
@@ -53,7 +51,7 @@ pub(super) fn descend(data: &Dataset, bias: Bias) -> Descent {
         let mut changed = 0usize;
         let mut support = 0usize;
         for &i in &visit {
-            let row = data.row_view(i);
+            let row = data.row(i);
             let y = labels[i];
             let margin = y * (row.dot(&w, Summation::Fast) + b);
             margins[i] = margin;

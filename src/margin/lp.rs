@@ -14,6 +14,7 @@ use super::Bias;
 use super::certificate::{Certificate, HullPoint, certificate_threshold};
 use super::certify::{best_bias, certified_margin};
 use super::clarabel_socp::MarginRows;
+use super::points::Points;
 use super::polish::{PolishSettings, PolishStatus, Start, polish};
 use super::problem::Problem;
 use super::scale::Scaled;
@@ -274,9 +275,10 @@ fn certificate_from_farkas(
         raw[i] = c;
     }
     let radius = data.radius();
-    match HullPoint::evaluate(data, bias, &raw) {
+    match HullPoint::evaluate(Points::from(data), bias, &raw) {
         Some(hull)
-            if hull.gap_upper <= certificate_threshold(data, 1e-9) || hull.gap_upper == 0.0 =>
+            if hull.gap_upper <= certificate_threshold(Points::from(data), 1e-9)
+                || hull.gap_upper == 0.0 =>
         {
             Separability::NotSeparable {
                 certificate: Certificate {

@@ -4,6 +4,7 @@
 use super::Bias;
 use super::certify::{checked, scale_back};
 use super::params::{MaxMargin, MaxMarginParams};
+use super::points::Points;
 use super::result::MarginResult;
 use super::scale::Scaled;
 use crate::dataset::Dataset;
@@ -100,18 +101,62 @@ impl MaxMargin {
     /// first working set instead of the rows that coordinate descent would choose. The answer is
     /// certified the same way whatever the hint holds.
     pub(crate) fn solve_near(&self, data: &Dataset, hint: &[usize]) -> Result<MarginResult> {
+        self.solve_points(Points::from(data), hint)
+    }
+
+    /// The maximum margin of the augmented points `(xᵢ, c)`, the problem behind the bounds of a bias
+    /// rule with augmentation constant `c` ([`Geometry`](crate::bounds::Geometry)): the answer of
+    /// [`MaxMargin::solve`] on [`Dataset::augment`]`(c)`, its `w` of length `d + 1` and its certificate
+    /// about the augmented rows, but without the augmented copy of the matrix: the solver reads `c` as a
+    /// virtual last entry of each row, so the memory stays that of the dataset.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::margin::{Bias, MaxMarginParams};
+    /// let data = novikoff::Dataset::new(array![[3.0], [1.0]], array![1.0, -1.0])?;
+    /// let solver = MaxMarginParams::new(Bias::ThroughOrigin).check()?;
+    /// let virtual_column = solver.solve_augmented(&data, 1.0)?;
+    /// let copied = solver.solve(&data.augment(1.0))?;
+    /// let ((lower, upper), (copy_lower, copy_upper)) =
+    ///     (virtual_column.bracket().unwrap(), copied.bracket().unwrap());
+    /// assert!(lower <= copy_upper && copy_lower <= upper);
+    /// assert_eq!(virtual_column.separator().unwrap().0.len(), 2);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`MaxMargin::solve`]; [`Error::Parameter`](crate::Error::Parameter) for a `c` that is not
+    /// finite.
+    pub fn solve_augmented(&self, data: &Dataset, c: f64) -> Result<MarginResult> {
+        self.solve_augmented_near(data, c, &[])
+    }
+
+    /// [`MaxMargin::solve_augmented`] with rows expected near the support, as [`MaxMargin::solve_near`].
+    pub(crate) fn solve_augmented_near(
+        &self,
+        data: &Dataset,
+        c: f64,
+        hint: &[usize],
+    ) -> Result<MarginResult> {
+        if !c.is_finite() {
+            return Err(crate::Error::parameter("c", format!("{c} is not finite")));
+        }
+        self.solve_points(Points::augmented(data, c), hint)
+    }
+
+    fn solve_points(&self, points: Points<'_>, hint: &[usize]) -> Result<MarginResult> {
         let bias = self.params.bias;
         if bias == Bias::Free {
-            data.require_both_classes()?;
+            points.data().require_both_classes()?;
         }
         // The pass that measures the rows also finds the largest value, which the scaling needs.
-        data.radius();
-        let scaled = Scaled::new(data)?;
-        let working = scaled.data();
+        points.radius();
+        let scaled = Scaled::points(points)?;
+        let working = scaled.working_points();
         let result = self.solve_in_rounds(working, hint);
         let tolerance = self.params.certificate_tolerance * working.radius();
         checked(
-            data,
+            points,
             scale_back(&scaled, result),
             scaled.back_upper(tolerance),
         )

@@ -54,6 +54,7 @@ mod descent;
 mod lp;
 mod max_margin;
 mod params;
+mod points;
 mod polish;
 mod problem;
 mod result;
@@ -72,6 +73,7 @@ pub use certificate::Certificate;
 pub use lp::{Separability, separable_lp};
 pub use max_margin::max_margin;
 pub use params::{DEFAULT_WORKING_SET_MEMORY, MaxMargin, MaxMarginParams};
+pub(crate) use points::Points;
 pub use result::{MarginResult, SolveStats};
 pub(crate) use soft::{
     SoftLoss, SoftMargin, SoftSettings, certified_unit_margins, weights_of_dual,
@@ -90,7 +92,7 @@ use accurate::{dot2, row_dot2_plus};
 /// benches, which measure a solve in passes of the same process; not part of the API.
 #[doc(hidden)]
 pub fn full_pass(data: &Dataset, w: &[f64], scores: &mut Vec<f64>) {
-    scan::scores_into(data, w, scores);
+    scan::scores_into(points::Points::from(data), w, scores);
 }
 
 /// Whether a separator may have a bias `b`.
@@ -190,7 +192,7 @@ pub fn margins(data: &Dataset, w: ArrayView1<'_, f64>, b: f64) -> Result<Array1<
     check_separator(data, w, b)?;
     let scaled = scale::Scaled::new(data)?;
     let w = w.to_vec();
-    let w_shift = scale::shift_into_range(&w, "weight")?;
+    let w_shift = scale::shift_into_range(w.iter().copied(), "weight")?;
     let w: Vec<f64> = w
         .iter()
         .map(|&v| accurate::times_power_of_two(v, w_shift))

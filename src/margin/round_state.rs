@@ -7,18 +7,18 @@ use super::Bias;
 use super::accurate::{TINY, dot2, gamma};
 use super::certificate::HullPoint;
 use super::descent::descend;
+use super::points::Points;
 use super::polish::{PolishStatus, Polished};
 use super::result::{MarginResult, SolveStats};
 use super::scan::{best_bias_of_scores, certified_lower, scores_into};
 use super::store::Store;
-use crate::dataset::Dataset;
 
 /// The most rows of a sparse solve's first working set (chosen by [`descend`]).
 const FIRST_SPARSE_SET: usize = 2048;
 
 /// The state of a solve between rounds.
 pub(super) struct Rounds<'a> {
-    pub(super) data: &'a Dataset,
+    pub(super) data: Points<'a>,
     pub(super) bias: Bias,
     /// The working set and its points.
     pub(super) store: Store<'a>,
@@ -54,17 +54,17 @@ impl<'a> Rounds<'a> {
     /// passes of coordinate descent leave with a positive weight ([`descend`]), with those weights as the
     /// first solve's start.
     pub(super) fn start(
-        data: &'a Dataset,
+        data: Points<'a>,
         bias: Bias,
         hint: &[usize],
         working_set_memory: usize,
     ) -> Rounds<'a> {
         let (n, d) = (data.n_samples(), data.n_features());
         let labels = data.labels();
-        let (positives, negatives) = data.class_counts();
+        let (positives, negatives) = data.data().class_counts();
         let mut class_sums = vec![vec![0.0; d]; 2];
         for (i, &y) in labels.iter().enumerate() {
-            data.row_view(i)
+            data.row(i)
                 .add_to(1.0, &mut class_sums[usize::from(y < 0.0)]);
         }
         let (p, q) = (positives.max(1) as f64, negatives.max(1) as f64);
@@ -211,7 +211,7 @@ impl<'a> Rounds<'a> {
         // 10⁻¹² of it relatively, are not violators.
         let terms = if data.is_sparse() {
             (0..data.n_samples())
-                .map(|i| data.row_view(i).nnz())
+                .map(|i| data.row(i).nnz())
                 .max()
                 .unwrap_or(0)
         } else {

@@ -33,8 +33,9 @@
 //! point of the whole set's hulls.
 //!
 //! A working set that is not separable proves that the data are not: its certificate (weights on its
-//! rows, zero elsewhere) is evaluated on the whole dataset. Memory is the dataset, `O(n + d)` for the
-//! scores and the separator, and the working set's points (for sparse data its rows' coordinates in
+//! rows, zero elsewhere) is evaluated on the whole dataset. Memory is the dataset (the augmented points
+//! `(x, c)` of [`MaxMargin::solve_augmented`] read `c` as a virtual last entry, [`super::points`]),
+//! `O(n + d)` for the scores and the separator, and the working set's points (for sparse data its rows' coordinates in
 //! their span, [`super::span`]), which have a limit; past it, or past the round and time limits of [`MaxMarginParams`](super::MaxMarginParams), the
 //! answer is an honest `Inaccurate` with the last round's rigorous bracket.
 
@@ -45,15 +46,15 @@ use super::certificate::{Certificate, HullPoint, certificate_threshold};
 use super::certify::INTERIOR_POINT_MAX_DIM;
 use super::clarabel_socp::socp_dual;
 use super::params::MaxMargin;
+use super::points::Points;
 use super::polish::{PolishSettings, PolishStatus, Polished, Start, polish};
 use super::problem::Problem;
 use super::result::MarginResult;
 use super::round_state::{Bracketed, Candidate, Rounds};
-use crate::dataset::Dataset;
 
 impl MaxMargin {
     /// Solve `data` (already scaled into the safe range) in rounds; see the module documentation.
-    pub(super) fn solve_in_rounds(&self, data: &Dataset, hint: &[usize]) -> MarginResult {
+    pub(super) fn solve_in_rounds(&self, data: Points<'_>, hint: &[usize]) -> MarginResult {
         let started = Instant::now();
         let deadline = self
             .params

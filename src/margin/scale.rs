@@ -20,42 +20,66 @@
 use std::borrow::Cow;
 
 use super::accurate::{binary_exponent, times_power_of_two, unscale_down, unscale_up};
+use super::points::Points;
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 
 /// Largest values with binary exponents in `-SAFE..=SAFE` are used unscaled.
 const SAFE: i32 = 300;
 
-/// A dataset in the safe range, with the exponent `k` of the scaling `2^k` that brought it there.
+/// A dataset in the safe range, with the exponent `k` of the scaling `2^k` that brought it there, and the
+/// points' constant coordinate (when augmented) scaled with it.
 #[derive(Debug)]
 pub(crate) struct Scaled<'a> {
     data: Cow<'a, Dataset>,
+    constant: Option<f64>,
     shift: i32,
 }
 
 impl<'a> Scaled<'a> {
     /// Bring `data` into the safe range, or refuse it.
     pub(crate) fn new(data: &'a Dataset) -> Result<Scaled<'a>> {
+        Self::points(Points::from(data))
+    }
+
+    /// Bring the points (a constant coordinate included) into the safe range, or refuse them.
+    pub(crate) fn points(points: Points<'a>) -> Result<Scaled<'a>> {
+        let data = points.data();
+        let constant = points.constant();
         // The dataset caches its largest value: data already in range cost no pass here.
-        let largest = data.largest_value();
+        let largest = data.largest_value().max(constant.map_or(0.0, f64::abs));
         if largest == 0.0 || (-SAFE..=SAFE).contains(&binary_exponent(largest)) {
             return Ok(Scaled {
                 data: Cow::Borrowed(data),
+                constant,
                 shift: 0,
             });
         }
-        let shift = shift_into_range(data.stored_values(), "feature")?;
+        let values = data.stored_values().iter().chain(&constant).copied();
+        let shift = shift_into_range(values, "feature")?;
         let data = if shift == 0 {
             Cow::Borrowed(data)
         } else {
             Cow::Owned(data.map_values(|v| times_power_of_two(v, shift)))
         };
-        Ok(Scaled { data, shift })
+        Ok(Scaled {
+            data,
+            constant: constant.map(|c| times_power_of_two(c, shift)),
+            shift,
+        })
     }
 
     /// The data the solvers work on.
     pub(crate) fn data(&self) -> &Dataset {
         &self.data
+    }
+
+    /// The points the solvers work on: the working data, with the scaled constant when augmented.
+    pub(crate) fn working_points(&self) -> Points<'_> {
+        match self.constant {
+            Some(c) => Points::augmented(&self.data, c),
+            None => Points::from(&*self.data),
+        }
     }
 
     /// The exponent `k`: the working data are the original data times `2^k`.
@@ -111,9 +135,9 @@ impl<'a> Scaled<'a> {
 
 /// The exponent `k` that brings the largest of `values` into `[1, 2)`, or 0 when it is already in the
 /// safe range (or every value is 0). An error when `2^k` would round a non-zero value.
-pub(crate) fn shift_into_range(values: &[f64], what: &str) -> Result<i32> {
+pub(crate) fn shift_into_range(values: impl IntoIterator<Item = f64>, what: &str) -> Result<i32> {
     let (mut largest, mut smallest) = (0.0_f64, f64::INFINITY);
-    for &v in values {
+    for v in values {
         let a = v.abs();
         largest = largest.max(a);
         if a > 0.0 {

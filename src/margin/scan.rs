@@ -12,7 +12,8 @@
 
 use rayon::prelude::*;
 
-use super::accurate::{TINY, UNIT_ROUNDOFF, dot2, gamma, norm_bounds, round_down, row_dot2_plus};
+use super::accurate::{TINY, UNIT_ROUNDOFF, dot2, gamma, norm_bounds, point_dot2_plus, round_down};
+use super::points::Points;
 use crate::dataset::Dataset;
 use crate::simd::Summation;
 
@@ -21,8 +22,22 @@ const BLOCK_ROWS: usize = 2048;
 /// Passes over fewer stored values than this stay on the calling thread.
 const PARALLEL_VALUES: usize = 1 << 18;
 
-/// `w·xᵢ` for every row, in [`Summation::Fast`] order, written into `scores` (resized to `n`).
-pub(super) fn scores_into(data: &Dataset, w: &[f64], scores: &mut Vec<f64>) {
+/// `w·xᵢ` for every point, in [`Summation::Fast`] order over the row and then plus the constant's product
+/// (as [`Point::dot`](super::points::Point::dot)), written into `scores` (resized to `n`).
+pub(super) fn scores_into(points: Points<'_>, w: &[f64], scores: &mut Vec<f64>) {
+    let d = points.data().n_features();
+    match points.constant() {
+        Some(c) => {
+            row_scores_into(points.data(), &w[..d], scores);
+            let tail = c * w[d];
+            scores.iter_mut().for_each(|s| *s += tail);
+        }
+        None => row_scores_into(points.data(), w, scores),
+    }
+}
+
+/// `w·xᵢ` for every row of the dataset.
+fn row_scores_into(data: &Dataset, w: &[f64], scores: &mut Vec<f64>) {
     let n = data.n_samples();
     let d = data.n_features();
     scores.clear();
@@ -100,7 +115,7 @@ fn short_dots<const LANES: usize>(rows: &[f64], w: &[f64], out: &mut [f64]) {
 /// evaluated again in twice working precision.
 ///
 /// Returns the bound and the number of rows evaluated again.
-pub(super) fn certified_lower(data: &Dataset, w: &[f64], b: f64, scores: &[f64]) -> (f64, usize) {
+pub(super) fn certified_lower(data: Points<'_>, w: &[f64], b: f64, scores: &[f64]) -> (f64, usize) {
     let (norm2, e) = dot2(w, w);
     let (norm_lo, norm_hi) = norm_bounds(
         &[norm2.sqrt()],
@@ -120,7 +135,7 @@ pub(super) fn certified_lower(data: &Dataset, w: &[f64], b: f64, scores: &[f64])
     let dense_error = error_of(data.n_features());
     let row_error = |i: usize| {
         if data.is_sparse() {
-            error_of(data.row_view(i).nnz())
+            error_of(data.row(i).nnz())
         } else {
             dense_error
         }
@@ -152,7 +167,7 @@ pub(super) fn certified_lower(data: &Dataset, w: &[f64], b: f64, scores: &[f64])
             continue;
         }
         refined += 1;
-        let (s, err) = row_dot2_plus(w, data.row_view(i), b);
+        let (s, err) = point_dot2_plus(w, data.row(i), b);
         lower = lower.min(round_down(to_margin(round_down(y * s - err), true)));
     }
     (lower, refined)
@@ -192,10 +207,10 @@ mod tests {
         .unwrap();
         let w = [0.6, 0.8];
         let mut scores = Vec::new();
-        scores_into(&data, &w, &mut scores);
+        scores_into(Points::from(&data), &w, &mut scores);
         let b = 0.1;
         // Exact margins: 2.3, 1.1, 2.7, 2.0 (the norm of w is 1).
-        let (lower, refined) = certified_lower(&data, &w, b, &scores);
+        let (lower, refined) = certified_lower(Points::from(&data), &w, b, &scores);
         assert!(lower <= 1.1 && lower > 1.1 - 1e-14, "{lower}");
         assert!(refined >= 1, "the smallest row is evaluated again");
         assert!(
@@ -216,7 +231,7 @@ mod tests {
             let data =
                 Dataset::new(Array2::from_shape_vec((5, d), x).unwrap(), Array1::ones(5)).unwrap();
             let mut scores = Vec::new();
-            scores_into(&data, &w, &mut scores);
+            scores_into(Points::from(&data), &w, &mut scores);
             for (i, &s) in scores.iter().enumerate() {
                 let expected = crate::simd::dot(&w, data.row(i), Summation::Fast);
                 assert_eq!(s.to_bits(), (expected + 0.0).to_bits(), "d = {d}, row {i}");

@@ -23,8 +23,8 @@
 
 use super::Bias;
 use super::accurate::{binary_exponent, times_power_of_two};
+use super::points::Points;
 use super::problem::Problem;
-use crate::dataset::Dataset;
 
 /// The coordinates of the working set's rows so far.
 pub(super) struct Span {
@@ -45,7 +45,7 @@ pub(super) struct Span {
 
 impl Span {
     /// An empty set, for the rows of `data`.
-    pub(super) fn new(data: &Dataset) -> Span {
+    pub(super) fn new(data: Points<'_>) -> Span {
         let radius = data.radius();
         Span {
             rows: Vec::new(),
@@ -72,10 +72,10 @@ impl Span {
     }
 
     /// Add rows of `data` (the working set's new rows, in the order they joined it).
-    pub(super) fn extend(&mut self, data: &Dataset, rows: &[usize]) {
+    pub(super) fn extend(&mut self, data: Points<'_>, rows: &[usize]) {
         let mut products = Vec::new();
         for &i in rows {
-            let row = data.row_view(i);
+            let row = data.row(i);
             let factor = self.factor;
             let mut length2 = 0.0;
             for (j, v) in row.entries() {
@@ -85,7 +85,7 @@ impl Span {
             }
             products.clear();
             products.extend(self.pivots.iter().map(|&p| {
-                data.row_view(self.rows[p])
+                data.row(self.rows[p])
                     .entries()
                     .map(|(j, v)| v * factor * self.scatter[j])
                     .sum::<f64>()
@@ -120,7 +120,7 @@ impl Span {
     }
 
     /// The working set's problem: row `k` is the `k`-th row's coordinates, padded with zeros to the rank.
-    pub(super) fn problem(&self, data: &Dataset, bias: Bias) -> Problem {
+    pub(super) fn problem(&self, data: Points<'_>, bias: Bias) -> Problem {
         let dim = self.rank();
         let mut points = vec![0.0; self.len() * dim];
         for (k, target) in points.chunks_exact_mut(dim.max(1)).enumerate() {
@@ -135,6 +135,7 @@ impl Span {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dataset::Dataset;
     use ndarray::array;
 
     /// The coordinates reproduce every inner product of the rows (scaled by the factor squared), and a
@@ -151,11 +152,12 @@ mod tests {
         let data = Dataset::new(x.clone(), array![1.0, -1.0, 1.0, -1.0, 1.0])
             .unwrap()
             .to_sparse();
-        let mut span = Span::new(&data);
-        span.extend(&data, &[0, 1]);
-        span.extend(&data, &[2, 3, 4]);
+        let points = Points::from(&data);
+        let mut span = Span::new(points);
+        span.extend(points, &[0, 1]);
+        span.extend(points, &[2, 3, 4]);
         assert_eq!(span.rank(), 3, "row 2 is row 0 + row 1, row 3 is zero");
-        let problem = span.problem(&data, Bias::Free);
+        let problem = span.problem(points, Bias::Free);
         let f2 = span.factor * span.factor;
         for i in 0..5 {
             for j in 0..5 {

@@ -11,10 +11,10 @@
 use super::Bias;
 use super::accurate::{binary_exponent, times_power_of_two};
 use super::corral::CorralParts;
+use super::points::Points;
 use super::polish::{Polished, Start};
 use super::problem::Problem;
 use super::span::Span;
-use crate::dataset::Dataset;
 use ndarray::Array1;
 
 /// A row's position in the working set, for rows outside it.
@@ -22,7 +22,7 @@ pub(super) const OUTSIDE: usize = usize::MAX;
 
 /// The working set and its points.
 pub(super) struct Store<'a> {
-    data: &'a Dataset,
+    data: Points<'a>,
     bias: Bias,
     /// The working set's rows of the data, in order of arrival (a row's position is its index in the
     /// problem).
@@ -51,7 +51,7 @@ impl<'a> Store<'a> {
     /// origin), `radius` bounds the length of every translated row, and a sparse set's coordinates may
     /// take `memory` bytes.
     pub(super) fn new(
-        data: &'a Dataset,
+        data: Points<'a>,
         bias: Bias,
         centre: Vec<f64>,
         radius: f64,
@@ -103,12 +103,12 @@ impl<'a> Store<'a> {
             match self.problem.as_mut() {
                 Some(problem) if !data.is_sparse() => {
                     let (centre, factor) = (&self.centre, self.factor);
-                    let row = data.row(i);
+                    let values = data.row(i).entries().map(|(_, x)| x);
                     if centre.is_empty() {
-                        problem.push(row.iter().map(|&x| x * factor), data.labels()[i]);
+                        problem.push(values.map(|x| x * factor), data.labels()[i]);
                     } else {
                         problem.push(
-                            row.iter().zip(centre).map(|(&x, &c)| (x - c) * factor),
+                            values.zip(centre).map(|(x, &c)| (x - c) * factor),
                             data.labels()[i],
                         );
                     }
@@ -157,9 +157,7 @@ impl<'a> Store<'a> {
                 let mut w = vec![0.0; d];
                 for (&k, &c) in polished.rows.iter().zip(&polished.weights) {
                     let i = self.rows[k];
-                    self.data
-                        .row_view(i)
-                        .add_to(c * self.data.labels()[i], &mut w);
+                    self.data.row(i).add_to(c * self.data.labels()[i], &mut w);
                 }
                 Array1::from(w)
             }

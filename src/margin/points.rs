@@ -1,0 +1,189 @@
+//! The points a margin problem is about: the rows `xᵢ` of a dataset, or the augmented rows `(xᵢ, c)`
+//! read without forming them.
+//!
+//! The bounds of the theorem need the maximum margin of `(x, 1)` and `(x, R)` through the origin beside
+//! that of `x` ([`Geometry`](crate::bounds::Geometry)). An augmented copy of the matrix
+//! ([`Dataset::augment`]) would double the memory of every `verify` and experiment on dense data, so the
+//! solver reads the constant coordinate as a virtual last entry of each row instead: the same sums, one
+//! term longer, over the dataset's own storage.
+
+use crate::dataset::{Dataset, RowView};
+use crate::simd::Summation;
+
+/// A dataset's rows, optionally augmented by a constant last coordinate. Cheap to copy.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Points<'a> {
+    data: &'a Dataset,
+    /// The constant last coordinate `c` of every point, when augmented.
+    constant: Option<f64>,
+}
+
+impl<'a> From<&'a Dataset> for Points<'a> {
+    fn from(data: &'a Dataset) -> Self {
+        Points {
+            data,
+            constant: None,
+        }
+    }
+}
+
+impl<'a> Points<'a> {
+    /// The points `(xᵢ, c)`.
+    pub(crate) fn augmented(data: &'a Dataset, constant: f64) -> Self {
+        Points {
+            data,
+            constant: Some(constant),
+        }
+    }
+
+    /// The dataset whose rows these points extend.
+    pub(crate) fn data(self) -> &'a Dataset {
+        self.data
+    }
+
+    /// The constant last coordinate, when augmented.
+    pub(crate) fn constant(self) -> Option<f64> {
+        self.constant
+    }
+
+    pub(crate) fn n_samples(self) -> usize {
+        self.data.n_samples()
+    }
+
+    /// The points' dimension: the dataset's, plus one when augmented.
+    pub(crate) fn n_features(self) -> usize {
+        self.data.n_features() + usize::from(self.constant.is_some())
+    }
+
+    pub(crate) fn labels(self) -> &'a [f64] {
+        self.data.labels()
+    }
+
+    /// The largest length of a point: `R`, or `√(R² + c²)` when augmented.
+    pub(crate) fn radius(self) -> f64 {
+        let radius = self.data.radius();
+        match self.constant {
+            Some(c) => radius.hypot(c),
+            None => radius,
+        }
+    }
+
+    pub(crate) fn is_sparse(self) -> bool {
+        self.data.is_sparse()
+    }
+
+    /// Point `i`.
+    #[inline]
+    pub(crate) fn row(self, i: usize) -> Point<'a> {
+        Point {
+            row: self.data.row_view(i),
+            constant: self.constant,
+            d: self.data.n_features(),
+        }
+    }
+}
+
+/// One point: a row of the dataset and, when augmented, the constant after its last column.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Point<'a> {
+    row: RowView<'a>,
+    constant: Option<f64>,
+    /// The dataset's number of columns: the constant's index.
+    d: usize,
+}
+
+impl<'a> Point<'a> {
+    /// The dataset's row.
+    pub(crate) fn row(self) -> RowView<'a> {
+        self.row
+    }
+
+    /// The constant coordinate, when augmented.
+    pub(crate) fn constant(self) -> Option<f64> {
+        self.constant
+    }
+
+    /// The weights of the dataset's columns, and the constant's weight (0 when not augmented).
+    #[inline]
+    pub(crate) fn split(self, w: &[f64]) -> (&[f64], f64) {
+        match self.constant {
+            Some(c) => (&w[..self.d], c * w[self.d]),
+            None => (w, 0.0),
+        }
+    }
+
+    /// `w·x` in the given order over the row, plus the constant's product last.
+    #[inline]
+    pub(crate) fn dot(self, w: &[f64], summation: Summation) -> f64 {
+        let (columns, tail) = self.split(w);
+        let s = self.row.dot(columns, summation);
+        if self.constant.is_some() { s + tail } else { s }
+    }
+
+    /// `w ← w + step·x`.
+    #[inline]
+    pub(crate) fn add_to(self, step: f64, w: &mut [f64]) {
+        match self.constant {
+            Some(c) => {
+                self.row.add_to(step, &mut w[..self.d]);
+                w[self.d] += step * c;
+            }
+            None => self.row.add_to(step, w),
+        }
+    }
+
+    /// The number of stored values, the constant included.
+    pub(crate) fn nnz(self) -> usize {
+        self.row.nnz() + usize::from(self.constant.is_some())
+    }
+
+    /// `(column, value)` of every stored entry in column order, the constant last.
+    pub(crate) fn entries(self) -> impl Iterator<Item = (usize, f64)> + 'a {
+        let d = self.d;
+        self.row.entries().chain(self.constant.map(|c| (d, c)))
+    }
+
+    /// `Σ xⱼ²` over the stored entries, left to right.
+    pub(crate) fn squared_length(self) -> f64 {
+        let s: f64 = self.row.values().iter().map(|v| v * v).sum();
+        match self.constant {
+            Some(c) => s + c * c,
+            None => s,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn an_augmented_point_is_the_augmented_row() {
+        let data = Dataset::new(array![[3.0, 0.0], [0.0, -4.0]], array![1.0, -1.0]).unwrap();
+        let copy = data.augment(2.0);
+        let points = Points::augmented(&data, 2.0);
+        assert_eq!(points.n_features(), copy.n_features());
+        assert_eq!(points.radius(), copy.radius());
+        let w = [0.5, -1.0, 3.0];
+        for i in 0..2 {
+            let (point, row) = (points.row(i), copy.row_view(i));
+            assert_eq!(
+                point.dot(&w, Summation::Sequential),
+                row.dot(&w, Summation::Sequential)
+            );
+            assert_eq!(
+                point.entries().collect::<Vec<_>>(),
+                row.entries().collect::<Vec<_>>()
+            );
+            let (mut a, mut b) = ([1.0; 3], [1.0; 3]);
+            point.add_to(0.25, &mut a);
+            row.add_to(0.25, &mut b);
+            assert_eq!(a, b);
+            assert_eq!(
+                point.squared_length(),
+                row.values().iter().map(|v| v * v).sum::<f64>()
+            );
+        }
+    }
+}
