@@ -169,7 +169,7 @@ fn a_single_class_has_a_margin_through_the_origin_only() {
     );
 }
 
-/// `--working-set-mb` sets the sparse working set's budget: accepted for the linear solve, refused
+/// `--working-set-mb` sets the working set's memory budget: accepted for the linear solve, refused
 /// with exit code 2 when it is too small or when `--kernel` or `--multiclass` would ignore it.
 #[test]
 fn the_working_set_budget_is_checked_and_never_silently_ignored() {

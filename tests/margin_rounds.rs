@@ -351,3 +351,40 @@ fn the_geometry_never_copies_the_data() {
         "the geometry allocated {peak} bytes at its peak, against {dataset_bytes} of data"
     );
 }
+
+/// Dense working sets have the same memory budget as sparse ones, for their points and the exact
+/// solve's factorisation together: past it the answer is an honest `Inaccurate` whose bracket holds the
+/// certified γ* and whose reason names the budget; a budget that holds both certifies the same bracket.
+#[test]
+fn a_dense_working_set_beyond_its_memory_budget_is_inaccurate_and_says_why() {
+    let d = 60;
+    let data = planted(17, 4_000, d, 0.01);
+    let certified = max_margin(&data, Bias::Free).unwrap();
+    let MarginResult::Separable { bracket, stats, .. } = &certified else {
+        panic!("{certified:?}");
+    };
+    let points = stats.working_set * d * 8;
+    // 1 KiB holds no working set; `points` holds the last round's points but no factorisation.
+    for budget in [1 << 10, points] {
+        let small = MaxMarginParams::new(Bias::Free)
+            .working_set_memory(budget)
+            .check()
+            .unwrap()
+            .solve(&data)
+            .unwrap();
+        let (lower, upper) = common::inaccurate_because(&small, "working_set_memory");
+        assert!(
+            lower <= bracket.0 && bracket.1 <= upper,
+            "{budget}: {small:?}"
+        );
+    }
+    // The points and a factorisation of every row of the working set: |W|·d + |W|·(d + |W|) values.
+    let fits = points + stats.working_set * (d + stats.working_set) * 8;
+    let same = MaxMarginParams::new(Bias::Free)
+        .working_set_memory(fits)
+        .check()
+        .unwrap()
+        .solve(&data)
+        .unwrap();
+    assert_eq!(same.bracket(), certified.bracket());
+}

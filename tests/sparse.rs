@@ -860,8 +860,9 @@ fn a_working_set_beyond_its_memory_budget_is_inaccurate_and_says_why() {
         .unwrap();
     let (lower, upper) = common::inaccurate_because(&small, "working_set_memory");
     assert!(lower <= bracket.0 && bracket.1 <= upper, "{small:?}");
-    // Exactly the default solve's needs (|W| × rank values, rank ≤ |W|) fit in |W|² values.
-    let fits = stats.working_set * stats.working_set * 8;
+    // The default solve's needs fit in 3·|W|² values: its points (|W| × rank, rank ≤ |W|) and the
+    // factorisation of at most |W| active rows (|W| × (rank + |W|)).
+    let fits = 3 * stats.working_set * stats.working_set * 8;
     let same = margin::MaxMarginParams::new(Bias::Free)
         .working_set_memory(fits)
         .check()

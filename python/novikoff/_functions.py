@@ -67,7 +67,7 @@ def max_margin(X, y, bias="free", tolerance=1e-6, working_set_mb=None):
 
     ``y`` holds the labels +1 and -1. ``bias`` is ``"free"`` (any hyperplane ``w.x + b = 0``; needs
     both classes) or ``"through_origin"``. ``tolerance`` is the largest accepted relative width of
-    the bracket. ``working_set_mb`` is the memory budget of a sparse working set in MiB
+    the bracket. ``working_set_mb`` is the memory budget of the solve's working set in MiB
     (``margin --working-set-mb``; ``None`` keeps the default of 128): past it the result is
     ``"inaccurate"`` with its rigorous bracket and a ``reason`` that names the budget. Returns a
     :class:`MarginResult`.
@@ -152,7 +152,7 @@ def verify(
     ``--order shuffle --seed``; ``separator``/``separator_bias`` add the bounds of your separator;
     ``adversary`` searches for orders that force more mistakes (``restarts``, seeded by ``seed``);
     ``steps`` records every update's quantities of the proof; ``working_set_mb`` is
-    ``--working-set-mb``, the margin solves' sparse working-set budget. ``source`` fills the
+    ``--working-set-mb``, the margin solves' working-set budget. ``source`` fills the
     ``data`` field.
 
     >>> import numpy as np, novikoff

@@ -25,7 +25,7 @@ pub fn radius(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<f64> {
 /// The certified maximum margin: the crate's `MaxMargin::solve`, as a dict whose fields are those of
 /// `novikoff margin --format json` (`status`, `gamma`, `gamma_lower`, `gamma_upper`, `w`, `b`,
 /// `support`, `certificate`, `reason`, the solver's `passes`, `rounds`, `working_set`).
-/// `working_set_mb` is the sparse working set's budget (`margin --working-set-mb`; None: the default).
+/// `working_set_mb` is the working set's memory budget (`margin --working-set-mb`; None: the default).
 #[pyfunction]
 #[pyo3(signature = (x, y, *, bias, tolerance, working_set_mb=None))]
 pub fn max_margin<'py>(

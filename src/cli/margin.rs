@@ -21,8 +21,9 @@ pub struct MarginArgs {
     /// The largest accepted relative width of the bracket [lower, upper].
     #[arg(long, default_value_t = 1e-6)]
     pub tolerance: f64,
-    /// Mebibytes a sparse working set's coordinates may take (default 128); a set with thousands of
-    /// support rows needs more, and past the budget the answer is `inaccurate` with its bracket.
+    /// Mebibytes the solve's working set (its points and their factorisation) may take (default 128);
+    /// a set with thousands of support rows needs more, and past the budget the answer is `inaccurate`
+    /// with its bracket.
     #[arg(long, value_name = "MB")]
     pub working_set_mb: Option<u64>,
     #[command(flatten)]

@@ -59,8 +59,8 @@ pub struct VerifyArgs {
     /// Random restarts of the adversarial search (default 8; needs --adversary).
     #[arg(long, requires = "adversary")]
     pub restarts: Option<usize>,
-    /// Mebibytes a sparse working set's coordinates may take in each maximum-margin solve (default
-    /// 128); as `margin --working-set-mb`.
+    /// Mebibytes the working set of each maximum-margin solve may take (default 128); as
+    /// `margin --working-set-mb`.
     #[arg(long, value_name = "MB")]
     pub working_set_mb: Option<u64>,
     #[command(flatten)]

@@ -25,8 +25,8 @@ pub struct Measure {
     /// Record a thinned trace of cos(u, w_k) and ‖w_k‖ for the plots.
     #[serde(default)]
     pub trace_summary: bool,
-    /// Mebibytes a sparse working set's coordinates may take in each maximum-margin solve (as
-    /// `margin --working-set-mb`); `None` keeps the solver's default of 128.
+    /// Mebibytes the working set of each maximum-margin solve may take (as `margin
+    /// --working-set-mb`); `None` keeps the solver's default of 128.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub working_set_mb: Option<u64>,
 }

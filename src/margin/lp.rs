@@ -263,6 +263,7 @@ fn certificate_from_farkas(
         max_iterations: 10 * (support.len() + 10),
         pricing: 1,
         deadline: None,
+        factor_values: usize::MAX,
     };
     let polished = polish(problem, &support, Start::Weights(start.clone()), settings);
     let mut raw = vec![0.0; n];

@@ -25,7 +25,7 @@ const MIN_WORKING_SET_MEMORY: usize = 1 << 10;
 /// | `max_rounds` | `100` | rounds (an exact solve on the working set, then one pass over the data) |
 /// | `max_polish_iterations` | `10 000` | active-set iterations of each exact solve on the working set |
 /// | `time_limit` | none | seconds after which no new round starts |
-/// | `working_set_memory` | 128 MiB | bytes a sparse working set's coordinates may take (`8·|W|·rank`) |
+/// | `working_set_memory` | 128 MiB | bytes the working set's points and the exact solve's factorisation may take |
 ///
 /// Reaching a limit returns [`MarginResult::Inaccurate`](super::MarginResult::Inaccurate) with the last
 /// round's rigorous bracket and the reason.
@@ -131,11 +131,14 @@ impl MaxMarginParams {
         self
     }
 
-    /// The bytes a sparse working set's coordinates may take: `8·|W|·rank` for `|W|` rows of rank `rank`
-    /// (their packed copy for the exact solve takes half as much again). Data with thousands of support
-    /// rows need more than the default; past the budget the solve ends as
-    /// [`MarginResult::Inaccurate`](super::MarginResult::Inaccurate) with its rigorous bracket and a reason
-    /// that names this parameter. Dense working sets are not limited by it. At least 1 KiB.
+    /// The bytes the working set's points and the exact solve's factorisation may take together: the
+    /// points are `8·|W|·d` for `|W|` dense rows, `8·|W|·rank` for sparse rows of rank `rank` (whose
+    /// packed copy takes half as much again), and the factorisation of `|S|` active rows
+    /// `8·|S|·(dim + |S|)`. The rest of a solve's memory is `O(n + d)`, so the budget bounds what a
+    /// solve adds to the dataset, and a large dense set cannot run out of memory because its support
+    /// is large. Data with thousands of support rows need more than the default; past the budget the
+    /// solve ends as [`MarginResult::Inaccurate`](super::MarginResult::Inaccurate) with its rigorous
+    /// bracket and a reason that names this parameter. At least 1 KiB.
     ///
     /// ```
     /// use novikoff::margin::{Bias, MaxMarginParams};

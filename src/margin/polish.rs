@@ -36,6 +36,9 @@ pub(crate) enum PolishStatus {
     IterationLimit,
     /// The deadline of [`PolishSettings`] passed.
     TimeLimit,
+    /// A row had to join the active set, but its factorisation would pass the memory budget of
+    /// [`PolishSettings`].
+    MemoryLimit,
     /// The affine minimiser stayed non-finite even after refactoring the support from scratch.
     Breakdown,
 }
@@ -65,6 +68,9 @@ pub(crate) struct PolishSettings {
     pub pricing: usize,
     /// No iteration starts after this.
     pub deadline: Option<std::time::Instant>,
+    /// The values the active set's factorisation may hold (`Q` and `R`); a row that would pass it does
+    /// not join, and when no row can, the polish ends with [`PolishStatus::MemoryLimit`].
+    pub factor_values: usize,
 }
 
 /// Plain arithmetic is used while its relative error, about `8·(r + 2)·u/‖v‖`, stays below this.
@@ -291,6 +297,7 @@ pub(crate) fn polish(
         violating.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         added.clear();
         let mut refused = 0;
+        let mut over_budget = false;
         for &(_, i) in &violating {
             // A violator that depends on the corral's columns violates only within rounding, and each
             // refusal costs a full Gram–Schmidt pass: near a non-separable data's zero point most
@@ -301,11 +308,19 @@ pub(crate) fn polish(
             {
                 break;
             }
+            if corral.values_with_one_more() > settings.factor_values {
+                over_budget = true;
+                break;
+            }
             if corral.add(i) {
                 added.push(i);
             } else {
                 refused += 1;
             }
+        }
+        if added.is_empty() && over_budget {
+            status = PolishStatus::MemoryLimit;
+            break;
         }
         if added.is_empty() {
             if switch_to_precise {

@@ -52,6 +52,10 @@ use super::problem::Problem;
 use super::result::MarginResult;
 use super::round_state::{Bracketed, Candidate, Rounds};
 
+/// How a solve stopped by its memory budget can be certified.
+const RAISE_BUDGET: &str = "a larger budget (MaxMarginParams::working_set_memory; `--working-set-mb` \
+     of `margin` and `verify`, `working_set_mb` in an experiment's [measure]) may certify it";
+
 impl MaxMargin {
     /// Solve `data` (already scaled into the safe range) in rounds; see the module documentation.
     pub(super) fn solve_in_rounds(&self, data: Points<'_>, hint: &[usize]) -> MarginResult {
@@ -67,6 +71,7 @@ impl MaxMargin {
             max_iterations: self.params.max_polish_iterations,
             pricing: 8,
             deadline,
+            factor_values: usize::MAX,
         };
         let mut last: Option<Candidate> = None;
         loop {
@@ -88,22 +93,36 @@ impl MaxMargin {
             }
             rounds.stats.rounds += 1;
             rounds.stats.working_set = rounds.store.rows().len();
+            let budget = rounds.store.copy_limit();
             let Some((problem, start)) = rounds.store.prepare() else {
                 let reason = format!(
-                    "the working set grew to {} rows, beyond the {} values ({} bytes) its points may \
-                     hold; a larger budget (MaxMarginParams::working_set_memory; `--working-set-mb` \
-                     of `margin` and `verify`, `working_set_mb` in an experiment's [measure]) may \
-                     certify it",
+                    "the working set grew to {} rows, beyond the {budget} values ({} bytes) its \
+                     points may hold; {RAISE_BUDGET}",
                     rounds.store.rows().len(),
-                    rounds.store.copy_limit(),
                     self.params.working_set_memory
                 );
                 return rounds.inaccurate(last, reason);
+            };
+            // One budget holds the working set's points and the exact solve's factorisation together.
+            let settings = PolishSettings {
+                factor_values: budget.saturating_sub(problem.n().saturating_mul(problem.dim())),
+                ..settings
             };
             let polished = solve_working_set(problem, start, settings);
             let direction = rounds.store.direction(&polished);
             if polished.status == PolishStatus::Zero {
                 return self.not_separable(&mut rounds, polished, last);
+            }
+            if polished.status == PolishStatus::MemoryLimit {
+                let reason = format!(
+                    "the exact solve on {} rows needed more than the {} bytes of its memory budget \
+                     for the working set's points and their factorisation ({} active rows); \
+                     {RAISE_BUDGET}",
+                    rounds.store.rows().len(),
+                    self.params.working_set_memory,
+                    polished.rows.len()
+                );
+                return rounds.inaccurate(last, reason);
             }
             if polished.status == PolishStatus::TimeLimit {
                 let reason = format!(
@@ -226,7 +245,10 @@ fn solve_working_set(problem: &Problem, start: Start, settings: PolishSettings) 
     let polished = polish(problem, &all, start, settings);
     if matches!(
         polished.status,
-        PolishStatus::Optimal | PolishStatus::Zero | PolishStatus::TimeLimit
+        PolishStatus::Optimal
+            | PolishStatus::Zero
+            | PolishStatus::TimeLimit
+            | PolishStatus::MemoryLimit
     ) || problem.dim() > INTERIOR_POINT_MAX_DIM
     {
         return polished;

@@ -41,8 +41,9 @@ pub(super) struct Store<'a> {
     corral: Option<CorralParts>,
     /// The last solve's weights by position, for a sparse set's next start.
     weights: Vec<(usize, f64)>,
-    /// The values (`|W| × rank`) a sparse working set's problem may hold; its packed coordinates take
-    /// half as much again.
+    /// The values the working set's points and the exact solve's factorisation may hold together
+    /// (`|W| × d` points for dense data, `|W| × rank` for sparse data, whose packed coordinates take half
+    /// as much again).
     copy_limit: usize,
 }
 
@@ -101,6 +102,13 @@ impl<'a> Store<'a> {
             self.position[i] = self.rows.len();
             self.rows.push(i);
             match self.problem.as_mut() {
+                // Past the budget the copy is dropped, and `prepare` says so.
+                Some(problem)
+                    if !data.is_sparse()
+                        && (problem.n() + 1).saturating_mul(problem.dim()) > self.copy_limit =>
+                {
+                    self.problem = None;
+                }
                 Some(problem) if !data.is_sparse() => {
                     let (centre, factor) = (&self.centre, self.factor);
                     let values = data.row(i).entries().map(|(_, x)| x);
@@ -166,7 +174,7 @@ impl<'a> Store<'a> {
         }
     }
 
-    /// The values a sparse working set's copy may hold, for messages.
+    /// The values the working set's points and the exact solve's factorisation may hold together.
     pub(super) fn copy_limit(&self) -> usize {
         self.copy_limit
     }

@@ -83,6 +83,13 @@ impl<'a> Corral<'a> {
         self.q.len() >= self.problem.dim()
     }
 
+    /// The values the factorisation holds with one more column: `Q` (`dim` a column) and `R` (kept
+    /// square), for the memory budget of [`PolishSettings`](super::polish::PolishSettings).
+    pub(crate) fn values_with_one_more(&self) -> usize {
+        let columns = self.q.len() + 1;
+        columns.saturating_mul(self.problem.dim() + columns)
+    }
+
     /// Whether points and normals are computed in twice working precision.
     pub(crate) fn is_accurate(&self) -> bool {
         self.accurate
