@@ -363,15 +363,18 @@ fn a_dense_working_set_beyond_its_memory_budget_is_inaccurate_and_says_why() {
     let MarginResult::Separable { bracket, stats, .. } = &certified else {
         panic!("{certified:?}");
     };
-    let points = stats.working_set * d * 8;
-    // 1 KiB holds no working set; `points` holds the last round's points but no factorisation.
-    for budget in [1 << 10, points] {
-        let small = MaxMarginParams::new(Bias::Free)
+    let solve_within = |budget: usize| {
+        MaxMarginParams::new(Bias::Free)
             .working_set_memory(budget)
             .check()
             .unwrap()
             .solve(&data)
-            .unwrap();
+            .unwrap()
+    };
+    let points = stats.working_set * d * 8;
+    // 1 KiB holds no working set; `points` holds the last round's points but no factorisation.
+    for budget in [1 << 10, points] {
+        let small = solve_within(budget);
         let (lower, upper) = common::inaccurate_because(&small, "working_set_memory");
         assert!(
             lower <= bracket.0 && bracket.1 <= upper,
@@ -380,11 +383,5 @@ fn a_dense_working_set_beyond_its_memory_budget_is_inaccurate_and_says_why() {
     }
     // The points and a factorisation of every row of the working set: |W|·d + |W|·(d + |W|) values.
     let fits = points + stats.working_set * (d + stats.working_set) * 8;
-    let same = MaxMarginParams::new(Bias::Free)
-        .working_set_memory(fits)
-        .check()
-        .unwrap()
-        .solve(&data)
-        .unwrap();
-    assert_eq!(same.bracket(), certified.bracket());
+    assert_eq!(solve_within(fits).bracket(), certified.bracket());
 }

@@ -49,8 +49,8 @@ pub(super) struct Store<'a> {
 
 impl<'a> Store<'a> {
     /// An empty working set. `centre` is the translation of the fixed coordinates (ignored through the
-    /// origin), `radius` bounds the length of every translated row, and a sparse set's coordinates may
-    /// take `memory` bytes.
+    /// origin), `radius` bounds the length of every translated row, and the points with the exact
+    /// solve's factorisation may take `memory` bytes.
     pub(super) fn new(
         data: Points<'a>,
         bias: Bias,
