@@ -593,6 +593,11 @@ fn a_working_set_budget_too_small_leaves_separability_unknown() {
     let table = stdout(&novikoff(&args(&["--working-set-mb", "1"])));
     assert!(table.contains("UNKNOWN"), "{table}");
     assert!(!table.contains("NO:"), "{table}");
+    assert!(
+        table.contains("unknown: the solve stopped before its first separator")
+            && !table.contains("[-inf, inf]"),
+        "{table}"
+    );
     for extra in [
         &["--working-set-mb", "0"][..],
         &["--working-set-mb", "18446744073709551615"],

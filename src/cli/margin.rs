@@ -308,13 +308,21 @@ fn print_table(
                 "result",
                 format!("not resolved to the requested accuracy: {reason}"),
             ));
-            pairs.push(("estimate γ", gamma.to_string()));
-            pairs.push((
-                "certified bracket",
-                format!("[{}, {}]", bracket.0, bracket.1),
-            ));
-            pairs.push(("w (unit)", summarise_vector(w.as_slice().unwrap_or(&[]))));
-            pairs.push(("b", b.to_string()));
+            if bracket.0 == f64::NEG_INFINITY && bracket.1 == f64::INFINITY {
+                // Stopped before its first separator: no estimate, and nothing to show for w and b.
+                pairs.push((
+                    "certified bracket",
+                    "none: the solve stopped before its first separator".into(),
+                ));
+            } else {
+                pairs.push(("estimate γ", gamma.to_string()));
+                pairs.push((
+                    "certified bracket",
+                    format!("[{}, {}]", bracket.0, bracket.1),
+                ));
+                pairs.push(("w (unit)", summarise_vector(w.as_slice().unwrap_or(&[]))));
+                pairs.push(("b", b.to_string()));
+            }
         }
         _ => {}
     }

@@ -23,6 +23,9 @@ pub fn to_json<'a>(
 
 fn margin_line(m: &MarginSummary) -> String {
     match (m.status, m.bracket) {
+        (_, Some([lo, hi])) if lo == f64::NEG_INFINITY && hi == f64::INFINITY => {
+            "unknown: the solve stopped before its first separator (see the reasons below)".into()
+        }
         (_, Some([lo, hi])) => format!("γ ∈ [{}, {}]", num(lo), num(hi)),
         ("not_separable", _) => "not separable".into(),
         (status, _) => format!(
