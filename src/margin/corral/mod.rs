@@ -32,7 +32,9 @@ pub(crate) struct Corral<'a> {
     columns: Vec<usize>,
     /// Columns of `Q` (each of length `r`).
     q: Vec<Vec<f64>>,
-    /// Columns of `R` (column `j` holds `R[0..=j, j]`, padded while a deletion is under way).
+    /// Columns of `R`: column `j` holds `R[0..=j, j]` and one spare row below, zero in the triangle, which
+    /// a deletion's or a rebase's Givens rotations fill while the factor is upper Hessenberg. About
+    /// `|S|²/2` values, allocated once per column.
     r: Vec<Vec<f64>>,
     /// Compute points and normals in twice working precision (needed when the margin is a tiny fraction
     /// of the radius; otherwise plain arithmetic is accurate enough and much cheaper).
@@ -83,11 +85,11 @@ impl<'a> Corral<'a> {
         self.q.len() >= self.problem.dim()
     }
 
-    /// The values the factorisation holds with one more column: `Q` (`dim` a column) and `R` (kept
-    /// square), for the memory budget of [`PolishSettings`](super::polish::PolishSettings).
+    /// The values the factorisation holds with one more column: `Q` (`dim` a column) and `R` (`j + 2`
+    /// in column `j`), for the memory budget of [`PolishSettings`](super::polish::PolishSettings).
     pub(crate) fn values_with_one_more(&self) -> usize {
         let columns = self.q.len() + 1;
-        columns.saturating_mul(self.problem.dim() + columns)
+        columns.saturating_mul(self.problem.dim() + columns.div_ceil(2) + 1)
     }
 
     /// Whether points and normals are computed in twice working precision.

@@ -8,7 +8,10 @@ impl Corral<'_> {
     /// on the columns already there.
     pub(super) fn append(&mut self, row: usize) -> Result<(), Vec<f64>> {
         let mut e = self.column_of(row);
-        let mut coefficients = vec![0.0; self.q.len()];
+        // Room for the column's own diagonal and the spare row below it (see `Corral::r`), so that it
+        // is allocated once.
+        let mut coefficients = Vec::with_capacity(self.q.len() + 2);
+        coefficients.resize(self.q.len(), 0.0);
         if self.q.len() >= e.len() {
             // Q already spans the whole space: every column depends on it, and its coefficients are
             // still needed by Carathéodory's reduction.
@@ -38,10 +41,8 @@ impl Corral<'_> {
             return Err(coefficients);
         }
         e.iter_mut().for_each(|x| *x /= rest);
-        for column in &mut self.r {
-            column.push(0.0);
-        }
         coefficients.push(rest);
+        coefficients.push(0.0);
         self.r.push(coefficients);
         if self.qtb_valid {
             let base_sum = self.base_sum();
@@ -105,8 +106,11 @@ impl Corral<'_> {
         }
         self.q.truncate(m);
         self.qtb.truncate(m);
-        for column in &mut self.r {
-            column.truncate(m);
+        // Back in the triangle: the rotations left rounding residues where they eliminated the
+        // subdiagonal, which is zero, and the shifted columns' last row is the spare again.
+        for (j, column) in self.r.iter_mut().enumerate() {
+            column.truncate(j + 2);
+            column[j + 1] = 0.0;
         }
     }
 
@@ -132,6 +136,7 @@ impl Corral<'_> {
         };
         let m = self.r.len();
         let mut alpha: Vec<f64> = self.r[position].clone();
+        alpha.resize(m, 0.0);
         let update: Vec<f64> = self
             .columns
             .iter()
@@ -172,9 +177,10 @@ impl Corral<'_> {
     }
 
     /// Apply the rotation `[c s; −s c]` to rows `i, i+1` of `R` (columns `from..`) and the matching
-    /// rotation to columns `i, i+1` of `Q`.
+    /// rotation to columns `i, i+1` of `Q`. Columns left of `i` end above row `i` (the triangle), so the
+    /// rotation leaves them alone.
     pub(super) fn rotate(&mut self, i: usize, c: f64, s: f64, from: usize) {
-        for column in self.r.iter_mut().skip(from) {
+        for column in self.r.iter_mut().skip(from.max(i)) {
             let (x, y) = (column[i], column[i + 1]);
             column[i] = c * x + s * y;
             column[i + 1] = -s * x + c * y;
