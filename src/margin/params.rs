@@ -134,7 +134,7 @@ impl MaxMarginParams {
     /// The bytes the working set's points and the exact solve's factorisation may take together: the
     /// points are `8·|W|·d` for `|W|` dense rows, `8·|W|·rank` for sparse rows of rank `rank` (whose
     /// packed copy takes half as much again), and the factorisation of `|S|` active rows
-    /// `8·|S|·(dim + |S|)`. The rest of a solve's memory is `O(n + d)`, so the budget bounds what a
+    /// about `8·|S|·(dim + |S|/2)`. The rest of a solve's memory is `O(n + d)`, so the budget bounds what a
     /// solve adds to the dataset, and a large dense set cannot run out of memory because its support
     /// is large. Data with thousands of support rows need more than the default; past the budget the
     /// solve ends as [`MarginResult::Inaccurate`](super::MarginResult::Inaccurate) with its rigorous
