@@ -35,9 +35,11 @@
 //! A working set that is not separable proves that the data are not: its certificate (weights on its
 //! rows, zero elsewhere) is evaluated on the whole dataset. Memory is the dataset (the augmented points
 //! `(x, c)` of [`MaxMargin::solve_augmented`] read `c` as a virtual last entry, [`super::points`]),
-//! `O(n + d)` for the scores and the separator, and the working set's points (for sparse data its rows' coordinates in
-//! their span, [`super::span`]), which have a limit; past it, or past the round and time limits of [`MaxMarginParams`](super::MaxMarginParams), the
-//! answer is an honest `Inaccurate` with the last round's rigorous bracket.
+//! `O(n + d)` for the scores and the separator, and the working set's points (for sparse data its
+//! rows' coordinates in their span, [`super::span`]) with the exact solve's factorisation, which share
+//! one budget; past it, or past the round and time limits of
+//! [`MaxMarginParams`](super::MaxMarginParams), the answer is an honest `Inaccurate` with the last
+//! round's rigorous bracket.
 
 use std::time::{Duration, Instant};
 
