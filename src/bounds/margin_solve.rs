@@ -160,7 +160,7 @@ impl MarginSolve {
                 Separation::from_separator(w, *b, *bracket, None, vectors)
             }
             // Stopped (at a limit) before its first separator.
-            MarginResult::Inaccurate { w, reason, .. } if w.iter().all(|&v| v == 0.0) => {
+            MarginResult::Inaccurate { reason, .. } if result.stopped_before_separator() => {
                 Separation::Missing(format!(
                     "separability {vectors} not established: the margin solver stopped before it \
                      found a separator ({reason})"

@@ -308,8 +308,8 @@ fn print_table(
                 "result",
                 format!("not resolved to the requested accuracy: {reason}"),
             ));
-            if bracket.0 == f64::NEG_INFINITY && bracket.1 == f64::INFINITY {
-                // Stopped before its first separator: no estimate, and nothing to show for w and b.
+            if result.stopped_before_separator() {
+                // No estimate, and nothing to show for w and b.
                 pairs.push((
                     "certified bracket",
                     "none: the solve stopped before its first separator".into(),

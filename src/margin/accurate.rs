@@ -156,25 +156,24 @@ pub(crate) fn row_dot2(w: &[f64], x: RowView<'_>) -> (f64, f64) {
 pub(crate) fn row_dot2_plus(w: &[f64], x: RowView<'_>, c: f64) -> (f64, f64) {
     match x {
         RowView::Dense(x) => dot2_plus(w, x, c),
-        sparse => {
-            let mut acc = Accumulator::default();
-            for (j, v) in sparse.entries() {
-                acc.add_product(w[j], v);
-            }
-            acc.add(c);
-            acc.result()
-        }
+        sparse => entries_dot2_plus(w, sparse.entries(), c),
     }
 }
 
 /// `w·x + c` for a point (a row, or a row with its constant coordinate), as [`dot2_plus`].
 #[inline]
 pub(crate) fn point_dot2_plus(w: &[f64], x: Point<'_>, c: f64) -> (f64, f64) {
-    if x.constant().is_none() {
-        return row_dot2_plus(w, x.row(), c);
+    match x.constant() {
+        None => row_dot2_plus(w, x.row(), c),
+        Some(_) => entries_dot2_plus(w, x.entries(), c),
     }
+}
+
+/// `Σ w[j]·v + c` over `(j, v)` entries, as [`dot2_plus`].
+#[inline]
+fn entries_dot2_plus(w: &[f64], entries: impl Iterator<Item = (usize, f64)>, c: f64) -> (f64, f64) {
     let mut acc = Accumulator::default();
-    for (j, v) in x.entries() {
+    for (j, v) in entries {
         acc.add_product(w[j], v);
     }
     acc.add(c);

@@ -105,7 +105,7 @@ impl<'a> Point<'a> {
 
     /// The weights of the dataset's columns, and the constant's weight (0 when not augmented).
     #[inline]
-    pub(crate) fn split(self, w: &[f64]) -> (&[f64], f64) {
+    fn split(self, w: &[f64]) -> (&[f64], f64) {
         match self.constant {
             Some(c) => (&w[..self.d], c * w[self.d]),
             None => (w, 0.0),

@@ -112,6 +112,30 @@ impl MarginResult {
         }
     }
 
+    /// Whether the solve stopped (at a limit) before it found its first separator: an
+    /// [`MarginResult::Inaccurate`] with a zero `w` and no bound on γ* beyond `[−∞, ∞]`, so there is no
+    /// estimate to show.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::margin::{max_margin, Bias, MarginResult, SolveStats};
+    /// let data = novikoff::Dataset::new(array![[1.0, 0.0], [-1.0, 0.5]], array![1.0, -1.0])?;
+    /// assert!(!max_margin(&data, Bias::Free)?.stopped_before_separator());
+    /// let stopped = MarginResult::Inaccurate {
+    ///     gamma: 0.0,
+    ///     bracket: (f64::NEG_INFINITY, f64::INFINITY),
+    ///     w: ndarray::Array1::zeros(2),
+    ///     b: 0.0,
+    ///     reason: "the time limit was reached".into(),
+    ///     stats: SolveStats::default(),
+    /// };
+    /// assert!(stopped.stopped_before_separator());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn stopped_before_separator(&self) -> bool {
+        matches!(self, MarginResult::Inaccurate { w, .. } if w.iter().all(|&v| v == 0.0))
+    }
+
     /// What the result proves: `Some(true)` when the data are separable ([`MarginResult::is_separable`]),
     /// `Some(false)` with a certificate that they are not, and `None` for an inaccurate result whose
     /// separator does not separate: the solve stopped (at a limit) before it could tell, which is not
