@@ -147,6 +147,21 @@ fn xor_reports_the_certificate_and_only_the_bounds_for_any_data() {
     );
     assert!(text.contains("certificate (free bias)"), "{text}");
     assert!(text.contains("without converging"), "{text}");
+    // The proof's inequalities were not followed (no comparator exists), so their table has no count
+    // of updates to show: the runs made many, and a 0 there would say they made none.
+    let invariants = text
+        .split("the proof's inequalities")
+        .nth(1)
+        .expect("the invariants table");
+    for name in ["none", "classic", "novikoff"] {
+        let row = invariants
+            .lines()
+            .find(|line| line.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("a row for {name}: {invariants}"));
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(cells[2], "n/a", "{row}");
+        assert_eq!(cells.last(), Some(&"n/a"), "{row}");
+    }
 }
 
 #[test]

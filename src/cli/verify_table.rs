@@ -404,18 +404,27 @@ fn bound_row(
 }
 
 fn invariant_row(v: &Verdict, i: &InvariantReport) -> Vec<String> {
+    let checked = i.status == InvariantStatus::Checked;
+    // The updates the check followed: none when it did not run, which a 0 here would misstate as a run
+    // without updates (the run's own count is in the bounds table above).
+    let updates = if checked {
+        i.updates.to_string()
+    } else {
+        "n/a".into()
+    };
     vec![
         v.rule.clone(),
         v.fit.converged.to_string(),
-        i.updates.to_string(),
+        updates,
         opt(i.gamma),
         opt(i.radius_eff),
         opt(i.min_dot_slack),
         opt(i.min_norm_slack),
         opt(i.min_cos_slack),
-        match i.status {
-            InvariantStatus::Checked => i.violations.to_string(),
-            _ => "n/a".into(),
+        if checked {
+            i.violations.to_string()
+        } else {
+            "n/a".into()
         },
     ]
 }

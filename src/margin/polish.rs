@@ -295,29 +295,13 @@ pub(crate) fn polish(
             break;
         }
         violating.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        added.clear();
-        let mut refused = 0;
-        let mut over_budget = false;
-        for &(_, i) in &violating {
-            // A violator that depends on the corral's columns violates only within rounding, and each
-            // refusal costs a full Gram–Schmidt pass: near a non-separable data's zero point most
-            // violators are such, so stop after as many refusals as the batch has rows.
-            if added.len() >= pricing
-                || refused >= pricing
-                || (corral.is_full() && !added.is_empty())
-            {
-                break;
-            }
-            if corral.values_with_one_more() > settings.factor_values {
-                over_budget = true;
-                break;
-            }
-            if corral.add(i) {
-                added.push(i);
-            } else {
-                refused += 1;
-            }
-        }
+        // A violator that depends on the corral's columns violates only within rounding, and each
+        // refusal costs a full Gram–Schmidt pass: near a non-separable data's zero point most violators
+        // are such, so the batch stops after as many refusals as it may add rows.
+        let rows: Vec<usize> = violating.iter().map(|&(_, i)| i).collect();
+        let batch = corral.add_batch(&rows, pricing, settings.factor_values);
+        added = batch.rows;
+        let over_budget = batch.over_budget;
         if added.is_empty() && over_budget {
             status = PolishStatus::MemoryLimit;
             break;

@@ -233,6 +233,16 @@ pub fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
     (active().axpy)(alpha, x, y)
 }
 
+/// The plane rotation `(x, y) ← (c·x + s·y, c·y − s·x)`, element by element (BLAS `drot`): each product
+/// is rounded, then added (no FMA), so every path gives the same bits. The slices should have the same
+/// length; only the common prefix is used. The max-margin solver's factorisation restores its triangle
+/// with these.
+#[inline]
+pub(crate) fn rot(c: f64, s: f64, x: &mut [f64], y: &mut [f64]) {
+    debug_assert_eq!(x.len(), y.len());
+    (active().rot)(c, s, x, y)
+}
+
 /// One implementation of the kernels (portable, SSE2, AVX2 or AVX-512F). [`paths`] lists those this CPU
 /// can run; all of them give identical bits.
 ///
@@ -249,6 +259,7 @@ pub struct SimdPath {
     name: &'static str,
     dot_fast: fn(&[f64], &[f64]) -> f64,
     axpy: fn(f64, &[f64], &mut [f64]),
+    rot: fn(f64, f64, &mut [f64], &mut [f64]),
     /// Scan (`TRAIN = false`: stop at the first mistake, weights untouched) or train; returns the mistake
     /// the pass stopped at.
     run: fn(&mut Pass<'_, '_>, &Rows<'_>, Summation, bool) -> Option<Mistake>,
@@ -489,6 +500,53 @@ mod tests {
     fn label_signs_debug_shows_the_count_not_the_bits() {
         let signs = LabelSigns::of_unit_labels(&vec![-1.0; 1000]);
         assert_eq!(format!("{signs:?}"), "LabelSigns { rows: 1000, .. }");
+    }
+
+    /// The rotation written from its documentation, one element at a time.
+    fn documented_rot(c: f64, s: f64, x: &mut [f64], y: &mut [f64]) {
+        for (a, b) in x.iter_mut().zip(y.iter_mut()) {
+            let (p, q) = (*a, *b);
+            *a = c * p + s * q;
+            *b = c * q - s * p;
+        }
+    }
+
+    #[test]
+    fn every_path_rotates_as_documented_to_the_bit() {
+        // Lengths around each path's register width and its tail; signed zeros, where `c·q − s·p` and
+        // `−s·p + c·q` must agree too.
+        for n in [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 100] {
+            let x: Vec<f64> = (0..n)
+                .map(|i| match i % 5 {
+                    0 => 0.0,
+                    1 => -0.0,
+                    _ => ((i * 7919) % 113) as f64 * 0.37 - 11.0,
+                })
+                .collect();
+            let y: Vec<f64> = (0..n)
+                .map(|i| match i % 3 {
+                    0 => -0.0,
+                    _ => ((i * 104729) % 97) as f64 * 0.13 - 3.0,
+                })
+                .collect();
+            for (c, s) in [
+                (0.6, 0.8),
+                (0.8, -0.6),
+                (1.0, 0.0),
+                (0.0, 1.0),
+                (0.1f64.cos(), 0.1f64.sin()),
+            ] {
+                let (mut ex, mut ey) = (x.clone(), y.clone());
+                documented_rot(c, s, &mut ex, &mut ey);
+                for path in paths() {
+                    let (mut px, mut py) = (x.clone(), y.clone());
+                    (path.rot)(c, s, &mut px, &mut py);
+                    let bits = |v: &[f64]| v.iter().map(|z| z.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&px), bits(&ex), "x, n={n} c={c} {}", path.name());
+                    assert_eq!(bits(&py), bits(&ey), "y, n={n} c={c} {}", path.name());
+                }
+            }
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub(super) const PATH: SimdPath = SimdPath {
     name: "portable",
     dot_fast,
     axpy,
+    rot,
     run,
 };
 
@@ -76,6 +77,14 @@ fn fold(mut acc: [f64; LANES]) -> f64 {
 pub(super) fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
     for (yi, xi) in y.iter_mut().zip(x) {
         *yi += alpha * xi;
+    }
+}
+
+pub(super) fn rot(c: f64, s: f64, x: &mut [f64], y: &mut [f64]) {
+    for (a, b) in x.iter_mut().zip(y.iter_mut()) {
+        let (p, q) = (*a, *b);
+        *a = c * p + s * q;
+        *b = c * q - s * p;
     }
 }
 

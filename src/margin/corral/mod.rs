@@ -11,8 +11,9 @@
 
 use super::accurate::CompensatedVector;
 use super::problem::Problem;
-use crate::simd::{Summation, axpy, dot};
+use crate::simd::{Summation, axpy, dot, rot};
 
+mod batch;
 mod parts;
 mod qr;
 

@@ -3,59 +3,33 @@
 
 use super::*;
 
+/// Columns of `R` rotated together when a deletion restores the triangle (see `delete_column`).
+const ROTATION_BLOCK: usize = 16;
+
+/// The rotation `[c s; −s c]` of entries `i, i+1` of a column of `R`.
+#[inline(always)]
+fn rotate_rows(column: &mut [f64], i: usize, c: f64, s: f64) {
+    let (x, y) = (column[i], column[i + 1]);
+    column[i] = c * x + s * y;
+    column[i + 1] = c * y - s * x;
+}
+
 impl Corral<'_> {
     /// Append the column of `row` to the factorisation, or return its coefficients `Qᵀe` when it depends
     /// on the columns already there.
     pub(super) fn append(&mut self, row: usize) -> Result<(), Vec<f64>> {
-        let mut e = self.column_of(row);
-        // Room for the column's own diagonal and the spare row below it (see `Corral::r`), so that it
-        // is allocated once.
-        let mut coefficients = Vec::with_capacity(self.q.len() + 2);
-        coefficients.resize(self.q.len(), 0.0);
-        if self.q.len() >= e.len() {
+        if self.q.len() >= self.problem.dim() {
             // Q already spans the whole space: every column depends on it, and its coefficients are
             // still needed by Carathéodory's reduction.
-            for (c, q) in coefficients.iter_mut().zip(&self.q) {
-                *c = dot(q, &e, Summation::Fast);
-            }
-            return Err(coefficients);
+            let e = self.column_of(row);
+            return Err(self.q.iter().map(|q| dot(q, &e, Summation::Fast)).collect());
         }
-        let size = dot(&e, &e, Summation::Fast).sqrt();
-        let mut rest = size;
-        // Modified Gram–Schmidt, repeated once when the first pass cancels most of the column ("twice
-        // is enough", see `REORTHOGONALISE`). This is the polish's most frequent O(r·m) step, so it
-        // runs on the kernel's SIMD dot and axpy (fixed order, the same bits on every CPU).
-        for _ in 0..2 {
-            let before = rest;
-            for (c, q) in coefficients.iter_mut().zip(&self.q) {
-                let s = dot(q, &e, Summation::Fast);
-                *c += s;
-                axpy(-s, q, &mut e);
-            }
-            rest = dot(&e, &e, Summation::Fast).sqrt();
-            if rest > REORTHOGONALISE * before {
-                break;
-            }
-        }
-        if rest <= DEPENDENT * size.max(f64::MIN_POSITIVE) || rest == 0.0 {
-            return Err(coefficients);
-        }
-        e.iter_mut().for_each(|x| *x /= rest);
-        coefficients.push(rest);
-        coefficients.push(0.0);
-        self.r.push(coefficients);
-        if self.qtb_valid {
-            let base_sum = self.base_sum();
-            self.qtb.push(dot(&e, &base_sum, Summation::Fast));
-        }
-        self.q.push(e);
-        self.column_of[row] = self.columns.len();
-        self.columns.push(row);
-        Ok(())
+        let mut batch = self.project(&[row]);
+        self.append_projected(&mut batch, 0)
     }
 
     /// `z_B`, the sum of the bases' points.
-    fn base_sum(&self) -> Vec<f64> {
+    pub(super) fn base_sum(&self) -> Vec<f64> {
         let mut sum = vec![0.0; self.problem.dim()];
         for b in self.base.iter().flatten() {
             axpy(self.problem.labels[*b], self.problem.row(*b), &mut sum);
@@ -96,13 +70,38 @@ impl Corral<'_> {
             self.column_of[c] = k;
         }
         let m = self.r.len();
-        for j in position..m {
-            let (a, b) = (self.r[j][j], self.r[j][j + 1]);
-            let h = a.hypot(b);
-            if h == 0.0 {
-                continue;
+        // Block by block of columns: a block takes the rotations found before it, then, column by column,
+        // gives the rotation that zeroes that column's subdiagonal, applied to the rest of the block.
+        // Every entry meets the same rotations in the same order as when each rotation sweeps its two
+        // rows across the whole triangle, so the bits are the same, but a block is read once and its
+        // columns are independent (one column alone would be a chain of dependent rotations).
+        let mut rotations: Vec<Option<(f64, f64)>> = Vec::with_capacity(m - position);
+        for start in (position..m).step_by(ROTATION_BLOCK) {
+            let block = &mut self.r[start..(start + ROTATION_BLOCK).min(m)];
+            for (i, rotation) in (position..).zip(&rotations) {
+                if let Some((c, s)) = *rotation {
+                    block
+                        .iter_mut()
+                        .for_each(|column| rotate_rows(column, i, c, s));
+                }
             }
-            self.rotate(j, a / h, b / h, j);
+            for k in 0..block.len() {
+                let i = start + k;
+                let (a, b) = (block[k][i], block[k][i + 1]);
+                let h = a.hypot(b);
+                let rotation = (h != 0.0).then(|| (a / h, b / h));
+                if let Some((c, s)) = rotation {
+                    block[k..]
+                        .iter_mut()
+                        .for_each(|column| rotate_rows(column, i, c, s));
+                }
+                rotations.push(rotation);
+            }
+        }
+        for (i, rotation) in (position..).zip(&rotations) {
+            if let Some((c, s)) = *rotation {
+                self.rotate_q(i, c, s);
+            }
         }
         self.q.truncate(m);
         self.qtb.truncate(m);
@@ -181,20 +180,20 @@ impl Corral<'_> {
     /// rotation leaves them alone.
     pub(super) fn rotate(&mut self, i: usize, c: f64, s: f64, from: usize) {
         for column in self.r.iter_mut().skip(from.max(i)) {
-            let (x, y) = (column[i], column[i + 1]);
-            column[i] = c * x + s * y;
-            column[i + 1] = -s * x + c * y;
+            rotate_rows(column, i, c, s);
         }
+        self.rotate_q(i, c, s);
+    }
+
+    /// The rotation of rows `i, i+1` of `R` on the columns `i, i+1` of `Q` and on `Qᵀ·z_B`: `O(r)`
+    /// values, on the kernel's SIMD rotation.
+    fn rotate_q(&mut self, i: usize, c: f64, s: f64) {
         if self.qtb_valid && i + 1 < self.qtb.len() {
             let (x, y) = (self.qtb[i], self.qtb[i + 1]);
             self.qtb[i] = c * x + s * y;
-            self.qtb[i + 1] = -s * x + c * y;
+            self.qtb[i + 1] = c * y - s * x;
         }
         let (left, right) = self.q.split_at_mut(i + 1);
-        for (x, y) in left[i].iter_mut().zip(right[0].iter_mut()) {
-            let (a, b) = (*x, *y);
-            *x = c * a + s * b;
-            *y = -s * a + c * b;
-        }
+        rot(c, s, &mut left[i], &mut right[0]);
     }
 }

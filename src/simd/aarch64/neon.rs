@@ -81,6 +81,12 @@ unsafe fn axpy_ptr(alpha: f64, x: *const f64, y: *mut f64, n: usize) {
     }
 }
 
+/// The portable loop: at two values a register, the compiler's own vectorisation of it is as good.
+#[target_feature(enable = "neon")]
+pub(super) unsafe fn rot(c: f64, s: f64, x: &mut [f64], y: &mut [f64]) {
+    crate::simd::portable::rot(c, s, x, y)
+}
+
 /// Scan or train over the block: Fast rows one at a time, Sequential rows four at a time.
 #[target_feature(enable = "neon")]
 pub(super) unsafe fn run<R: RowSource, const TRAIN: bool>(

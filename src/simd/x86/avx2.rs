@@ -100,6 +100,29 @@ unsafe fn axpy_ptr(alpha: f64, x: *const f64, y: *mut f64, n: usize) {
     }
 }
 
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn rot(c: f64, s: f64, x: &mut [f64], y: &mut [f64]) {
+    let n = x.len().min(y.len());
+    let (xp, yp) = (x.as_mut_ptr(), y.as_mut_ptr());
+    let (cv, sv) = (_mm256_set1_pd(c), _mm256_set1_pd(s));
+    let mut i = 0;
+    while i + V <= n {
+        unsafe {
+            let (p, q) = (_mm256_loadu_pd(xp.add(i)), _mm256_loadu_pd(yp.add(i)));
+            _mm256_storeu_pd(
+                xp.add(i),
+                _mm256_add_pd(_mm256_mul_pd(cv, p), _mm256_mul_pd(sv, q)),
+            );
+            _mm256_storeu_pd(
+                yp.add(i),
+                _mm256_sub_pd(_mm256_mul_pd(cv, q), _mm256_mul_pd(sv, p)),
+            );
+        }
+        i += V;
+    }
+    crate::simd::portable::rot(c, s, &mut x[i..n], &mut y[i..n]);
+}
+
 /// Scan or train over the block: Fast rows of at most 32 values with `w` held in registers, longer Fast
 /// rows through the full loop, Sequential rows four or eight at a time.
 #[target_feature(enable = "avx2")]

@@ -106,6 +106,34 @@ unsafe fn axpy_ptr(alpha: f64, x: *const f64, y: *mut f64, n: usize) {
     }
 }
 
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn rot(c: f64, s: f64, x: &mut [f64], y: &mut [f64]) {
+    let n = x.len().min(y.len());
+    let (xp, yp) = (x.as_mut_ptr(), y.as_mut_ptr());
+    let (cv, sv) = (_mm512_set1_pd(c), _mm512_set1_pd(s));
+    let mut i = 0;
+    while i < n {
+        let m = first_lanes(n - i);
+        unsafe {
+            let (p, q) = (
+                _mm512_maskz_loadu_pd(m, xp.add(i)),
+                _mm512_maskz_loadu_pd(m, yp.add(i)),
+            );
+            _mm512_mask_storeu_pd(
+                xp.add(i),
+                m,
+                _mm512_add_pd(_mm512_mul_pd(cv, p), _mm512_mul_pd(sv, q)),
+            );
+            _mm512_mask_storeu_pd(
+                yp.add(i),
+                m,
+                _mm512_sub_pd(_mm512_mul_pd(cv, q), _mm512_mul_pd(sv, p)),
+            );
+        }
+        i += V;
+    }
+}
+
 /// Scan or train over the block: Fast rows of at most 128 values with `w` held in registers, Sequential
 /// rows four or eight at a time (see [`run_sequential_for`]), and longer Fast rows through the AVX2 path's
 /// loop, 256 bits at a time (every CPU with AVX-512F has AVX2: [`super::detect`] checks both).

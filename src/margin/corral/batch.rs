@@ -1,0 +1,290 @@
+//! Rows joining the corral a batch at a time: their columns projected on the factorisation together,
+//! each column of `Q` read once for the whole batch, then appended one by one.
+//!
+//! The polish adds up to a few dozen violators in each major iteration ("multiple pricing"), and one by
+//! one each append reads all of `Q` (`|S| × r` values, megabytes when the support has hundreds of rows)
+//! from beyond the core's caches. Turning the Gram–Schmidt loops inside out makes that one read per
+//! batch, with every row's column meeting the same operations in the same order, so the bits are those
+//! of adding the rows one at a time.
+
+use super::*;
+
+/// What [`Corral::add_batch`] added.
+pub(crate) struct Added {
+    /// The rows that joined, in order.
+    pub rows: Vec<usize>,
+    /// It stopped because the next row's column would have passed the factorisation's budget.
+    pub over_budget: bool,
+}
+
+/// A batch of rows' columns after the Gram–Schmidt pass over the columns of `Q` that stood when it was
+/// made ([`Corral::project`]), waiting to be appended one by one ([`Corral::append_projected`]).
+pub(super) struct Projection {
+    rows: Vec<usize>,
+    columns: Vec<Vec<f64>>,
+    coefficients: Vec<Vec<f64>>,
+    /// Each column's length before the pass.
+    sizes: Vec<f64>,
+    /// The columns of `Q` the pass covered.
+    projected: usize,
+}
+
+impl Corral<'_> {
+    /// Add rows with weight zero, trying them in order as [`Corral::add`] would one by one, until `wanted`
+    /// joined or as many were refused, the columns span the space (once a row joined), or the next
+    /// column would pass `factor_values` (then [`Added::over_budget`]). The candidates' columns are
+    /// projected on the factorisation a batch at a time ([`Corral::project`]), which reads `Q` once a
+    /// batch instead of once a row, with the same bits as adding them one at a time.
+    pub(crate) fn add_batch(
+        &mut self,
+        candidates: &[usize],
+        wanted: usize,
+        factor_values: usize,
+    ) -> Added {
+        let mut added = Added {
+            rows: Vec::new(),
+            over_budget: false,
+        };
+        let mut refused = 0;
+        let mut next = 0;
+        while next < candidates.len() {
+            let chunk = &candidates[next..(next + wanted.saturating_sub(added.rows.len()).max(1))
+                .min(candidates.len())];
+            next += chunk.len();
+            // A row whose group has no base yet, or a member, takes `add`'s own path.
+            let projectable: Vec<usize> = chunk
+                .iter()
+                .copied()
+                .filter(|&i| !self.member[i] && self.base[self.problem.group(i)].is_some())
+                .collect();
+            let mut batch = self.project(&projectable);
+            for &i in chunk {
+                if added.rows.len() >= wanted
+                    || refused >= wanted
+                    || (self.is_full() && !added.rows.is_empty())
+                {
+                    return added;
+                }
+                if self.values_with_one_more() > factor_values {
+                    added.over_budget = true;
+                    return added;
+                }
+                let joined = match projectable.iter().position(|&p| p == i) {
+                    Some(k) if self.append_projected(&mut batch, k).is_ok() => {
+                        self.member[i] = true;
+                        self.weight[i] = 0.0;
+                        self.rows.push(i);
+                        true
+                    }
+                    Some(_) => false,
+                    None => self.add(i),
+                };
+                if joined {
+                    added.rows.push(i);
+                } else {
+                    refused += 1;
+                }
+            }
+        }
+        added
+    }
+
+    /// The first step of [`Corral::append`] for several rows at once: each row's column, with the
+    /// modified Gram–Schmidt pass over the columns of `Q` as they stand. The loops are turned inside
+    /// out, each column of `Q` read once for the whole batch (and used from the cache for every row)
+    /// instead of once a row, but every row's column meets the same operations in the same order as in
+    /// `append`, so the bits are the same.
+    pub(super) fn project(&self, rows: &[usize]) -> Projection {
+        let mut columns: Vec<Vec<f64>> = rows.iter().map(|&i| self.column_of(i)).collect();
+        let sizes = columns
+            .iter()
+            .map(|e| dot(e, e, Summation::Fast).sqrt())
+            .collect();
+        // Room for the columns the batch may add before a row's own, its diagonal and the spare row
+        // below it (see `Corral::r`), so that the column of R is allocated once.
+        let capacity = self.q.len() + rows.len() + 1;
+        let mut coefficients: Vec<Vec<f64>> = rows
+            .iter()
+            .map(|_| {
+                let mut c = Vec::with_capacity(capacity);
+                c.resize(self.q.len(), 0.0);
+                c
+            })
+            .collect();
+        for (j, q) in self.q.iter().enumerate() {
+            for (e, c) in columns.iter_mut().zip(&mut coefficients) {
+                let s = dot(q, e, Summation::Fast);
+                c[j] += s;
+                axpy(-s, q, e);
+            }
+        }
+        Projection {
+            rows: rows.to_vec(),
+            columns,
+            coefficients,
+            sizes,
+            projected: self.q.len(),
+        }
+    }
+
+    /// Finish appending the batch's column `k`: the rest of the Gram–Schmidt pass (over the columns
+    /// appended since the projection), a second pass when the first cancelled most of the column
+    /// ("twice is enough", see `REORTHOGONALISE`), and the new column of `Q` and `R`; or the column's
+    /// coefficients when it depends on the columns already there. This is the polish's most frequent
+    /// O(r·m) step, so it runs on the kernel's SIMD dot and axpy (fixed order, the same bits on every
+    /// CPU).
+    pub(super) fn append_projected(
+        &mut self,
+        batch: &mut Projection,
+        k: usize,
+    ) -> Result<(), Vec<f64>> {
+        let mut e = std::mem::take(&mut batch.columns[k]);
+        let mut coefficients = std::mem::take(&mut batch.coefficients[k]);
+        let size = batch.sizes[k];
+        if self.q.len() >= e.len() {
+            return Err(coefficients);
+        }
+        coefficients.resize(self.q.len(), 0.0);
+        for (c, q) in coefficients.iter_mut().zip(&self.q).skip(batch.projected) {
+            let s = dot(q, &e, Summation::Fast);
+            *c += s;
+            axpy(-s, q, &mut e);
+        }
+        let mut rest = dot(&e, &e, Summation::Fast).sqrt();
+        if rest <= REORTHOGONALISE * size {
+            for (c, q) in coefficients.iter_mut().zip(&self.q) {
+                let s = dot(q, &e, Summation::Fast);
+                *c += s;
+                axpy(-s, q, &mut e);
+            }
+            rest = dot(&e, &e, Summation::Fast).sqrt();
+        }
+        if rest <= DEPENDENT * size.max(f64::MIN_POSITIVE) || rest == 0.0 {
+            return Err(coefficients);
+        }
+        e.iter_mut().for_each(|x| *x /= rest);
+        coefficients.push(rest);
+        coefficients.push(0.0);
+        self.r.push(coefficients);
+        if self.qtb_valid {
+            let base_sum = self.base_sum();
+            self.qtb.push(dot(&e, &base_sum, Summation::Fast));
+        }
+        self.q.push(e);
+        self.column_of[batch.rows[k]] = self.columns.len();
+        self.columns.push(batch.rows[k]);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::margin::Bias;
+
+    /// `n` points in `dim` coordinates, alternating labels, with row 7 a copy of row 1 and row 9 row 1
+    /// moved along the difference of rows 2 and 0: with rows 0, 1 and 2 in the corral, their columns depend
+    /// on its columns.
+    fn problem(n: usize, dim: usize) -> Problem {
+        let mut problem = Problem::growing(Bias::Free, dim);
+        // A splitmix64 step per entry: no structure for the columns to share.
+        let value = |i: usize, j: usize| {
+            let mut z = ((i * 1000 + j) as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (z ^ (z >> 31)) as f64 / u64::MAX as f64 - 0.5
+        };
+        let mut rows: Vec<Vec<f64>> = (0..n)
+            .map(|i| (0..dim).map(|j| value(i, j)).collect())
+            .collect();
+        rows[7] = rows[1].clone();
+        rows[9] = (0..dim)
+            .map(|j| rows[1][j] + 0.5 * (rows[2][j] - rows[0][j]))
+            .collect();
+        for (i, row) in rows.into_iter().enumerate() {
+            problem.push(row, if i % 2 == 0 { 1.0 } else { -1.0 });
+        }
+        problem
+    }
+
+    /// The polish's loop before batches: `add` one row at a time.
+    fn one_by_one(
+        corral: &mut Corral<'_>,
+        candidates: &[usize],
+        wanted: usize,
+        budget: usize,
+    ) -> Added {
+        let mut added = Added {
+            rows: Vec::new(),
+            over_budget: false,
+        };
+        let mut refused = 0;
+        for &i in candidates {
+            if added.rows.len() >= wanted
+                || refused >= wanted
+                || (corral.is_full() && !added.rows.is_empty())
+            {
+                break;
+            }
+            if corral.values_with_one_more() > budget {
+                added.over_budget = true;
+                break;
+            }
+            if corral.add(i) {
+                added.rows.push(i);
+            } else {
+                refused += 1;
+            }
+        }
+        added
+    }
+
+    fn bits(columns: &[Vec<f64>]) -> Vec<Vec<u64>> {
+        columns
+            .iter()
+            .map(|c| c.iter().map(|x| x.to_bits()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn a_batch_adds_the_rows_and_the_bits_of_adding_them_one_by_one() {
+        let unlimited = usize::MAX;
+        // (points, dimension, candidates, rows wanted, budget for the factorisation)
+        let cases: [(usize, usize, Vec<usize>, usize, usize); 5] = [
+            (40, 12, (3..30).collect(), 8, unlimited),
+            // Dependent candidates (7 = 1, 9 between 2 and 4) among the first ones: refused, and the
+            // batch goes on past them.
+            (40, 12, vec![7, 9, 5, 6, 8, 10, 11, 12, 13], 4, unlimited),
+            // Few dimensions: the columns span the space before the batch is through.
+            (30, 5, (3..30).collect(), 8, unlimited),
+            // A budget for about three more columns.
+            (40, 12, (3..30).collect(), 8, 7 * (12 + 5)),
+            (40, 12, (3..30).collect(), 1, unlimited),
+        ];
+        for (n, dim, candidates, wanted, budget) in cases {
+            let problem = problem(n, dim);
+            let start = [(0, 0.5), (1, 0.5), (2, 0.25), (4, 0.25)];
+            let mut single = Corral::new(&problem);
+            single.reset(&start);
+            let mut batched = Corral::new(&problem);
+            batched.reset(&start);
+            let expected = one_by_one(&mut single, &candidates, wanted, budget);
+            let got = batched.add_batch(&candidates, wanted, budget);
+            let case = format!("n {n}, dim {dim}, wanted {wanted}, budget {budget}");
+            assert!(!expected.rows.is_empty(), "{case}: the case adds rows");
+            assert_eq!(got.rows, expected.rows, "{case}");
+            assert_eq!(got.over_budget, expected.over_budget, "{case}");
+            assert_eq!(batched.rows, single.rows, "{case}");
+            assert_eq!(batched.columns, single.columns, "{case}");
+            assert_eq!(bits(&batched.q), bits(&single.q), "{case}: Q");
+            assert_eq!(bits(&batched.r), bits(&single.r), "{case}: R");
+            // Each case does what it is there for.
+            if candidates[0] == 7 {
+                assert!(!got.rows.contains(&7) && !got.rows.contains(&9), "{case}");
+                assert_eq!(got.rows.len(), wanted, "{case}");
+            }
+            assert_eq!(batched.is_full(), dim == 5, "{case}");
+            assert_eq!(got.over_budget, budget != unlimited, "{case}");
+        }
+    }
+}
