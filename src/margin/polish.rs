@@ -110,6 +110,22 @@ pub(crate) fn polish(
                     start.push((i, 1.0));
                 }
             }
+            // Checked before the factorisation is built, not after: a start as large as the working
+            // set would otherwise pass the budget in `reset`, where no row is added.
+            let mut members: Vec<usize> = start.iter().map(|&(i, _)| i).collect();
+            members.sort_unstable();
+            members.dedup();
+            let columns = members.len().saturating_sub(groups).min(problem.dim());
+            if Corral::values_for(problem, columns) > settings.factor_values {
+                return Polished {
+                    rows: Vec::new(),
+                    weights: Vec::new(),
+                    w: vec![0.0; problem.dim()],
+                    status: PolishStatus::MemoryLimit,
+                    iterations: 0,
+                    corral: Corral::new(problem).into_parts(),
+                };
+            }
             let mut corral = Corral::new(problem);
             corral.reset(&start);
             corral
@@ -413,4 +429,62 @@ fn minor_cycle(corral: &mut Corral<'_>) -> MinorCycle {
         corral.normalise();
     }
     MinorCycle::Settled
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::margin::Bias;
+
+    /// 40 points in 12 coordinates (a splitmix64 step per entry), alternating labels.
+    fn problem() -> Problem {
+        let mut problem = Problem::growing(Bias::Free, 12);
+        for i in 0..40usize {
+            let point = (0..12usize).map(|j| {
+                let mut z = ((i * 1000 + j) as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
+                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                (z ^ (z >> 31)) as f64 / u64::MAX as f64 - 0.5
+            });
+            problem.push(point, if i % 2 == 0 { 1.0 } else { -1.0 });
+        }
+        problem
+    }
+
+    fn settings(factor_values: usize) -> PolishSettings {
+        PolishSettings {
+            relative_gap: 1e-12,
+            max_iterations: 1000,
+            pricing: 4,
+            deadline: None,
+            factor_values,
+        }
+    }
+
+    #[test]
+    fn a_start_whose_factorisation_passes_the_budget_is_refused_before_it_is_built() {
+        let problem = problem();
+        let all: Vec<usize> = (0..40).collect();
+        // Every row, with a duplicate: at most 12 affinely independent columns.
+        let mut start: Vec<(usize, f64)> = all.iter().map(|&i| (i, 1.0)).collect();
+        start.push((3, 1.0));
+        let needed = Corral::values_for(&problem, 12);
+        let refused = polish(
+            &problem,
+            &all,
+            Start::Weights(start.clone()),
+            settings(needed - 1),
+        );
+        assert_eq!(refused.status, PolishStatus::MemoryLimit);
+        assert_eq!(
+            refused.iterations, 0,
+            "no iteration, so no factorisation, ran"
+        );
+        assert!(refused.rows.is_empty());
+        assert_eq!(refused.w, vec![0.0; 12]);
+        // The budget that holds the factorisation lets the same start through.
+        let solved = polish(&problem, &all, Start::Weights(start), settings(needed));
+        assert_ne!(solved.status, PolishStatus::MemoryLimit);
+        assert!(solved.iterations > 0);
+    }
 }

@@ -116,13 +116,17 @@ impl MaxMargin {
                 return self.not_separable(&mut rounds, polished, last);
             }
             if polished.status == PolishStatus::MemoryLimit {
+                let active = if polished.iterations == 0 {
+                    "its starting rows alone".to_string()
+                } else {
+                    format!("{} active rows", polished.rows.len())
+                };
                 let reason = format!(
                     "the exact solve on {} rows needed more than the {} bytes of its memory budget \
-                     for the working set's points and their factorisation ({} active rows); \
+                     for the working set's points and their factorisation ({active}); \
                      {RAISE_BUDGET}",
                     rounds.store.rows().len(),
                     self.params.working_set_memory,
-                    polished.rows.len()
                 );
                 return rounds.inaccurate(last, reason);
             }

@@ -233,6 +233,20 @@ pub fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
     (active().axpy)(alpha, x, y)
 }
 
+/// `y ← y + alpha·x`, then `z · y` in the [`Summation::Fast`] order: the bits of [`axpy`] then
+/// [`dot_fast`], in one pass over `y` where the path can. The slices should have the same length; only
+/// the common prefix is used. Modified Gram–Schmidt's subtraction of one column and product with the
+/// next, in the max-margin solver's factorisation.
+#[inline]
+pub(crate) fn axpy_dot(alpha: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
+    debug_assert!(x.len() == y.len() && y.len() == z.len());
+    if y.len() <= 8 {
+        axpy(alpha, x, y);
+        return dot_fast(z, y);
+    }
+    (active().axpy_dot)(alpha, x, y, z)
+}
+
 /// The plane rotation `(x, y) ← (c·x + s·y, c·y − s·x)`, element by element (BLAS `drot`): each product
 /// is rounded, then added (no FMA), so every path gives the same bits. The slices should have the same
 /// length; only the common prefix is used. The max-margin solver's factorisation restores its triangle
@@ -259,6 +273,7 @@ pub struct SimdPath {
     name: &'static str,
     dot_fast: fn(&[f64], &[f64]) -> f64,
     axpy: fn(f64, &[f64], &mut [f64]),
+    axpy_dot: fn(f64, &[f64], &mut [f64], &[f64]) -> f64,
     rot: fn(f64, f64, &mut [f64], &mut [f64]),
     /// Scan (`TRAIN = false`: stop at the first mistake, weights untouched) or train; returns the mistake
     /// the pass stopped at.
@@ -544,6 +559,33 @@ mod tests {
                     let bits = |v: &[f64]| v.iter().map(|z| z.to_bits()).collect::<Vec<_>>();
                     assert_eq!(bits(&px), bits(&ex), "x, n={n} c={c} {}", path.name());
                     assert_eq!(bits(&py), bits(&ey), "y, n={n} c={c} {}", path.name());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_path_fuses_axpy_and_dot_to_the_bit() {
+        for n in [0, 1, 3, 7, 8, 9, 31, 32, 33, 47, 64, 65, 100, 257] {
+            let x: Vec<f64> = (0..n)
+                .map(|i| ((i * 7919) % 113) as f64 * 0.37 - 11.0)
+                .collect();
+            let y: Vec<f64> = (0..n)
+                .map(|i| ((i * 104729) % 97) as f64 * 0.13 - 3.0)
+                .collect();
+            let z: Vec<f64> = (0..n)
+                .map(|i| ((i * 31) % 89) as f64 * 0.011 - 0.4)
+                .collect();
+            for alpha in [0.3, -1.7, 0.0, -0.0] {
+                let mut expected_y = y.clone();
+                portable::axpy(alpha, &x, &mut expected_y);
+                let expected = documented_fast(&z, &expected_y);
+                for path in paths() {
+                    let mut got_y = y.clone();
+                    let got = (path.axpy_dot)(alpha, &x, &mut got_y, &z);
+                    assert_eq!(got.to_bits(), expected.to_bits(), "n={n} {}", path.name());
+                    let bits = |v: &[f64]| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&got_y), bits(&expected_y), "n={n} {}", path.name());
                 }
             }
         }

@@ -6,6 +6,7 @@ pub(super) const PATH: SimdPath = SimdPath {
     name: "portable",
     dot_fast,
     axpy,
+    axpy_dot,
     rot,
     run,
 };
@@ -78,6 +79,11 @@ pub(super) fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
     for (yi, xi) in y.iter_mut().zip(x) {
         *yi += alpha * xi;
     }
+}
+
+pub(super) fn axpy_dot(alpha: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
+    axpy(alpha, x, y);
+    dot_fast(z, y)
 }
 
 pub(super) fn rot(c: f64, s: f64, x: &mut [f64], y: &mut [f64]) {

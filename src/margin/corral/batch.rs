@@ -8,6 +8,7 @@
 //! of adding the rows one at a time.
 
 use super::*;
+use crate::simd::axpy_dot;
 
 /// What [`Corral::add_batch`] added.
 pub(crate) struct Added {
@@ -111,11 +112,20 @@ impl Corral<'_> {
                 c
             })
             .collect();
+        // Each column's subtraction of `q_j` runs in one pass with its product with `q_{j+1}` (the
+        // next step's coefficient), which halves the passes over the batch's columns.
+        let mut next: Vec<f64> = match self.q.first() {
+            Some(q) => columns.iter().map(|e| dot(q, e, Summation::Fast)).collect(),
+            None => Vec::new(),
+        };
         for (j, q) in self.q.iter().enumerate() {
-            for (e, c) in columns.iter_mut().zip(&mut coefficients) {
-                let s = dot(q, e, Summation::Fast);
-                c[j] += s;
-                axpy(-s, q, e);
+            let following = self.q.get(j + 1);
+            for ((e, c), s) in columns.iter_mut().zip(&mut coefficients).zip(&mut next) {
+                c[j] += *s;
+                match following {
+                    Some(following) => *s = axpy_dot(-*s, q, e, following),
+                    None => axpy(-*s, q, e),
+                }
             }
         }
         Projection {

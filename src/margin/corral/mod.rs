@@ -89,8 +89,12 @@ impl<'a> Corral<'a> {
     /// The values the factorisation holds with one more column: `Q` (`dim` a column) and `R` (`j + 2`
     /// in column `j`), for the memory budget of [`PolishSettings`](super::polish::PolishSettings).
     pub(crate) fn values_with_one_more(&self) -> usize {
-        let columns = self.q.len() + 1;
-        columns.saturating_mul(self.problem.dim() + columns.div_ceil(2) + 1)
+        Self::values_for(self.problem, self.q.len() + 1)
+    }
+
+    /// The values a factorisation of `columns` columns holds on `problem`.
+    pub(crate) fn values_for(problem: &Problem, columns: usize) -> usize {
+        columns.saturating_mul(problem.dim() + columns.div_ceil(2) + 1)
     }
 
     /// Whether points and normals are computed in twice working precision.

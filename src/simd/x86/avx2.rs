@@ -100,6 +100,59 @@ unsafe fn axpy_ptr(alpha: f64, x: *const f64, y: *mut f64, n: usize) {
     }
 }
 
+/// `y ← y + alpha·x`, then `z · y` in the Fast order, in one pass over `y`: the axpy's and the dot
+/// product's operations, element by element and lane by lane, exactly as [`axpy`] then [`dot_fast`].
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn axpy_dot(alpha: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
+    let n = x.len().min(y.len()).min(z.len());
+    let (x, y, z) = (x.as_ptr(), y.as_mut_ptr(), z.as_ptr());
+    let a = _mm256_set1_pd(alpha);
+    let mut acc = [_mm256_setzero_pd(); REGS];
+    let full = n - n % LANES;
+    let mut i = 0;
+    while i < full {
+        for (r, acc) in acc.iter_mut().enumerate() {
+            let k = i + r * V;
+            unsafe {
+                let updated = _mm256_add_pd(
+                    _mm256_loadu_pd(y.add(k)),
+                    _mm256_mul_pd(a, _mm256_loadu_pd(x.add(k))),
+                );
+                _mm256_storeu_pd(y.add(k), updated);
+                *acc = _mm256_add_pd(*acc, _mm256_mul_pd(_mm256_loadu_pd(z.add(k)), updated));
+            }
+        }
+        i += LANES;
+    }
+    let rest = n - full;
+    for (r, acc) in acc.iter_mut().enumerate() {
+        if rest > r * V {
+            let m = first_lanes(rest - r * V);
+            let k = i + r * V;
+            unsafe {
+                let updated = _mm256_add_pd(
+                    _mm256_maskload_pd(y.add(k), m),
+                    _mm256_mul_pd(a, _mm256_maskload_pd(x.add(k), m)),
+                );
+                _mm256_maskstore_pd(y.add(k), m, updated);
+                // Masked-off lanes of `z` are zero and of `updated` `0 + alpha·0`, zero too for a
+                // finite `alpha`; they are cleared all the same, so that they add `0·0 = +0.0` as in
+                // `dot_fast_ptr` whatever `alpha` is.
+                let updated = _mm256_and_pd(updated, _mm256_castsi256_pd(m));
+                let w = _mm256_maskload_pd(z.add(k), m);
+                *acc = _mm256_add_pd(*acc, _mm256_mul_pd(w, updated));
+            }
+        }
+    }
+    for r in 0..4 {
+        acc[r] = _mm256_add_pd(acc[r], acc[r + 4]);
+    }
+    for r in 0..2 {
+        acc[r] = _mm256_add_pd(acc[r], acc[r + 2]);
+    }
+    fold_register(_mm256_add_pd(acc[0], acc[1]))
+}
+
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn rot(c: f64, s: f64, x: &mut [f64], y: &mut [f64]) {
     let n = x.len().min(y.len());

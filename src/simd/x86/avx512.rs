@@ -106,6 +106,53 @@ unsafe fn axpy_ptr(alpha: f64, x: *const f64, y: *mut f64, n: usize) {
     }
 }
 
+/// `y ← y + alpha·x`, then `z · y` in the Fast order, in one pass over `y`: the axpy's and the dot
+/// product's operations, element by element and lane by lane, exactly as [`axpy`] then [`dot_fast`].
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn axpy_dot(alpha: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
+    let n = x.len().min(y.len()).min(z.len());
+    let (x, y, z) = (x.as_ptr(), y.as_mut_ptr(), z.as_ptr());
+    let a = _mm512_set1_pd(alpha);
+    let mut acc = [_mm512_setzero_pd(); REGS];
+    let full = n - n % LANES;
+    let mut i = 0;
+    while i < full {
+        for (r, acc) in acc.iter_mut().enumerate() {
+            let k = i + r * V;
+            unsafe {
+                let updated = _mm512_add_pd(
+                    _mm512_loadu_pd(y.add(k)),
+                    _mm512_mul_pd(a, _mm512_loadu_pd(x.add(k))),
+                );
+                _mm512_storeu_pd(y.add(k), updated);
+                *acc = _mm512_add_pd(*acc, _mm512_mul_pd(_mm512_loadu_pd(z.add(k)), updated));
+            }
+        }
+        i += LANES;
+    }
+    let rest = n - full;
+    for (r, acc) in acc.iter_mut().enumerate() {
+        if rest > r * V {
+            let m = first_lanes(rest - r * V);
+            let k = i + r * V;
+            unsafe {
+                // Masked-off lanes are zero (whatever `alpha`), so they add `0·0 = +0.0`, as in
+                // `dot_fast_ptr`.
+                let updated = _mm512_maskz_add_pd(
+                    m,
+                    _mm512_maskz_loadu_pd(m, y.add(k)),
+                    _mm512_mul_pd(a, _mm512_maskz_loadu_pd(m, x.add(k))),
+                );
+                _mm512_mask_storeu_pd(y.add(k), m, updated);
+                let w = _mm512_maskz_loadu_pd(m, z.add(k));
+                *acc = _mm512_add_pd(*acc, _mm512_mul_pd(w, updated));
+            }
+        }
+    }
+    let folded = _mm512_add_pd(_mm512_add_pd(acc[0], acc[2]), _mm512_add_pd(acc[1], acc[3]));
+    fold_register(folded)
+}
+
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn rot(c: f64, s: f64, x: &mut [f64], y: &mut [f64]) {
     let n = x.len().min(y.len());

@@ -85,6 +85,15 @@ unsafe fn axpy_ptr(alpha: f64, x: *const f64, y: *mut f64, n: usize) {
     }
 }
 
+/// [`axpy`] then [`dot_fast`]: at two values a register, one pass saves little.
+#[target_feature(enable = "sse2")]
+pub(super) unsafe fn axpy_dot(alpha: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
+    unsafe {
+        axpy(alpha, x, y);
+        dot_fast(z, y)
+    }
+}
+
 /// The portable loop: at two values a register, the compiler's own vectorisation of it is as good.
 #[target_feature(enable = "sse2")]
 pub(super) unsafe fn rot(c: f64, s: f64, x: &mut [f64], y: &mut [f64]) {
