@@ -49,14 +49,20 @@ impl Corral<'_> {
         let mut refused = 0;
         let mut next = 0;
         while next < candidates.len() {
-            let chunk = &candidates[next..(next + wanted.saturating_sub(added.rows.len()).max(1))
-                .min(candidates.len())];
+            // No more rows than can still join: where the support nearly spans the space (few
+            // dimensions), a projection for every row wanted would mostly be thrown away.
+            let room = self.problem.dim().saturating_sub(self.q.len());
+            let size = wanted.saturating_sub(added.rows.len()).min(room).max(1);
+            let chunk = &candidates[next..(next + size).min(candidates.len())];
             next += chunk.len();
-            // A row whose group has no base yet, or a member, takes `add`'s own path.
+            // A row whose group has no base yet, or a member, or any row once the columns span the
+            // space (`append` refuses it cheaply), takes `add`'s own path.
             let projectable: Vec<usize> = chunk
                 .iter()
                 .copied()
-                .filter(|&i| !self.member[i] && self.base[self.problem.group(i)].is_some())
+                .filter(|&i| {
+                    room > 0 && !self.member[i] && self.base[self.problem.group(i)].is_some()
+                })
                 .collect();
             let mut batch = self.project(&projectable);
             for &i in chunk {
