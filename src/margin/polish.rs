@@ -436,17 +436,14 @@ mod tests {
     use super::*;
     use crate::margin::Bias;
 
-    /// 40 points in 12 coordinates (a splitmix64 step per entry), alternating labels.
+    /// 40 scattered points in 12 coordinates, alternating labels.
     fn problem() -> Problem {
         let mut problem = Problem::growing(Bias::Free, 12);
-        for i in 0..40usize {
-            let point = (0..12usize).map(|j| {
-                let mut z = ((i * 1000 + j) as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
-                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-                (z ^ (z >> 31)) as f64 / u64::MAX as f64 - 0.5
-            });
-            problem.push(point, if i % 2 == 0 { 1.0 } else { -1.0 });
+        for (i, row) in crate::margin::problem::scattered_rows(40, 12)
+            .into_iter()
+            .enumerate()
+        {
+            problem.push(row, if i % 2 == 0 { 1.0 } else { -1.0 });
         }
         problem
     }

@@ -168,3 +168,18 @@ impl Problem {
         unrotated
     }
 }
+
+/// `n` rows of `dim` scattered coordinates in `[−½, ½]` (a splitmix64 step per entry, so no structure
+/// for the rows to share), for the unit tests of the solver's parts.
+#[cfg(test)]
+pub(crate) fn scattered_rows(n: usize, dim: usize) -> Vec<Vec<f64>> {
+    let value = |i: usize, j: usize| {
+        let mut z = ((i * 1000 + j) as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) as f64 / u64::MAX as f64 - 0.5
+    };
+    (0..n)
+        .map(|i| (0..dim).map(|j| value(i, j)).collect())
+        .collect()
+}

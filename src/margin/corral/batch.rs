@@ -203,16 +203,7 @@ mod tests {
     /// on its columns.
     fn problem(n: usize, dim: usize) -> Problem {
         let mut problem = Problem::growing(Bias::Free, dim);
-        // A splitmix64 step per entry: no structure for the columns to share.
-        let value = |i: usize, j: usize| {
-            let mut z = ((i * 1000 + j) as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (z ^ (z >> 31)) as f64 / u64::MAX as f64 - 0.5
-        };
-        let mut rows: Vec<Vec<f64>> = (0..n)
-            .map(|i| (0..dim).map(|j| value(i, j)).collect())
-            .collect();
+        let mut rows = crate::margin::problem::scattered_rows(n, dim);
         rows[7] = rows[1].clone();
         rows[9] = (0..dim)
             .map(|j| rows[1][j] + 0.5 * (rows[2][j] - rows[0][j]))

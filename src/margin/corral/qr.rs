@@ -78,11 +78,29 @@ impl Corral<'_> {
         let mut rotations: Vec<Option<(f64, f64)>> = Vec::with_capacity(m - position);
         for start in (position..m).step_by(ROTATION_BLOCK) {
             let block = &mut self.r[start..(start + ROTATION_BLOCK).min(m)];
-            for (i, rotation) in (position..).zip(&rotations) {
-                if let Some((c, s)) = *rotation {
-                    block
-                        .iter_mut()
-                        .for_each(|column| rotate_rows(column, i, c, s));
+            if !rotations.is_empty() {
+                // Entry `i + 1` of a column leaves rotation `i` as the input of rotation `i + 1`: it is
+                // carried to the next one rather than stored and read again.
+                let mut carried = [0.0; ROTATION_BLOCK];
+                for (carry, column) in carried.iter_mut().zip(block.iter()) {
+                    *carry = column[position];
+                }
+                for (i, rotation) in (position..).zip(&rotations) {
+                    let pairs = carried.iter_mut().zip(block.iter_mut());
+                    match *rotation {
+                        Some((c, s)) => pairs.for_each(|(carry, column)| {
+                            let (x, y) = (*carry, column[i + 1]);
+                            column[i] = c * x + s * y;
+                            *carry = c * y - s * x;
+                        }),
+                        None => pairs.for_each(|(carry, column)| {
+                            column[i] = *carry;
+                            *carry = column[i + 1];
+                        }),
+                    }
+                }
+                for (carry, column) in carried.iter().zip(block.iter_mut()) {
+                    column[start] = *carry;
                 }
             }
             for k in 0..block.len() {
@@ -195,5 +213,73 @@ impl Corral<'_> {
         }
         let (left, right) = self.q.split_at_mut(i + 1);
         rot(c, s, &mut left[i], &mut right[0]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::margin::Bias;
+    use crate::margin::problem::scattered_rows;
+
+    /// The textbook deletion: remove the column, then each rotation sweeps its two rows across every
+    /// column right of it and its two columns of `Q`.
+    fn textbook_delete(r: &mut Vec<Vec<f64>>, q: &mut Vec<Vec<f64>>, position: usize) {
+        r.remove(position);
+        let m = r.len();
+        for j in position..m {
+            let (a, b) = (r[j][j], r[j][j + 1]);
+            let h = a.hypot(b);
+            if h == 0.0 {
+                continue;
+            }
+            let (c, s) = (a / h, b / h);
+            for column in r.iter_mut().skip(j) {
+                let (x, y) = (column[j], column[j + 1]);
+                column[j] = c * x + s * y;
+                column[j + 1] = -s * x + c * y;
+            }
+            for k in 0..q[j].len() {
+                let (x, y) = (q[j][k], q[j + 1][k]);
+                q[j][k] = c * x + s * y;
+                q[j + 1][k] = -s * x + c * y;
+            }
+        }
+        q.truncate(m);
+        for (j, column) in r.iter_mut().enumerate() {
+            column.truncate(j + 2);
+            column[j + 1] = 0.0;
+        }
+    }
+
+    fn bits(columns: &[Vec<f64>]) -> Vec<Vec<u64>> {
+        columns
+            .iter()
+            .map(|c| c.iter().map(|x| x.to_bits()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn a_deletion_gives_the_bits_of_the_textbook_sweeps() {
+        // 46 columns: blocks of 16 and a partial one, deletions at the first, inside and across a
+        // block's edge, and the last column.
+        let dim = 60;
+        let mut problem = Problem::growing(Bias::ThroughOrigin, dim);
+        for row in scattered_rows(47, dim) {
+            problem.push(row, 1.0);
+        }
+        for position in [0, 1, 15, 16, 20, 31, 44] {
+            let mut corral = Corral::new(&problem);
+            corral.reset(&[(0, 1.0)]);
+            for i in 1..47 {
+                assert!(corral.add(i), "row {i} joins");
+            }
+            assert_eq!(corral.columns.len(), 46);
+            let (mut r, mut q) = (corral.r.clone(), corral.q.clone());
+            textbook_delete(&mut r, &mut q, position);
+            corral.delete_column(position);
+            assert_eq!(bits(&corral.r), bits(&r), "R, deleting column {position}");
+            assert_eq!(bits(&corral.q), bits(&q), "Q, deleting column {position}");
+        }
     }
 }
