@@ -78,29 +78,11 @@ impl Corral<'_> {
         let mut rotations: Vec<Option<(f64, f64)>> = Vec::with_capacity(m - position);
         for start in (position..m).step_by(ROTATION_BLOCK) {
             let block = &mut self.r[start..(start + ROTATION_BLOCK).min(m)];
-            if !rotations.is_empty() {
-                // Entry `i + 1` of a column leaves rotation `i` as the input of rotation `i + 1`: it is
-                // carried to the next one rather than stored and read again.
-                let mut carried = [0.0; ROTATION_BLOCK];
-                for (carry, column) in carried.iter_mut().zip(block.iter()) {
-                    *carry = column[position];
-                }
-                for (i, rotation) in (position..).zip(&rotations) {
-                    let pairs = carried.iter_mut().zip(block.iter_mut());
-                    match *rotation {
-                        Some((c, s)) => pairs.for_each(|(carry, column)| {
-                            let (x, y) = (*carry, column[i + 1]);
-                            column[i] = c * x + s * y;
-                            *carry = c * y - s * x;
-                        }),
-                        None => pairs.for_each(|(carry, column)| {
-                            column[i] = *carry;
-                            *carry = column[i + 1];
-                        }),
-                    }
-                }
-                for (carry, column) in carried.iter().zip(block.iter_mut()) {
-                    column[start] = *carry;
+            for (i, rotation) in (position..).zip(&rotations) {
+                if let Some((c, s)) = *rotation {
+                    block
+                        .iter_mut()
+                        .for_each(|column| rotate_rows(column, i, c, s));
                 }
             }
             for k in 0..block.len() {
