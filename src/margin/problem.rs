@@ -183,3 +183,12 @@ pub(crate) fn scattered_rows(n: usize, dim: usize) -> Vec<Vec<f64>> {
         .map(|i| (0..dim).map(|j| value(i, j)).collect())
         .collect()
 }
+
+/// The bits of every value of a set of columns, for comparing two factorisations exactly.
+#[cfg(test)]
+pub(crate) fn bits(columns: &[Vec<f64>]) -> Vec<Vec<u64>> {
+    columns
+        .iter()
+        .map(|c| c.iter().map(|x| x.to_bits()).collect())
+        .collect()
+}

@@ -197,6 +197,7 @@ impl Corral<'_> {
 mod tests {
     use super::*;
     use crate::margin::Bias;
+    use crate::margin::problem::bits;
 
     /// `n` points in `dim` coordinates, alternating labels, with row 7 a copy of row 1 and row 9 row 1
     /// moved along the difference of rows 2 and 0: with rows 0, 1 and 2 in the corral, their columns depend
@@ -244,13 +245,6 @@ mod tests {
             }
         }
         added
-    }
-
-    fn bits(columns: &[Vec<f64>]) -> Vec<Vec<u64>> {
-        columns
-            .iter()
-            .map(|c| c.iter().map(|x| x.to_bits()).collect())
-            .collect()
     }
 
     #[test]

@@ -202,7 +202,7 @@ impl Corral<'_> {
 mod tests {
     use super::*;
     use crate::margin::Bias;
-    use crate::margin::problem::scattered_rows;
+    use crate::margin::problem::{bits, scattered_rows};
 
     /// The textbook deletion: remove the column, then each rotation sweeps its two rows across every
     /// column right of it and its two columns of `Q`.
@@ -232,13 +232,6 @@ mod tests {
             column.truncate(j + 2);
             column[j + 1] = 0.0;
         }
-    }
-
-    fn bits(columns: &[Vec<f64>]) -> Vec<Vec<u64>> {
-        columns
-            .iter()
-            .map(|c| c.iter().map(|x| x.to_bits()).collect())
-            .collect()
     }
 
     #[test]
