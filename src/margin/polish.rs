@@ -317,8 +317,7 @@ pub(crate) fn polish(
         let rows: Vec<usize> = violating.iter().map(|&(_, i)| i).collect();
         let batch = corral.add_batch(&rows, pricing, settings.factor_values);
         added = batch.rows;
-        let over_budget = batch.over_budget;
-        if added.is_empty() && over_budget {
+        if added.is_empty() && batch.over_budget {
             status = PolishStatus::MemoryLimit;
             break;
         }

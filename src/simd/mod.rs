@@ -240,10 +240,6 @@ pub fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
 #[inline]
 pub(crate) fn axpy_dot(alpha: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
     debug_assert!(x.len() == y.len() && y.len() == z.len());
-    if y.len() <= 8 {
-        axpy(alpha, x, y);
-        return dot_fast(z, y);
-    }
     (active().axpy_dot)(alpha, x, y, z)
 }
 

@@ -6,7 +6,7 @@ use super::*;
 /// Columns of `R` rotated together when a deletion restores the triangle (see `delete_column`).
 const ROTATION_BLOCK: usize = 16;
 
-/// The rotation `[c s; −s c]` of entries `i, i+1` of a column of `R`.
+/// The rotation `[c s; −s c]` of entries `i, i+1` of a column of `R` (or of `Qᵀ·z_B`).
 #[inline(always)]
 fn rotate_rows(column: &mut [f64], i: usize, c: f64, s: f64) {
     let (x, y) = (column[i], column[i + 1]);
@@ -189,9 +189,7 @@ impl Corral<'_> {
     /// values, on the kernel's SIMD rotation.
     fn rotate_q(&mut self, i: usize, c: f64, s: f64) {
         if self.qtb_valid && i + 1 < self.qtb.len() {
-            let (x, y) = (self.qtb[i], self.qtb[i + 1]);
-            self.qtb[i] = c * x + s * y;
-            self.qtb[i + 1] = c * y - s * x;
+            rotate_rows(&mut self.qtb, i, c, s);
         }
         let (left, right) = self.q.split_at_mut(i + 1);
         rot(c, s, &mut left[i], &mut right[0]);
