@@ -46,6 +46,7 @@ impl Corral<'_> {
             rows: Vec::new(),
             over_budget: false,
         };
+        self.apply_rotations();
         let mut refused = 0;
         let mut next = 0;
         while next < candidates.len() {
@@ -102,6 +103,10 @@ impl Corral<'_> {
     /// instead of once a row, but every row's column meets the same operations in the same order as in
     /// `append`, so the bits are the same.
     pub(super) fn project(&self, rows: &[usize]) -> Projection {
+        debug_assert!(
+            self.pending.is_empty(),
+            "Q is read with its rotations applied"
+        );
         let mut columns: Vec<Vec<f64>> = rows.iter().map(|&i| self.column_of(i)).collect();
         let sizes = columns
             .iter()

@@ -33,8 +33,12 @@ pub(crate) struct Corral<'a> {
     base: Vec<Option<usize>>,
     /// The row of each column of `E`, in factorisation order.
     columns: Vec<usize>,
-    /// Columns of `Q` (each of length `r`).
+    /// Columns of `Q` (each of length `r`), as they stood before the rotations in `pending`: a
+    /// deletion's rotations are queued, and the columns that rotations pushed past the end are dropped,
+    /// when `Q` is next read ([`Corral::apply_rotations`]).
     q: Vec<Vec<f64>>,
+    /// Rotations `(i, c, s)` of columns `i, i+1` of `Q`, in the order they were found.
+    pending: Vec<(usize, f64, f64)>,
     /// Columns of `R`: column `j` holds `R[0..=j, j]` and one spare row below, zero in the triangle, which
     /// a deletion's or a rebase's Givens rotations fill while the factor is upper Hessenberg. About
     /// `|S|²/2` values, allocated once per column.
@@ -75,6 +79,7 @@ impl<'a> Corral<'a> {
             base: vec![None; problem.groups()],
             columns: Vec::new(),
             q: Vec::new(),
+            pending: Vec::new(),
             r: Vec::new(),
             accurate: true,
             qtb: Vec::new(),
@@ -85,13 +90,13 @@ impl<'a> Corral<'a> {
 
     /// Whether the columns span the whole space, so that no row can join before one leaves.
     pub(crate) fn is_full(&self) -> bool {
-        self.q.len() >= self.problem.dim()
+        self.columns.len() >= self.problem.dim()
     }
 
     /// The values the factorisation holds with one more column: `Q` (`dim` a column) and `R` (`j + 2`
     /// in column `j`), for the memory budget of [`PolishSettings`](super::polish::PolishSettings).
     pub(crate) fn values_with_one_more(&self) -> usize {
-        Self::values_for(self.problem, self.q.len() + 1)
+        Self::values_for(self.problem, self.columns.len() + 1)
     }
 
     /// The values a factorisation of `columns` columns holds on `problem`.
@@ -178,6 +183,7 @@ impl<'a> Corral<'a> {
             }
             self.columns.clear();
             self.q.clear();
+            self.pending.clear();
             self.r.clear();
             self.base.iter_mut().for_each(|b| *b = None);
             let mut order = self.rows.clone();
@@ -333,6 +339,9 @@ impl<'a> Corral<'a> {
         if !self.qtb_valid {
             self.refresh_qtb();
         }
+        if self.accurate {
+            self.apply_rotations();
+        }
         let groups = self.problem.groups();
         // The weight of a row for coefficients t: its coefficient, or for a base the rest of its group.
         let base_weights = |t: &[f64]| -> Vec<f64> {
@@ -379,7 +388,8 @@ impl<'a> Corral<'a> {
     /// `u·R`: when the margin is 10⁻⁸ of the radius that turns its direction by 10⁻⁸, far too much. The
     /// error lies (almost) in the span of the corral's differences, so projecting it out leaves a normal
     /// accurate to the conditioning of the support itself. Projected twice, in twice working precision.
-    pub(crate) fn normal(&self, v: &[f64]) -> Vec<f64> {
+    pub(crate) fn normal(&mut self, v: &[f64]) -> Vec<f64> {
+        self.apply_rotations();
         let mut w = v.to_vec();
         if !self.accurate {
             // Well-scaled margins: one plain projection is plenty.

@@ -29,7 +29,8 @@ impl CorralParts {
 
 impl<'a> Corral<'a> {
     /// Set the problem aside and keep the rest.
-    pub(crate) fn into_parts(self) -> CorralParts {
+    pub(crate) fn into_parts(mut self) -> CorralParts {
+        self.apply_rotations();
         CorralParts {
             weight: self.weight,
             member: self.member,
@@ -73,6 +74,7 @@ impl<'a> Corral<'a> {
             base,
             columns,
             q,
+            pending: Vec::new(),
             r,
             accurate,
             qtb,

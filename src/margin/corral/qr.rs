@@ -6,6 +6,11 @@ use super::*;
 /// Columns of `R` rotated together when a deletion restores the triangle (see `delete_column`).
 const ROTATION_BLOCK: usize = 16;
 
+/// Entries of every column of `Q` that the queued rotations are applied to together (see
+/// `apply_rotations`): 512 bytes a column, so that the slices of the columns a minor cycle's
+/// deletions rotate (a thousand columns at most in `benches/margin_passes`) stay in the core's L2 cache.
+const Q_ROW_BLOCK: usize = 64;
+
 /// The rotation `[c s; −s c]` of entries `i, i+1` of a column of `R` (or of `Qᵀ·z_B`).
 #[inline(always)]
 fn rotate_rows(column: &mut [f64], i: usize, c: f64, s: f64) {
@@ -18,6 +23,7 @@ impl Corral<'_> {
     /// Append the column of `row` to the factorisation, or return its coefficients `Qᵀe` when it depends
     /// on the columns already there.
     pub(super) fn append(&mut self, row: usize) -> Result<(), Vec<f64>> {
+        self.apply_rotations();
         if self.q.len() >= self.problem.dim() {
             // Q already spans the whole space: every column depends on it, and its coefficients are
             // still needed by Carathéodory's reduction.
@@ -39,6 +45,7 @@ impl Corral<'_> {
 
     /// Recompute `Qᵀ·z_B` from scratch (after a base changed).
     pub(super) fn refresh_qtb(&mut self) {
+        self.apply_rotations();
         let base_sum = self.base_sum();
         self.qtb = self
             .q
@@ -103,7 +110,8 @@ impl Corral<'_> {
                 self.rotate_q(i, c, s);
             }
         }
-        self.q.truncate(m);
+        // `Q`'s last column (index m) leaves when the rotations are applied; none queued after this one
+        // reaches it, since the columns are then fewer.
         self.qtb.truncate(m);
         // Back in the triangle: the rotations left rounding residues where they eliminated the
         // subdiagonal, which is zero, and the shifted columns' last row is the spare again.
@@ -185,14 +193,34 @@ impl Corral<'_> {
         self.rotate_q(i, c, s);
     }
 
-    /// The rotation of rows `i, i+1` of `R` on the columns `i, i+1` of `Q` and on `Qᵀ·z_B`: `O(r)`
-    /// values, on the kernel's SIMD rotation.
+    /// The rotation of rows `i, i+1` of `R` on `Qᵀ·z_B` at once and on the columns `i, i+1` of `Q` when
+    /// `Q` is next read ([`Corral::apply_rotations`]).
     fn rotate_q(&mut self, i: usize, c: f64, s: f64) {
         if self.qtb_valid && i + 1 < self.qtb.len() {
             rotate_rows(&mut self.qtb, i, c, s);
         }
-        let (left, right) = self.q.split_at_mut(i + 1);
-        rot(c, s, &mut left[i], &mut right[0]);
+        self.pending.push((i, c, s));
+    }
+
+    /// Apply the queued rotations to `Q` and drop the columns they pushed past the end. A minor cycle
+    /// deletes a dozen columns in a row on the 2·10⁴ × 1000 problem of `benches/margin_passes`, each
+    /// rotating hundreds of columns of `Q` (megabytes, from beyond the core's caches); applied one
+    /// deletion at a time that was a tenth of the solve. Here `Q` is read once for all of them, a block
+    /// of rows at a time, and every entry meets the same rotations in the same order (the kernel's
+    /// rotation works element by element), so the bits are those of rotating at each deletion.
+    pub(super) fn apply_rotations(&mut self) {
+        if !self.pending.is_empty() {
+            let length = self.q.first().map_or(0, Vec::len);
+            for start in (0..length).step_by(Q_ROW_BLOCK) {
+                let end = (start + Q_ROW_BLOCK).min(length);
+                for &(i, c, s) in &self.pending {
+                    let (left, right) = self.q.split_at_mut(i + 1);
+                    rot(c, s, &mut left[i][start..end], &mut right[0][start..end]);
+                }
+            }
+            self.pending.clear();
+        }
+        self.q.truncate(self.columns.len());
     }
 }
 
@@ -251,6 +279,7 @@ mod tests {
             let (mut r, mut q) = (corral.r.clone(), corral.q.clone());
             textbook_delete(&mut r, &mut q, position);
             corral.delete_column(position);
+            corral.apply_rotations();
             assert_eq!(bits(&corral.r), bits(&r), "R, deleting column {position}");
             assert_eq!(bits(&corral.q), bits(&q), "Q, deleting column {position}");
         }

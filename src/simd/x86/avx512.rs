@@ -158,26 +158,31 @@ pub(super) unsafe fn rot(c: f64, s: f64, x: &mut [f64], y: &mut [f64]) {
     let n = x.len().min(y.len());
     let (xp, yp) = (x.as_mut_ptr(), y.as_mut_ptr());
     let (cv, sv) = (_mm512_set1_pd(c), _mm512_set1_pd(s));
+    let rotate = |i: usize, m: __mmask8| unsafe {
+        let (p, q) = (
+            _mm512_maskz_loadu_pd(m, xp.add(i)),
+            _mm512_maskz_loadu_pd(m, yp.add(i)),
+        );
+        _mm512_mask_storeu_pd(
+            xp.add(i),
+            m,
+            _mm512_add_pd(_mm512_mul_pd(cv, p), _mm512_mul_pd(sv, q)),
+        );
+        _mm512_mask_storeu_pd(
+            yp.add(i),
+            m,
+            _mm512_sub_pd(_mm512_mul_pd(cv, q), _mm512_mul_pd(sv, p)),
+        );
+    };
+    // Whole registers with a constant mask (no mask to compute on the loop's path), then the tail.
+    let full = n - n % V;
     let mut i = 0;
-    while i < n {
-        let m = first_lanes(n - i);
-        unsafe {
-            let (p, q) = (
-                _mm512_maskz_loadu_pd(m, xp.add(i)),
-                _mm512_maskz_loadu_pd(m, yp.add(i)),
-            );
-            _mm512_mask_storeu_pd(
-                xp.add(i),
-                m,
-                _mm512_add_pd(_mm512_mul_pd(cv, p), _mm512_mul_pd(sv, q)),
-            );
-            _mm512_mask_storeu_pd(
-                yp.add(i),
-                m,
-                _mm512_sub_pd(_mm512_mul_pd(cv, q), _mm512_mul_pd(sv, p)),
-            );
-        }
+    while i < full {
+        rotate(i, 0xff);
         i += V;
+    }
+    if i < n {
+        rotate(i, first_lanes(n - i));
     }
 }
 
