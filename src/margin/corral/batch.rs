@@ -166,18 +166,11 @@ impl Corral<'_> {
             return Err(coefficients);
         }
         coefficients.resize(self.q.len(), 0.0);
-        for (c, q) in coefficients.iter_mut().zip(&self.q).skip(batch.projected) {
-            let s = dot(q, &e, Summation::Fast);
-            *c += s;
-            axpy(-s, q, &mut e);
-        }
+        let since = batch.projected.min(self.q.len());
+        sweep(&self.q[since..], &mut e, &mut coefficients[since..]);
         let mut rest = dot(&e, &e, Summation::Fast).sqrt();
         if rest <= REORTHOGONALISE * size {
-            for (c, q) in coefficients.iter_mut().zip(&self.q) {
-                let s = dot(q, &e, Summation::Fast);
-                *c += s;
-                axpy(-s, q, &mut e);
-            }
+            sweep(&self.q, &mut e, &mut coefficients);
             rest = dot(&e, &e, Summation::Fast).sqrt();
         }
         if rest <= DEPENDENT * size.max(f64::MIN_POSITIVE) || rest == 0.0 {
@@ -195,6 +188,23 @@ impl Corral<'_> {
         self.column_of[batch.rows[k]] = self.columns.len();
         self.columns.push(batch.rows[k]);
         Ok(())
+    }
+}
+
+/// One modified Gram–Schmidt pass of `e` over `columns`, adding each coefficient to `coefficients`:
+/// `s = q·e`, `e ← e − s·q` column by column, each subtraction fused with the next column's product
+/// (the bits of the separate dot and axpy, see [`axpy_dot`]).
+fn sweep(columns: &[Vec<f64>], e: &mut [f64], coefficients: &mut [f64]) {
+    let Some(first) = columns.first() else {
+        return;
+    };
+    let mut s = dot(first, e, Summation::Fast);
+    for (j, (q, c)) in columns.iter().zip(coefficients.iter_mut()).enumerate() {
+        *c += s;
+        match columns.get(j + 1) {
+            Some(following) => s = axpy_dot(-s, q, e, following),
+            None => axpy(-s, q, e),
+        }
     }
 }
 
