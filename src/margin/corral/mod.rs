@@ -6,8 +6,9 @@
 //! is `v = Σ_g z_{b_g} + E·t` with `t` minimising `‖v‖`, a least-squares problem solved with `E = Q·R`.
 //! Adding a member appends a column (Gram–Schmidt with one reorthogonalisation, `O(r·m)`; the violators
 //! of one major iteration are projected as a batch, which reads `Q` once for all of them, see `batch`),
-//! removing one deletes a column and restores the triangle with Givens rotations (`O(r·m)`, on the
-//! kernel's SIMD rotation for `Q` and a block of columns of `R` at a time), so that one iteration of the
+//! removing one deletes a column and restores the triangle with Givens rotations (`O(r·m)`: `R` a block
+//! of columns at a time; the rotations of `Q` queued and applied on the kernel's SIMD rotation when `Q`
+//! is next read, so that a minor cycle's deletions read `Q` once between them), so that one iteration of the
 //! polish costs a pass over the data rather than a factorisation. The members are kept affinely
 //! independent (Carathéodory's reduction when a start is degenerate), so `R` is always non-singular.
 
