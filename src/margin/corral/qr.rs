@@ -261,21 +261,32 @@ mod tests {
         }
     }
 
+    /// `n` scattered rows in `dim` dimensions, through the origin.
+    fn scattered_problem(n: usize, dim: usize) -> Problem {
+        let mut problem = Problem::growing(Bias::ThroughOrigin, dim);
+        for row in scattered_rows(n, dim) {
+            problem.push(row, 1.0);
+        }
+        problem
+    }
+
+    /// A corral that every row of `problem` joined, in order (row 0 the base).
+    fn every_row_joined(problem: &Problem) -> Corral<'_> {
+        let mut corral = Corral::new(problem);
+        corral.reset(&[(0, 1.0)]);
+        for i in 1..problem.n() {
+            assert!(corral.add(i), "row {i} joins");
+        }
+        corral
+    }
+
     #[test]
     fn a_deletion_gives_the_bits_of_the_textbook_sweeps() {
         // 46 columns: blocks of 16 and a partial one, deletions at the first, inside and across a
         // block's edge, and the last column.
-        let dim = 60;
-        let mut problem = Problem::growing(Bias::ThroughOrigin, dim);
-        for row in scattered_rows(47, dim) {
-            problem.push(row, 1.0);
-        }
+        let problem = scattered_problem(47, 60);
         for position in [0, 1, 15, 16, 20, 31, 44] {
-            let mut corral = Corral::new(&problem);
-            corral.reset(&[(0, 1.0)]);
-            for i in 1..47 {
-                assert!(corral.add(i), "row {i} joins");
-            }
+            let mut corral = every_row_joined(&problem);
             assert_eq!(corral.columns.len(), 46);
             let (mut r, mut q) = (corral.r.clone(), corral.q.clone());
             textbook_delete(&mut r, &mut q, position);
@@ -290,16 +301,8 @@ mod tests {
     fn queued_deletions_give_the_bits_of_deleting_one_at_a_time() {
         // Several deletions before `Q` is read: their rotations are applied together, and the columns
         // they push past the end are dropped once.
-        let dim = 40;
-        let mut problem = Problem::growing(Bias::ThroughOrigin, dim);
-        for row in scattered_rows(31, dim) {
-            problem.push(row, 1.0);
-        }
-        let mut corral = Corral::new(&problem);
-        corral.reset(&[(0, 1.0)]);
-        for i in 1..31 {
-            assert!(corral.add(i), "row {i} joins");
-        }
+        let problem = scattered_problem(31, 40);
+        let mut corral = every_row_joined(&problem);
         let (mut r, mut q) = (corral.r.clone(), corral.q.clone());
         for position in [3, 27, 0, 12, 12] {
             textbook_delete(&mut r, &mut q, position);
@@ -313,15 +316,7 @@ mod tests {
         assert_eq!(bits(&corral.q), bits(&q), "Q");
         // An append after queued deletions reads Q with their rotations applied: the bits of applying
         // them first.
-        let build = || {
-            let mut corral = Corral::new(&problem);
-            corral.reset(&[(0, 1.0)]);
-            for i in 1..31 {
-                assert!(corral.add(i));
-            }
-            corral
-        };
-        let (mut queued, mut applied) = (build(), build());
+        let (mut queued, mut applied) = (every_row_joined(&problem), every_row_joined(&problem));
         let row = queued.columns[3];
         for corral in [&mut queued, &mut applied] {
             for position in [3, 27, 0, 12, 12] {
