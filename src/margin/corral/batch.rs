@@ -103,9 +103,10 @@ impl Corral<'_> {
     /// instead of once a row, but every row's column meets the same operations in the same order as in
     /// `append`, so the bits are the same.
     pub(super) fn project(&self, rows: &[usize]) -> Projection {
+        // A deletion whose rotations were all identities queues none but still leaves a column to drop.
         debug_assert!(
-            self.pending.is_empty(),
-            "Q is read with its rotations applied"
+            self.pending.is_empty() && self.q.len() == self.columns.len(),
+            "Q is read with its rotations applied and its dropped columns gone"
         );
         let mut columns: Vec<Vec<f64>> = rows.iter().map(|&i| self.column_of(i)).collect();
         let sizes = columns
