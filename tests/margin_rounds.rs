@@ -352,15 +352,23 @@ fn the_geometry_never_copies_the_data() {
     );
 }
 
-/// Dense working sets have the same memory budget as sparse ones, for their points and the exact
-/// solve's factorisation together: past it the answer is an honest `Inaccurate` whose bracket holds the
-/// certified γ* and whose reason names the budget; a budget that holds both certifies the same bracket.
+/// A dense working set's rows are read in place, so its memory budget holds the exact solve's
+/// factorisation alone (`Q`, `d` values a column, and the triangle `R`): past it the answer is an
+/// honest `Inaccurate` whose bracket holds the certified γ* and whose reason names the budget; a budget
+/// that holds a factorisation of every column there can be certifies the same bracket, however many rows
+/// the working set holds.
 #[test]
 fn a_dense_working_set_beyond_its_memory_budget_is_inaccurate_and_says_why() {
     let d = 60;
     let data = planted(17, 4_000, d, 0.01);
     let certified = max_margin(&data, Bias::Free).unwrap();
-    let MarginResult::Separable { bracket, stats, .. } = &certified else {
+    let MarginResult::Separable {
+        bracket,
+        stats,
+        support,
+        ..
+    } = &certified
+    else {
         panic!("{certified:?}");
     };
     let solve_within = |budget: usize| {
@@ -371,9 +379,11 @@ fn a_dense_working_set_beyond_its_memory_budget_is_inaccurate_and_says_why() {
             .solve(&data)
             .unwrap()
     };
-    let points = stats.working_set * d * 8;
-    // 1 KiB holds no working set; `points` holds the last round's points but no factorisation.
-    for budget in [1 << 10, points] {
+    // `c` columns of `Q` and `R`: c·(d + ⌈c/2⌉ + 1) values.
+    let factorisation = |c: usize| c * (d + c.div_ceil(2) + 1) * 8;
+    // The optimum's active set has a column for each support row but one of each class.
+    let active_columns = support.len() - 2;
+    for budget in [1 << 10, factorisation(active_columns / 2)] {
         let small = solve_within(budget);
         let (lower, upper) = common::inaccurate_because(&small, "working_set_memory");
         assert!(
@@ -381,7 +391,8 @@ fn a_dense_working_set_beyond_its_memory_budget_is_inaccurate_and_says_why() {
             "{budget}: {small:?}"
         );
     }
-    // The points and a factorisation of every row of the working set: |W|·d + |W|·(d + |W|) values.
-    let fits = points + stats.working_set * (d + stats.working_set) * 8;
+    // Far less than a copy of the working set's rows would need.
+    let fits = factorisation(d);
+    assert!(fits < stats.working_set * d * 8, "{fits} {stats:?}");
     assert_eq!(solve_within(fits).bracket(), certified.bracket());
 }

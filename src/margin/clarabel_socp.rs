@@ -84,9 +84,10 @@ impl MarginRows {
             values: Vec::new(),
             columns,
         };
+        let mut buffer = Vec::new();
         for (k, &i) in working.iter().enumerate() {
             let y = problem.labels[i];
-            for (j, &x) in problem.row(i).iter().enumerate() {
+            for (j, &x) in problem.point(i, &mut buffer).iter().enumerate() {
                 if x != 0.0 {
                     this.push(k, j, -y * x);
                 }

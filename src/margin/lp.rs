@@ -155,11 +155,13 @@ fn separable_in_range(data: &Dataset, bias: Bias) -> Result<Separability> {
             LpOutcome::Feasible(x) => {
                 let r = problem.dim();
                 let b_problem = if bias == Bias::Free { x[r] } else { 0.0 };
+                let mut buffer = Vec::new();
                 let mut violated: Vec<(f64, usize)> = (0..n)
                     .filter(|&i| !in_working[i])
                     .filter_map(|i| {
-                        let s = problem.labels[i]
-                            * (dot(&x[..r], problem.row(i), Summation::Fast) + b_problem);
+                        let point = problem.point(i, &mut buffer);
+                        let s =
+                            problem.labels[i] * (dot(&x[..r], point, Summation::Fast) + b_problem);
                         (s < 1.0).then_some((s, i))
                     })
                     .collect();

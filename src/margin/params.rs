@@ -25,7 +25,7 @@ const MIN_WORKING_SET_MEMORY: usize = 1 << 10;
 /// | `max_rounds` | `100` | rounds (an exact solve on the working set, then one pass over the data) |
 /// | `max_polish_iterations` | `10 000` | active-set iterations of each exact solve on the working set |
 /// | `time_limit` | none | seconds after which no new round starts |
-/// | `working_set_memory` | 128 MiB | bytes the working set's points and the exact solve's factorisation may take |
+/// | `working_set_memory` | 128 MiB | bytes the exact solve's factorisation (and a sparse working set's points) may take |
 ///
 /// Reaching a limit returns [`MarginResult::Inaccurate`](super::MarginResult::Inaccurate) with the last
 /// round's rigorous bracket and the reason.
@@ -131,9 +131,9 @@ impl MaxMarginParams {
         self
     }
 
-    /// The bytes the working set's points and the exact solve's factorisation may take together: the
-    /// points are `8·|W|·d` for `|W|` dense rows, `8·|W|·rank` for sparse rows of rank `rank` (whose
-    /// packed copy takes half as much again), and the factorisation of `|S|` active rows
+    /// The bytes the working set's points and the exact solve's factorisation may take together: dense
+    /// rows are read where the dataset holds them and take nothing, sparse rows of rank `rank` take
+    /// `8·|W|·rank` (their packed copy half as much again), and the factorisation of `|S|` active rows
     /// about `8·|S|·(dim + |S|/2)`. The rest of a solve's memory is `O(n + d)`, so the budget bounds what a
     /// solve adds to the dataset, and a large dense set cannot run out of memory because its support
     /// is large. Data with thousands of support rows need more than the default; past the budget the

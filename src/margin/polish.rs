@@ -153,6 +153,7 @@ pub(crate) fn polish(
     let mut near: Vec<usize> = Vec::new();
     let mut full_pricing = true;
     let mut violations: Vec<(f64, usize)> = Vec::new();
+    let mut buffer: Vec<f64> = Vec::new();
     for _ in 0..settings.max_iterations {
         if settings
             .deadline
@@ -219,15 +220,19 @@ pub(crate) fn polish(
         // that might violate are re-scored in twice working precision.
         let normal = corral.normal(&v);
         let r = problem.dim() as f64;
-        let exact_score = |i: usize| problem.labels[i] * dot2(&normal, problem.row(i)).0;
-        let plain_score =
-            |i: usize| problem.labels[i] * dot(&normal, problem.row(i), Summation::Fast);
+        // A point read in place is computed into `buffer`; a copied one is read where it is.
+        let exact_score = |i: usize, buffer: &mut Vec<f64>| {
+            problem.labels[i] * dot2(&normal, problem.point(i, buffer)).0
+        };
+        let plain_score = |i: usize, buffer: &mut Vec<f64>| {
+            problem.labels[i] * dot(&normal, problem.point(i, buffer), Summation::Fast)
+        };
         let mut level = vec![0.0; groups];
         for &i in corral.rows() {
             let score = if endgame {
-                exact_score(i)
+                exact_score(i, &mut buffer)
             } else {
-                plain_score(i)
+                plain_score(i, &mut buffer)
             };
             level[problem.group(i)] += corral.weight(i) * score;
         }
@@ -248,15 +253,16 @@ pub(crate) fn polish(
         let price = |rows: &[usize],
                      worst: &mut Vec<f64>,
                      violating: &mut Vec<(f64, usize)>,
-                     all: Option<&mut Vec<(f64, usize)>>| {
+                     all: Option<&mut Vec<(f64, usize)>>,
+                     buffer: &mut Vec<f64>| {
             worst.iter_mut().for_each(|x| *x = 0.0);
             violating.clear();
             let mut all = all;
             for &i in rows {
                 let g = problem.group(i);
-                let mut violation = level[g] - plain_score(i);
+                let mut violation = level[g] - plain_score(i, buffer);
                 if endgame && violation > -plain_noise {
-                    violation = level[g] - exact_score(i);
+                    violation = level[g] - exact_score(i, buffer);
                 }
                 if let Some(all) = all.as_deref_mut() {
                     all.push((violation, i));
@@ -270,7 +276,7 @@ pub(crate) fn polish(
             }
         };
         if !full_pricing {
-            price(&near, &mut worst, &mut violating, None);
+            price(&near, &mut worst, &mut violating, None, &mut buffer);
             if done(&worst) {
                 full_pricing = true;
             }
@@ -283,6 +289,7 @@ pub(crate) fn polish(
                 &mut worst,
                 &mut violating,
                 keep.then_some(&mut violations),
+                &mut buffer,
             );
             // The rows closest to violating, for the partial pricings that follow.
             near.clear();
@@ -436,7 +443,7 @@ mod tests {
     use crate::margin::Bias;
 
     /// 40 scattered points in 12 coordinates, alternating labels.
-    fn problem() -> Problem {
+    fn problem() -> Problem<'static> {
         let mut problem = Problem::growing(Bias::Free, 12);
         for (i, row) in crate::margin::problem::scattered_rows(40, 12)
             .into_iter()

@@ -10,14 +10,15 @@
 use ndarray::{Array1, Array2, Axis};
 
 use super::Bias;
+use super::points::Points;
 use super::svd;
-use crate::dataset::Dataset;
+use crate::dataset::{Dataset, RowView};
 
 /// The transformed points, their labels, and the map back to the original coordinates.
 #[derive(Debug, Clone)]
-pub(crate) struct Problem {
-    /// `n × r`, row-major: `(xᵢ − centre)·basis / scale`.
-    points: Vec<f64>,
+pub(crate) struct Problem<'a> {
+    /// `(xᵢ − centre)·basis / scale`, copied or read from the data.
+    points: Storage<'a>,
     /// `r`, the length of a point.
     dim: usize,
     /// ±1.
@@ -29,9 +30,66 @@ pub(crate) struct Problem {
     implicit_basis: bool,
 }
 
-impl Problem {
+/// Where a problem's points are held.
+#[derive(Debug, Clone)]
+enum Storage<'a> {
+    /// `n × r`, row-major.
+    Copied(Vec<f64>),
+    /// Rows of dense data, translated and scaled each time they are read ([`Problem::in_place`]).
+    InPlace(InPlace<'a>),
+}
+
+/// A working set's rows read where the data hold them: point `k` is `(x_{rows[k]} − centre)·factor`.
+#[derive(Debug, Clone)]
+struct InPlace<'a> {
+    data: Points<'a>,
+    /// The data row of each point.
+    rows: Vec<usize>,
+    /// The translation (empty: none), one entry a coordinate.
+    centre: Vec<f64>,
+    /// A power of two, so that scaling rounds nothing.
+    factor: f64,
+}
+
+impl InPlace<'_> {
+    /// Point `k` into `buffer`: every value computed by the same expression as a copy would hold.
+    fn point_into(&self, k: usize, buffer: &mut Vec<f64>) {
+        let (centre, factor) = (&self.centre, self.factor);
+        let point = self.data.row(self.rows[k]);
+        buffer.clear();
+        match point.row() {
+            RowView::Dense(values) if centre.is_empty() => {
+                buffer.extend(values.iter().map(|&x| x * factor));
+            }
+            RowView::Dense(values) => {
+                buffer.extend(values.iter().zip(centre).map(|(&x, &c)| (x - c) * factor));
+            }
+            RowView::Sparse { .. } => {
+                // Not built for sparse data (a sparse working set lives in its span), but correct.
+                let columns = self.data.n_features() - usize::from(point.constant().is_some());
+                let mut dense = vec![0.0; columns];
+                for (j, x) in point.row().entries() {
+                    dense[j] = x;
+                }
+                let shift = |j: usize| centre.get(j).copied().unwrap_or(0.0);
+                buffer.extend(
+                    dense
+                        .iter()
+                        .enumerate()
+                        .map(|(j, &x)| (x - shift(j)) * factor),
+                );
+            }
+        }
+        if let Some(c) = point.constant() {
+            let shift = centre.get(buffer.len()).copied().unwrap_or(0.0);
+            buffer.push((c - shift) * factor);
+        }
+    }
+}
+
+impl Problem<'static> {
     /// Centre (free bias), reduce (when `d > n`) and scale the data.
-    pub(crate) fn new(data: &Dataset, bias: Bias) -> Problem {
+    pub(crate) fn new(data: &Dataset, bias: Bias) -> Problem<'static> {
         let x = data.x();
         let (n, d) = x.dim();
         let mut points = match bias {
@@ -66,7 +124,7 @@ impl Problem {
             .into_raw_vec_and_offset()
             .0;
         Problem {
-            points,
+            points: Storage::Copied(points),
             dim,
             labels: data.labels().to_vec(),
             bias,
@@ -78,10 +136,15 @@ impl Problem {
     /// The points of [`super::span::Span`]: coordinates in an orthonormal basis of the rows' span that
     /// is never formed, so a direction comes back through the rows' dual weights
     /// ([`Problem::in_implicit_basis`]), not through [`Problem::direction_to_data`].
-    pub(crate) fn in_span(points: Vec<f64>, dim: usize, labels: Vec<f64>, bias: Bias) -> Problem {
+    pub(crate) fn in_span(
+        points: Vec<f64>,
+        dim: usize,
+        labels: Vec<f64>,
+        bias: Bias,
+    ) -> Problem<'static> {
         debug_assert_eq!(points.len(), labels.len() * dim);
         Problem {
-            points,
+            points: Storage::Copied(points),
             dim,
             labels,
             bias,
@@ -90,12 +153,11 @@ impl Problem {
         }
     }
 
-    /// An empty problem in `dim` coordinates, to be filled by [`Problem::push`]: the store of a working
-    /// set that grows from round to round, with coordinates fixed once for the whole solve, so that a
-    /// point keeps its position (and the active set its factorisation) when others join.
-    pub(crate) fn growing(bias: Bias, dim: usize) -> Problem {
+    /// An empty problem in `dim` coordinates, to be filled by [`Problem::push`].
+    #[cfg(test)]
+    pub(crate) fn growing(bias: Bias, dim: usize) -> Problem<'static> {
         Problem {
-            points: Vec::new(),
+            points: Storage::Copied(Vec::new()),
             dim,
             labels: Vec::new(),
             bias,
@@ -105,11 +167,55 @@ impl Problem {
     }
 
     /// Append a point (already in the problem's coordinates) with its label.
+    #[cfg(test)]
     pub(crate) fn push(&mut self, point: impl IntoIterator<Item = f64>, label: f64) {
-        let before = self.points.len();
-        self.points.extend(point);
-        debug_assert_eq!(self.points.len(), before + self.dim);
+        let Storage::Copied(points) = &mut self.points else {
+            unreachable!("a growing problem holds copies")
+        };
+        let before = points.len();
+        points.extend(point);
+        debug_assert_eq!(points.len(), before + self.dim);
         self.labels.push(label);
+    }
+}
+
+impl<'a> Problem<'a> {
+    /// An empty problem whose points are rows of dense `data`, read in place by
+    /// [`Problem::push_row`]: the store of a working set that grows from round to round, in coordinates
+    /// fixed once for the whole solve (`(x − centre)·factor`; no translation when `centre` is empty,
+    /// and `factor` a power of two), so that a point keeps its position (and the active set its
+    /// factorisation) when others join. Nothing is copied: a point is computed when it is read, by the
+    /// same expression a copy would have held, so the solves see the same values bit for bit.
+    pub(crate) fn in_place(
+        data: Points<'a>,
+        bias: Bias,
+        centre: Vec<f64>,
+        factor: f64,
+    ) -> Problem<'a> {
+        debug_assert!(centre.is_empty() || centre.len() == data.n_features());
+        Problem {
+            points: Storage::InPlace(InPlace {
+                data,
+                rows: Vec::new(),
+                centre,
+                factor,
+            }),
+            dim: data.n_features(),
+            labels: Vec::new(),
+            bias,
+            basis: None,
+            implicit_basis: false,
+        }
+    }
+
+    /// Append data row `i` of an in-place problem as its next point.
+    pub(crate) fn push_row(&mut self, i: usize) {
+        if let Storage::InPlace(in_place) = &mut self.points {
+            in_place.rows.push(i);
+            self.labels.push(in_place.data.labels()[i]);
+        } else {
+            debug_assert!(false, "only an in-place problem takes data rows");
+        }
     }
 
     /// Number of rows.
@@ -122,11 +228,29 @@ impl Problem {
         self.dim
     }
 
-    /// Row `i` of the transformed points.
+    /// The values the problem holds beside the data (its copied points; none when read in place), for
+    /// the memory budget the points share with the exact solve's factorisation.
+    pub(crate) fn copied_values(&self) -> usize {
+        match &self.points {
+            Storage::Copied(points) => points.len(),
+            Storage::InPlace(_) => 0,
+        }
+    }
+
+    /// Point `i`: the copy's row, or, when the points are read in place, the point computed into
+    /// `buffer` (whose contents are replaced).
     #[inline]
-    pub(crate) fn row(&self, i: usize) -> &[f64] {
-        let r = self.dim;
-        &self.points[i * r..(i + 1) * r]
+    pub(crate) fn point<'s>(&'s self, i: usize, buffer: &'s mut Vec<f64>) -> &'s [f64] {
+        match &self.points {
+            Storage::Copied(points) => {
+                let r = self.dim;
+                &points[i * r..(i + 1) * r]
+            }
+            Storage::InPlace(in_place) => {
+                in_place.point_into(i, buffer);
+                buffer
+            }
+        }
     }
 
     /// The group of row `i` in the dual: through the origin one simplex over all rows; with a free bias one
@@ -191,4 +315,52 @@ pub(crate) fn bits(columns: &[Vec<f64>]) -> Vec<Vec<u64>> {
         .iter()
         .map(|c| c.iter().map(|x| x.to_bits()).collect())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    /// A point read in place is the value a copy of the translated, scaled row holds, bit for bit:
+    /// centred or not, augmented by a constant, and from sparse storage.
+    #[test]
+    fn a_point_read_in_place_is_the_copy_bit_for_bit() {
+        let x = array![[0.3, -1.7, 0.0], [2.5, 0.0, 1e-3], [-0.1, 0.9, 4.0]];
+        let data = Dataset::new(x.clone(), array![1.0, -1.0, 1.0]).unwrap();
+        let sparse = data.to_sparse();
+        let centre = vec![0.9, -0.25, 1.5, 0.75];
+        let factor = 0.125;
+        for (points, centre) in [
+            (Points::from(&data), &centre[..3]),
+            (Points::from(&data), &[][..]),
+            (Points::augmented(&data, 2.0), &centre[..]),
+            (Points::augmented(&data, 2.0), &[][..]),
+            (Points::from(&sparse), &centre[..3]),
+            (Points::augmented(&sparse, 2.0), &centre[..]),
+        ] {
+            let mut problem = Problem::in_place(points, Bias::Free, centre.to_vec(), factor);
+            for i in [2, 0, 1] {
+                problem.push_row(i);
+            }
+            assert_eq!((problem.n(), problem.copied_values()), (3, 0));
+            let mut buffer = Vec::new();
+            for (k, i) in [2, 0, 1].into_iter().enumerate() {
+                let mut row = x.row(i).to_vec();
+                row.extend(points.constant());
+                let expected: Vec<u64> = row
+                    .iter()
+                    .enumerate()
+                    .map(|(j, &v)| ((v - centre.get(j).copied().unwrap_or(0.0)) * factor).to_bits())
+                    .collect();
+                let got: Vec<u64> = problem
+                    .point(k, &mut buffer)
+                    .iter()
+                    .map(|v| v.to_bits())
+                    .collect();
+                assert_eq!(got, expected, "point {k} of {points:?}");
+                assert_eq!(problem.labels[k], data.labels()[i]);
+            }
+        }
+    }
 }

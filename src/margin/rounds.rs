@@ -35,9 +35,9 @@
 //! A working set that is not separable proves that the data are not: its certificate (weights on its
 //! rows, zero elsewhere) is evaluated on the whole dataset. Memory is the dataset (the augmented points
 //! `(x, c)` of [`MaxMargin::solve_augmented`] read `c` as a virtual last entry, [`super::points`]),
-//! `O(n + d)` for the scores and the separator, and the working set's points (for sparse data its
-//! rows' coordinates in their span, [`super::span`]) with the exact solve's factorisation, which share
-//! one budget; past it, or past the round and time limits of
+//! `O(n + d)` for the scores and the separator, and the exact solve's factorisation, which shares one
+//! budget with the working set's points where they are copies (sparse data: its rows' coordinates in
+//! their span, [`super::span`]; dense rows are read in place, [`super::store`]); past it, or past the round and time limits of
 //! [`MaxMarginParams`](super::MaxMarginParams), the answer is an honest `Inaccurate` with the last
 //! round's rigorous bracket.
 
@@ -107,7 +107,7 @@ impl MaxMargin {
             };
             // One budget holds the working set's points and the exact solve's factorisation together.
             let settings = PolishSettings {
-                factor_values: budget.saturating_sub(problem.n().saturating_mul(problem.dim())),
+                factor_values: budget.saturating_sub(problem.copied_values()),
                 ..settings
             };
             let polished = solve_working_set(problem, start, settings);

@@ -120,7 +120,7 @@ impl Span {
     }
 
     /// The working set's problem: row `k` is the `k`-th row's coordinates, padded with zeros to the rank.
-    pub(super) fn problem(&self, data: Points<'_>, bias: Bias) -> Problem {
+    pub(super) fn problem(&self, data: Points<'_>, bias: Bias) -> Problem<'static> {
         let dim = self.rank();
         let mut points = vec![0.0; self.len() * dim];
         for (k, target) in points.chunks_exact_mut(dim.max(1)).enumerate() {
@@ -162,10 +162,11 @@ mod tests {
         for i in 0..5 {
             for j in 0..5 {
                 let exact = x.row(i).dot(&x.row(j)) * f2;
+                let (mut a, mut b) = (Vec::new(), Vec::new());
                 let got: f64 = problem
-                    .row(i)
+                    .point(i, &mut a)
                     .iter()
-                    .zip(problem.row(j))
+                    .zip(problem.point(j, &mut b))
                     .map(|(a, b)| a * b)
                     .sum();
                 assert!((exact - got).abs() < 1e-14, "({i}, {j}): {exact} vs {got}");

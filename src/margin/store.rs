@@ -1,9 +1,10 @@
 //! The working set's points: the rows of the data that the exact solves see, in the coordinates those
 //! solves work in, and the active set they leave for the next round.
 //!
-//! Dense data are copied row by row into coordinates fixed once for the whole solve (centred on the
-//! data's mean with a free bias, scaled into the unit ball), so a row keeps its point when others join,
-//! and the active set's factorisation carries over from one round to the next. A sparse working set is
+//! Dense data are read in place, in coordinates fixed once for the whole solve (centred on the data's
+//! mean with a free bias, scaled into the unit ball; [`Problem::in_place`] computes a point when it is
+//! read, so the working set costs no copy of its rows), so a row keeps its point when others join, and
+//! the active set's factorisation carries over from one round to the next. A sparse working set is
 //! held as its rows' coordinates in their span ([`Span`]), at most `|W| × rank` values whatever the
 //! columns its rows use. Those coordinates gain dimensions as rows join, so each round starts from the
 //! last one's weights instead, and a direction comes back as the rows' combination with its weights.
@@ -30,20 +31,17 @@ pub(super) struct Store<'a> {
     /// Each data row's position in `rows`, or [`OUTSIDE`].
     position: Vec<usize>,
     /// The points of `rows` (for sparse data, rebuilt by [`Store::prepare`] when rows joined).
-    problem: Option<Problem>,
+    problem: Option<Problem<'a>>,
     /// Sparse data: the rows' coordinates in their span, of the rows that joined before the last
     /// [`Store::prepare`].
     span: Option<Span>,
-    /// Dense data: the translation and the factor of the fixed coordinates.
-    centre: Vec<f64>,
-    factor: f64,
     /// The active set of the last exact solve (dense data only).
     corral: Option<CorralParts>,
     /// The last solve's weights by position, for a sparse set's next start.
     weights: Vec<(usize, f64)>,
-    /// The values the working set's points and the exact solve's factorisation may hold together
-    /// (`|W| × d` points for dense data, `|W| × rank` for sparse data, whose packed coordinates take half
-    /// as much again).
+    /// The values the working set's points and the exact solve's factorisation may hold together (for
+    /// sparse data `|W| × rank` points, whose packed coordinates take half as much again; dense points
+    /// are read in place and take none).
     copy_limit: usize,
 }
 
@@ -59,25 +57,24 @@ impl<'a> Store<'a> {
         memory: usize,
     ) -> Self {
         let dense = !data.is_sparse();
-        let centre = if dense && bias == Bias::Free {
+        let centre = if bias == Bias::Free {
             centre
         } else {
             Vec::new()
+        };
+        // A power of two, so that scaling rounds nothing.
+        let factor = if radius > 0.0 && radius.is_finite() {
+            times_power_of_two(1.0, -binary_exponent(radius) - 1)
+        } else {
+            1.0
         };
         Store {
             data,
             bias,
             rows: Vec::new(),
             position: vec![OUTSIDE; data.n_samples()],
-            problem: dense.then(|| Problem::growing(bias, data.n_features())),
+            problem: dense.then(|| Problem::in_place(data, bias, centre, factor)),
             span: (!dense).then(|| Span::new(data)),
-            centre,
-            // A power of two, so that scaling rounds nothing.
-            factor: if radius > 0.0 && radius.is_finite() {
-                times_power_of_two(1.0, -binary_exponent(radius) - 1)
-            } else {
-                1.0
-            },
             corral: None,
             weights: Vec::new(),
             copy_limit: memory / size_of::<f64>(),
@@ -96,31 +93,14 @@ impl<'a> Store<'a> {
 
     /// Add data rows (each at most once).
     pub(super) fn extend(&mut self, rows: impl IntoIterator<Item = usize>) {
-        let data = self.data;
+        let dense = !self.data.is_sparse();
         for i in rows {
             debug_assert_eq!(self.position[i], OUTSIDE);
             self.position[i] = self.rows.len();
             self.rows.push(i);
             match self.problem.as_mut() {
-                // Past the budget the copy is dropped, and `prepare` says so.
-                Some(problem)
-                    if !data.is_sparse()
-                        && (problem.n() + 1).saturating_mul(problem.dim()) > self.copy_limit =>
-                {
-                    self.problem = None;
-                }
-                Some(problem) if !data.is_sparse() => {
-                    let (centre, factor) = (&self.centre, self.factor);
-                    let values = data.row(i).entries().map(|(_, x)| x);
-                    if centre.is_empty() {
-                        problem.push(values.map(|x| x * factor), data.labels()[i]);
-                    } else {
-                        problem.push(
-                            values.zip(centre).map(|(x, &c)| (x - c) * factor),
-                            data.labels()[i],
-                        );
-                    }
-                }
+                Some(problem) if dense => problem.push_row(i),
+                // A sparse set's problem is rebuilt by `prepare` from its span.
                 _ => self.problem = None,
             }
         }
@@ -128,7 +108,7 @@ impl<'a> Store<'a> {
 
     /// The points of the working set and where the next exact solve starts (the last one's active set,
     /// or its weights), or `None` when a sparse set's problem would exceed its limit.
-    pub(super) fn prepare(&mut self) -> Option<(&Problem, Start)> {
+    pub(super) fn prepare(&mut self) -> Option<(&Problem<'a>, Start)> {
         if let Some(span) = self.span.as_mut() {
             if span.len() < self.rows.len() {
                 // Refused before the new rows' coordinates are computed (cubic in the set's size):

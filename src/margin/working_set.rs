@@ -15,8 +15,9 @@ pub(crate) fn initial_working_set(problem: &Problem) -> Vec<usize> {
         return (0..n).collect();
     }
     let w = warm_start(problem);
+    let mut buffer = Vec::new();
     let scores: Vec<f64> = (0..n)
-        .map(|i| problem.labels[i] * dot(&w, problem.row(i), Summation::Fast))
+        .map(|i| problem.labels[i] * dot(&w, problem.point(i, &mut buffer), Summation::Fast))
         .collect();
     let mut chosen = Vec::new();
     for g in 0..problem.groups() {
@@ -34,15 +35,19 @@ pub(super) fn warm_start(problem: &Problem) -> Vec<f64> {
     let n = problem.n();
     let r = problem.dim();
     let mut mean_difference = vec![0.0; r];
+    let mut buffer = Vec::new();
     for i in 0..n {
-        for (m, &x) in mean_difference.iter_mut().zip(problem.row(i)) {
+        for (m, &x) in mean_difference
+            .iter_mut()
+            .zip(problem.point(i, &mut buffer))
+        {
             *m += problem.labels[i] * x;
         }
     }
     if n < r || (n as f64) * (r as f64).powi(2) > 4e8 {
         return mean_difference;
     }
-    let a = faer::Mat::<f64>::from_fn(n, r, |i, j| problem.row(i)[j]);
+    let a = faer::Mat::<f64>::from_fn(n, r, |i, j| problem.point(i, &mut buffer)[j]);
     let mut rhs = faer::Mat::<f64>::from_fn(n, 1, |i, _| problem.labels[i]);
     use faer::linalg::solvers::SolveLstsq;
     a.qr().solve_lstsq_in_place(rhs.as_mut());

@@ -218,7 +218,7 @@ mod tests {
     /// `n` points in `dim` coordinates, alternating labels, with row 7 a copy of row 1 and row 9 row 1
     /// moved along the difference of rows 2 and 0: with rows 0, 1 and 2 in the corral, their columns depend
     /// on its columns.
-    fn problem(n: usize, dim: usize) -> Problem {
+    fn problem(n: usize, dim: usize) -> Problem<'static> {
         let mut problem = Problem::growing(Bias::Free, dim);
         let mut rows = crate::margin::problem::scattered_rows(n, dim);
         rows[7] = rows[1].clone();

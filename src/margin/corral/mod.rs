@@ -24,7 +24,7 @@ pub(crate) use parts::CorralParts;
 
 /// The active set and its factorisation.
 pub(crate) struct Corral<'a> {
-    problem: &'a Problem,
+    problem: &'a Problem<'a>,
     /// Weight of every row (zero for non-members).
     weight: Vec<f64>,
     member: Vec<bool>,
@@ -70,7 +70,7 @@ const REORTHOGONALISE: f64 = 0.1;
 
 impl<'a> Corral<'a> {
     /// An empty corral.
-    pub(crate) fn new(problem: &'a Problem) -> Self {
+    pub(crate) fn new(problem: &'a Problem<'a>) -> Self {
         let n = problem.n();
         Corral {
             problem,
@@ -127,18 +127,21 @@ impl<'a> Corral<'a> {
         self.member[row]
     }
 
-    /// `zᵢ[j] = yᵢ·pᵢ[j]`.
-    fn z(&self, row: usize) -> impl Iterator<Item = f64> + '_ {
-        let y = self.problem.labels[row];
-        self.problem.row(row).iter().map(move |&x| y * x)
-    }
-
     /// The column of a non-base member.
     fn column_of(&self, row: usize) -> Vec<f64> {
         // Invariant: a group's base is set before any other member joins it (`refactor`, `add`) and is
         // replaced when it leaves (`rebase`), so a non-base member always finds one.
         let base = self.base[self.problem.group(row)].expect("every group with members has a base");
-        self.z(row).zip(self.z(base)).map(|(a, b)| a - b).collect()
+        // `zₖ − z_b` with `zᵢ = yᵢ·pᵢ`.
+        let (mut row_buffer, mut base_buffer) = (Vec::new(), Vec::new());
+        let (y, y_base) = (self.problem.labels[row], self.problem.labels[base]);
+        let point = self.problem.point(row, &mut row_buffer);
+        let base_point = self.problem.point(base, &mut base_buffer);
+        point
+            .iter()
+            .zip(base_point)
+            .map(|(&p, &q)| y * p - y_base * q)
+            .collect()
     }
 
     /// Start from rows and non-negative weights: normalise per group, choose the heaviest row of each
@@ -309,8 +312,10 @@ impl<'a> Corral<'a> {
             return self.combine_plain(weight);
         }
         let mut acc = CompensatedVector::zeros(r);
+        let mut buffer = Vec::new();
         for &i in &self.rows {
-            acc.add_scaled(weight(i) * self.problem.labels[i], self.problem.row(i));
+            let point = self.problem.point(i, &mut buffer);
+            acc.add_scaled(weight(i) * self.problem.labels[i], point);
         }
         acc.values()
     }
@@ -318,12 +323,10 @@ impl<'a> Corral<'a> {
     /// `Σ wᵢ·zᵢ` over the members in plain arithmetic.
     fn combine_plain(&self, weight: impl Fn(usize) -> f64) -> Vec<f64> {
         let mut v = vec![0.0; self.problem.dim()];
+        let mut buffer = Vec::new();
         for &i in &self.rows {
-            axpy(
-                weight(i) * self.problem.labels[i],
-                self.problem.row(i),
-                &mut v,
-            );
+            let point = self.problem.point(i, &mut buffer);
+            axpy(weight(i) * self.problem.labels[i], point, &mut v);
         }
         v
     }
@@ -422,9 +425,11 @@ impl<'a> Corral<'a> {
         // Refine: the normal must satisfy w·(zₖ − z_base) = 0 for every column. The residuals are
         // computed from the points themselves (not from the rounded differences), in twice working
         // precision, and removed with the least-squares correction Q·R⁻ᵀ·ρ.
-        let score = |w: &[f64], row: usize| {
-            self.problem.labels[row] * super::accurate::dot2(w, self.problem.row(row)).0
+        let score = |w: &[f64], row: usize, buffer: &mut Vec<f64>| {
+            let point = self.problem.point(row, buffer);
+            self.problem.labels[row] * super::accurate::dot2(w, point).0
         };
+        let mut buffer = Vec::new();
         for _ in 0..2 {
             if self.columns.is_empty() {
                 break;
@@ -434,12 +439,12 @@ impl<'a> Corral<'a> {
             let base_scores: Vec<f64> = self
                 .base
                 .iter()
-                .map(|b| b.map_or(0.0, |b| score(&w, b)))
+                .map(|b| b.map_or(0.0, |b| score(&w, b, &mut buffer)))
                 .collect();
             let residual: Vec<f64> = self
                 .columns
                 .iter()
-                .map(|&c| score(&w, c) - base_scores[self.problem.group(c)])
+                .map(|&c| score(&w, c, &mut buffer) - base_scores[self.problem.group(c)])
                 .collect();
             let m = residual.len();
             let mut y = vec![0.0; m];

@@ -47,7 +47,7 @@ impl<'a> Corral<'a> {
     }
 
     /// Continue from `parts` on `problem`, which holds the same points as before and possibly more.
-    pub(crate) fn resume(problem: &'a Problem, parts: CorralParts) -> Self {
+    pub(crate) fn resume(problem: &'a Problem<'a>, parts: CorralParts) -> Self {
         let n = problem.n();
         let CorralParts {
             mut weight,

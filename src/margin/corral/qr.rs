@@ -37,8 +37,10 @@ impl Corral<'_> {
     /// `z_B`, the sum of the bases' points.
     pub(super) fn base_sum(&self) -> Vec<f64> {
         let mut sum = vec![0.0; self.problem.dim()];
-        for b in self.base.iter().flatten() {
-            axpy(self.problem.labels[*b], self.problem.row(*b), &mut sum);
+        let mut buffer = Vec::new();
+        for &b in self.base.iter().flatten() {
+            let point = self.problem.point(b, &mut buffer);
+            axpy(self.problem.labels[b], point, &mut sum);
         }
         sum
     }
@@ -262,7 +264,7 @@ mod tests {
     }
 
     /// `n` scattered rows in `dim` dimensions, through the origin.
-    fn scattered_problem(n: usize, dim: usize) -> Problem {
+    fn scattered_problem(n: usize, dim: usize) -> Problem<'static> {
         let mut problem = Problem::growing(Bias::ThroughOrigin, dim);
         for row in scattered_rows(n, dim) {
             problem.push(row, 1.0);
@@ -271,7 +273,7 @@ mod tests {
     }
 
     /// A corral that every row of `problem` joined, in order (row 0 the base).
-    fn every_row_joined(problem: &Problem) -> Corral<'_> {
+    fn every_row_joined<'a>(problem: &'a Problem<'a>) -> Corral<'a> {
         let mut corral = Corral::new(problem);
         corral.reset(&[(0, 1.0)]);
         for i in 1..problem.n() {
