@@ -123,8 +123,11 @@ impl<'a> Rounds<'a> {
             first
         } else {
             // Enough rows that the first set often holds the support of random data (at most d + 1 rows
-            // in general position), so that the rounds that follow only repair it.
-            let per_group = (4 * (d + 1)).clamp(32, 1024);
+            // in general position), so that the rounds that follow only repair it. Not capped: the rows
+            // are read in place (`Store`), so a large first set costs no memory, and where the support
+            // is a thousand rows in a thousand dimensions, one round on most of the data beats several
+            // that find the support a batch at a time (the hard 10⁴ × 1000 of `benches/margin_passes`).
+            let per_group = (4 * (d + 1)).max(32);
             lowest_per_group(labels, groups, per_group, |i| Some(labels[i] * scores[i]))
         };
         // Every translated row is within R + ‖centre‖ of the origin (a little more for rounding).

@@ -8,8 +8,8 @@
 //! separable data is small: at most `d + 1` rows in general position, and typically far fewer than the
 //! rows. The cost that cannot be avoided is reading the data, so the method is built around full passes:
 //!
-//! 1. **Working set.** Start from the rows of each class that score lowest under the difference of the
-//!    class means (one pass for the means, one for the scores). Sparse data in many dimensions can have
+//! 1. **Working set.** Start from the `4(d + 1)` rows of each class that score lowest under the
+//!    difference of the class means (one pass for the means, one for the scores). Sparse data in many dimensions can have
 //!    thousands of support rows, which rounds that grow the set from a guess find slowly; there a few
 //!    passes of dual coordinate descent choose the first set and its weights ([`super::descent`]).
 //! 2. **Exact solve on the working set.** Wolfe's minimum-norm-point algorithm ([`super::polish`]) on
