@@ -21,7 +21,6 @@
 use super::accurate::{UNIT_ROUNDOFF, dot2};
 use super::corral::{Corral, CorralParts};
 use super::problem::Problem;
-use crate::simd::{Summation, dot};
 
 /// How a polish ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,7 +224,7 @@ pub(crate) fn polish(
             problem.labels[i] * dot2(&normal, problem.point(i, buffer)).0
         };
         let plain_score = |i: usize, buffer: &mut Vec<f64>| {
-            problem.labels[i] * dot(&normal, problem.point(i, buffer), Summation::Fast)
+            problem.labels[i] * problem.dot_fast(i, &normal, buffer)
         };
         let mut level = vec![0.0; groups];
         for &i in corral.rows() {

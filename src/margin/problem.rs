@@ -45,7 +45,8 @@ struct InPlace<'a> {
     data: Points<'a>,
     /// The data row of each point.
     rows: Vec<usize>,
-    /// The translation (empty: none), one entry a coordinate.
+    /// The translation, one entry a coordinate (zeros for none: `x − 0.0` is `x`, bit for bit, so
+    /// one expression serves both).
     centre: Vec<f64>,
     /// A power of two, so that scaling rounds nothing.
     factor: f64,
@@ -58,9 +59,6 @@ impl InPlace<'_> {
         let point = self.data.row(self.rows[k]);
         buffer.clear();
         match point.row() {
-            RowView::Dense(values) if centre.is_empty() => {
-                buffer.extend(values.iter().map(|&x| x * factor));
-            }
             RowView::Dense(values) => {
                 buffer.extend(values.iter().zip(centre).map(|(&x, &c)| (x - c) * factor));
             }
@@ -71,18 +69,11 @@ impl InPlace<'_> {
                 for (j, x) in point.row().entries() {
                     dense[j] = x;
                 }
-                let shift = |j: usize| centre.get(j).copied().unwrap_or(0.0);
-                buffer.extend(
-                    dense
-                        .iter()
-                        .enumerate()
-                        .map(|(j, &x)| (x - shift(j)) * factor),
-                );
+                buffer.extend(dense.iter().zip(centre).map(|(&x, &c)| (x - c) * factor));
             }
         }
         if let Some(c) = point.constant() {
-            let shift = centre.get(buffer.len()).copied().unwrap_or(0.0);
-            buffer.push((c - shift) * factor);
+            buffer.push((c - centre[buffer.len()]) * factor);
         }
     }
 }
@@ -193,6 +184,11 @@ impl<'a> Problem<'a> {
         factor: f64,
     ) -> Problem<'a> {
         debug_assert!(centre.is_empty() || centre.len() == data.n_features());
+        let centre = if centre.is_empty() {
+            vec![0.0; data.n_features()]
+        } else {
+            centre
+        };
         Problem {
             points: Storage::InPlace(InPlace {
                 data,
@@ -251,6 +247,22 @@ impl<'a> Problem<'a> {
                 buffer
             }
         }
+    }
+
+    /// `w · pᵢ` in the [`Summation::Fast`](crate::simd::Summation::Fast) order, the bits of
+    /// `dot_fast(w, point(i))`: a dense row read in place is translated and scaled inside the product
+    /// ([`crate::simd::dot_fast_affine`]), so the point is neither formed nor stored; otherwise through
+    /// [`Problem::point`] and `buffer`.
+    #[inline]
+    pub(crate) fn dot_fast(&self, i: usize, w: &[f64], buffer: &mut Vec<f64>) -> f64 {
+        if let Storage::InPlace(in_place) = &self.points
+            && in_place.data.constant().is_none()
+            && let RowView::Dense(values) = in_place.data.row(in_place.rows[i]).row()
+        {
+            debug_assert_eq!(w.len(), values.len());
+            return crate::simd::dot_fast_affine(w, values, &in_place.centre, in_place.factor);
+        }
+        crate::simd::dot_fast(w, self.point(i, buffer))
     }
 
     /// The group of row `i` in the dual: through the origin one simplex over all rows; with a free bias one
@@ -323,13 +335,14 @@ mod tests {
     use ndarray::array;
 
     /// A point read in place is the value a copy of the translated, scaled row holds, bit for bit:
-    /// centred or not, augmented by a constant, and from sparse storage.
+    /// centred or not, augmented by a constant, and from sparse storage; and its product with a
+    /// direction, priced without forming it, is the product with the formed point.
     #[test]
     fn a_point_read_in_place_is_the_copy_bit_for_bit() {
         let x = array![[0.3, -1.7, 0.0], [2.5, 0.0, 1e-3], [-0.1, 0.9, 4.0]];
         let data = Dataset::new(x.clone(), array![1.0, -1.0, 1.0]).unwrap();
         let sparse = data.to_sparse();
-        let centre = vec![0.9, -0.25, 1.5, 0.75];
+        let centre = [0.9, -0.25, 1.5, 0.75];
         let factor = 0.125;
         for (points, centre) in [
             (Points::from(&data), &centre[..3]),
@@ -359,6 +372,15 @@ mod tests {
                     .map(|v| v.to_bits())
                     .collect();
                 assert_eq!(got, expected, "point {k} of {points:?}");
+                // Priced without forming the point: the bits of the product with the point.
+                let w: Vec<f64> = (0..got.len()).map(|j| 0.7 - j as f64 * 0.45).collect();
+                let formed = crate::simd::dot_fast(&w, problem.point(k, &mut buffer));
+                let priced = problem.dot_fast(k, &w, &mut buffer);
+                assert_eq!(
+                    priced.to_bits(),
+                    formed.to_bits(),
+                    "point {k} of {points:?}"
+                );
                 assert_eq!(problem.labels[k], data.labels()[i]);
             }
         }

@@ -5,6 +5,7 @@ use super::{LANES, Mistake, Pass, Rows, SimdPath, Summation};
 pub(super) const PATH: SimdPath = SimdPath {
     name: "portable",
     dot_fast,
+    dot_fast_affine,
     axpy,
     axpy_dot,
     rot,
@@ -38,6 +39,16 @@ pub(super) fn dot_fast(a: &[f64], b: &[f64]) -> f64 {
         .enumerate()
     {
         acc[lane] += x * y;
+    }
+    fold(acc)
+}
+
+/// [`dot_fast`] of `w` and `tⱼ = (xⱼ − centreⱼ)·factor`, lane by lane as there.
+pub(super) fn dot_fast_affine(w: &[f64], x: &[f64], centre: &[f64], factor: f64) -> f64 {
+    let n = w.len().min(x.len()).min(centre.len());
+    let mut acc = [0.0f64; LANES];
+    for (j, ((&w, &x), &c)) in w[..n].iter().zip(x).zip(centre).enumerate() {
+        acc[j % LANES] += w * ((x - c) * factor);
     }
     fold(acc)
 }

@@ -5,7 +5,7 @@
 use super::{LabelSigns, Mistake, Pass, Rows};
 
 /// `simd_path!(NAME, "name", isa)`: the [`SimdPath`](super::SimdPath) of the instruction-set module `isa`, whose `dot_fast`,
-/// `axpy`, `axpy_dot`, `rot` and `run` need the CPU feature the path is named after.
+/// `dot_fast_affine`, `axpy`, `axpy_dot`, `rot` and `run` need the CPU feature the path is named after.
 ///
 /// SAFETY: the caller must make sure that the constant is only handed out on a CPU with that feature;
 /// the fields of `SimdPath` are private, so no other code can reach the wrappers. The row sources are
@@ -15,6 +15,9 @@ macro_rules! simd_path {
         const $constant: $crate::simd::SimdPath = $crate::simd::SimdPath {
             name: $name,
             dot_fast: |a, b| unsafe { $isa::dot_fast(a, b) },
+            dot_fast_affine: |w, x, centre, factor| unsafe {
+                $isa::dot_fast_affine(w, x, centre, factor)
+            },
             axpy: |alpha, x, y| unsafe { $isa::axpy(alpha, x, y) },
             axpy_dot: |alpha, x, y, z| unsafe { $isa::axpy_dot(alpha, x, y, z) },
             rot: |c, s, x, y| unsafe { $isa::rot(c, s, x, y) },

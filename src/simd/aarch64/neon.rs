@@ -81,6 +81,12 @@ unsafe fn axpy_ptr(alpha: f64, x: *const f64, y: *mut f64, n: usize) {
     }
 }
 
+/// [`dot_fast`] of `w` and `(x − centre)·factor`: the portable loop, vectorised by the compiler.
+#[target_feature(enable = "neon")]
+pub(super) unsafe fn dot_fast_affine(w: &[f64], x: &[f64], centre: &[f64], factor: f64) -> f64 {
+    crate::simd::portable::dot_fast_affine(w, x, centre, factor)
+}
+
 /// [`axpy`] then [`dot_fast`]: at two values a register, one pass saves little.
 #[target_feature(enable = "neon")]
 pub(super) unsafe fn axpy_dot(alpha: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {

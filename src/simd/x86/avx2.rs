@@ -65,6 +65,55 @@ unsafe fn dot_fast_ptr(a: *const f64, b: *const f64, n: usize) -> f64 {
     fold_register(_mm256_add_pd(acc[0], acc[1]))
 }
 
+/// [`dot_fast`] of `w` and `tⱼ = (xⱼ − centreⱼ)·factor`, each `tⱼ` computed in the lane that
+/// [`dot_fast_ptr`] loads it into; in the last partial chunk the masked-off lanes of `t` are cleared,
+/// so that they add `0·0 = +0.0` there too, whatever `factor` is.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn dot_fast_affine(w: &[f64], x: &[f64], centre: &[f64], factor: f64) -> f64 {
+    let n = w.len().min(x.len()).min(centre.len());
+    let (w, x, c) = (w.as_ptr(), x.as_ptr(), centre.as_ptr());
+    let f = _mm256_set1_pd(factor);
+    let mut acc = [_mm256_setzero_pd(); REGS];
+    let full = n - n % LANES;
+    let mut i = 0;
+    while i < full {
+        for (r, acc) in acc.iter_mut().enumerate() {
+            let k = i + r * V;
+            unsafe {
+                let t = _mm256_mul_pd(
+                    _mm256_sub_pd(_mm256_loadu_pd(x.add(k)), _mm256_loadu_pd(c.add(k))),
+                    f,
+                );
+                *acc = _mm256_add_pd(*acc, _mm256_mul_pd(_mm256_loadu_pd(w.add(k)), t));
+            }
+        }
+        i += LANES;
+    }
+    let rest = n - full;
+    for (r, acc) in acc.iter_mut().enumerate() {
+        if rest > r * V {
+            let m = first_lanes(rest - r * V);
+            let k = i + r * V;
+            unsafe {
+                let shifted = _mm256_sub_pd(
+                    _mm256_maskload_pd(x.add(k), m),
+                    _mm256_maskload_pd(c.add(k), m),
+                );
+                let t = _mm256_and_pd(_mm256_mul_pd(shifted, f), _mm256_castsi256_pd(m));
+                let w = _mm256_maskload_pd(w.add(k), m);
+                *acc = _mm256_add_pd(*acc, _mm256_mul_pd(w, t));
+            }
+        }
+    }
+    for r in 0..4 {
+        acc[r] = _mm256_add_pd(acc[r], acc[r + 4]);
+    }
+    for r in 0..2 {
+        acc[r] = _mm256_add_pd(acc[r], acc[r + 2]);
+    }
+    fold_register(_mm256_add_pd(acc[0], acc[1]))
+}
+
 /// The tree's last two folds (`h = 2, 1`) within one register.
 #[inline]
 #[target_feature(enable = "avx2")]

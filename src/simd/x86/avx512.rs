@@ -61,6 +61,50 @@ unsafe fn dot_fast_ptr(a: *const f64, b: *const f64, n: usize) -> f64 {
     fold_register(folded)
 }
 
+/// [`dot_fast`] of `w` and `tⱼ = (xⱼ − centreⱼ)·factor`, each `tⱼ` computed in the lane that
+/// [`dot_fast_ptr`] loads it into; in the last partial chunk the masked-off lanes of `t` are set to
+/// `+0.0`, so that they add `0·0 = +0.0` there too, whatever `factor` is.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn dot_fast_affine(w: &[f64], x: &[f64], centre: &[f64], factor: f64) -> f64 {
+    let n = w.len().min(x.len()).min(centre.len());
+    let (w, x, c) = (w.as_ptr(), x.as_ptr(), centre.as_ptr());
+    let f = _mm512_set1_pd(factor);
+    let mut acc = [_mm512_setzero_pd(); REGS];
+    let full = n - n % LANES;
+    let mut i = 0;
+    while i < full {
+        for (r, acc) in acc.iter_mut().enumerate() {
+            let k = i + r * V;
+            unsafe {
+                let t = _mm512_mul_pd(
+                    _mm512_sub_pd(_mm512_loadu_pd(x.add(k)), _mm512_loadu_pd(c.add(k))),
+                    f,
+                );
+                *acc = _mm512_add_pd(*acc, _mm512_mul_pd(_mm512_loadu_pd(w.add(k)), t));
+            }
+        }
+        i += LANES;
+    }
+    let rest = n - full;
+    for (r, acc) in acc.iter_mut().enumerate() {
+        if rest > r * V {
+            let m = first_lanes(rest - r * V);
+            let k = i + r * V;
+            unsafe {
+                let shifted = _mm512_sub_pd(
+                    _mm512_maskz_loadu_pd(m, x.add(k)),
+                    _mm512_maskz_loadu_pd(m, c.add(k)),
+                );
+                let t = _mm512_maskz_mul_pd(m, shifted, f);
+                let w = _mm512_maskz_loadu_pd(m, w.add(k));
+                *acc = _mm512_add_pd(*acc, _mm512_mul_pd(w, t));
+            }
+        }
+    }
+    let folded = _mm512_add_pd(_mm512_add_pd(acc[0], acc[2]), _mm512_add_pd(acc[1], acc[3]));
+    fold_register(folded)
+}
+
 /// The tree's last three folds (`h = 4, 2, 1`) within one register.
 #[inline]
 #[target_feature(enable = "avx512f")]
