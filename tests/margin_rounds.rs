@@ -231,6 +231,32 @@ fn the_solve_never_copies_the_data() {
     );
 }
 
+/// A dense working set is read where the dataset holds it: a first working set of most of the rows
+/// (`4(d + 1)` a class) adds the factorisation and `O(n + d)` to the data, never a copy of its rows.
+#[test]
+fn a_dense_working_set_is_never_copied() {
+    // 3000 × 200: a copy of the first working set (2·804 rows) would take 2.6 MB, the factorisation
+    // takes at most 200 columns of Q and R, 0.5 MB.
+    let (n, d) = (3_000, 200);
+    let data = planted(21, n, d, 0.05);
+    let dataset_bytes = n * d * 8;
+    let _ = data.radius();
+    let base = LIVE.with(Cell::get);
+    PEAK.with(|p| p.set(base));
+    let result = max_margin(&data, Bias::Free).unwrap();
+    let peak = (PEAK.with(Cell::get) - base).max(0) as usize;
+    let MarginResult::Separable { stats, .. } = &result else {
+        panic!("{result:?}");
+    };
+    let copy_bytes = stats.working_set * d * 8;
+    assert!(copy_bytes > dataset_bytes / 2, "{stats:?}");
+    assert!(
+        peak * 4 < dataset_bytes,
+        "the solve allocated {peak} bytes at its peak, against {dataset_bytes} of data and \
+         {copy_bytes} for a copy of its working set"
+    );
+}
+
 /// The augmented problems `(x, c)` read `c` as a virtual last entry: the same answer as the solve on the
 /// augmented copy, for either storage, any `c`, separable or not, and at extreme scales.
 #[test]

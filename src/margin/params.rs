@@ -132,7 +132,8 @@ impl MaxMarginParams {
     }
 
     /// The bytes the working set's points and the exact solve's factorisation may take together: dense
-    /// rows are read where the dataset holds them and take nothing, sparse rows of rank `rank` take
+    /// rows are read where the dataset holds them (copied only while they are at most an eighth of the
+    /// data, outside this budget), sparse rows of rank `rank` take
     /// `8·|W|·rank` (their packed copy half as much again), and the factorisation of `|S|` active rows
     /// about `8·|S|·(dim + |S|/2)`. The rest of a solve's memory is `O(n + d)`, so the budget bounds what a
     /// solve adds to the dataset, and a large dense set cannot run out of memory because its support

@@ -35,7 +35,8 @@ pub(crate) struct Problem<'a> {
 enum Storage<'a> {
     /// `n × r`, row-major.
     Copied(Vec<f64>),
-    /// Rows of dense data, translated and scaled each time they are read ([`Problem::in_place`]).
+    /// Rows of dense data, translated and scaled each time they are read, or from a compact copy while
+    /// that is small ([`Problem::in_place`]).
     InPlace(InPlace<'a>),
 }
 
@@ -50,14 +51,17 @@ struct InPlace<'a> {
     centre: Vec<f64>,
     /// A power of two, so that scaling rounds nothing.
     factor: f64,
+    /// The points, row-major, while they take at most `copy_limit` values; dropped for good past it.
+    copy: Option<Vec<f64>>,
+    copy_limit: usize,
 }
 
 impl InPlace<'_> {
-    /// Point `k` into `buffer`: every value computed by the same expression as a copy would hold.
-    fn point_into(&self, k: usize, buffer: &mut Vec<f64>) {
+    /// The point of data row `i` appended to `buffer`.
+    fn point_into(&self, i: usize, buffer: &mut Vec<f64>) {
         let (centre, factor) = (&self.centre, self.factor);
-        let point = self.data.row(self.rows[k]);
-        buffer.clear();
+        let point = self.data.row(i);
+        let start = buffer.len();
         match point.row() {
             RowView::Dense(values) => {
                 buffer.extend(values.iter().zip(centre).map(|(&x, &c)| (x - c) * factor));
@@ -73,7 +77,7 @@ impl InPlace<'_> {
             }
         }
         if let Some(c) = point.constant() {
-            buffer.push((c - centre[buffer.len()]) * factor);
+            buffer.push((c - centre[buffer.len() - start]) * factor);
         }
     }
 }
@@ -171,17 +175,20 @@ impl Problem<'static> {
 }
 
 impl<'a> Problem<'a> {
-    /// An empty problem whose points are rows of dense `data`, read in place by
-    /// [`Problem::push_row`]: the store of a working set that grows from round to round, in coordinates
-    /// fixed once for the whole solve (`(x − centre)·factor`; no translation when `centre` is empty,
-    /// and `factor` a power of two), so that a point keeps its position (and the active set its
-    /// factorisation) when others join. Nothing is copied: a point is computed when it is read, by the
-    /// same expression a copy would have held, so the solves see the same values bit for bit.
+    /// An empty problem whose points are rows of dense `data`, added by [`Problem::push_rows`]: the
+    /// store of a working set that grows from round to round, in coordinates fixed once for the whole
+    /// solve (`(x − centre)·factor`; no translation when `centre` is empty, and `factor` a power of
+    /// two), so that a point keeps its position (and the active set its factorisation) when others
+    /// join. While the points take at most `copy_limit` values they are also copied, compactly (a small
+    /// working set then stays in cache, and is read by the plain kernels); past it the copy is dropped
+    /// and a point is computed from its row when it is read, by the same expression the copy held, so
+    /// the solves see the same values bit for bit either way.
     pub(crate) fn in_place(
         data: Points<'a>,
         bias: Bias,
         centre: Vec<f64>,
         factor: f64,
+        copy_limit: usize,
     ) -> Problem<'a> {
         debug_assert!(centre.is_empty() || centre.len() == data.n_features());
         let centre = if centre.is_empty() {
@@ -195,6 +202,8 @@ impl<'a> Problem<'a> {
                 rows: Vec::new(),
                 centre,
                 factor,
+                copy: Some(Vec::new()),
+                copy_limit,
             }),
             dim: data.n_features(),
             labels: Vec::new(),
@@ -204,13 +213,24 @@ impl<'a> Problem<'a> {
         }
     }
 
-    /// Append data row `i` of an in-place problem as its next point.
-    pub(crate) fn push_row(&mut self, i: usize) {
-        if let Storage::InPlace(in_place) = &mut self.points {
-            in_place.rows.push(i);
-            self.labels.push(in_place.data.labels()[i]);
-        } else {
+    /// Append data rows of an in-place problem as its next points (the copy is dropped, before it
+    /// grows, when they would take it past its limit).
+    pub(crate) fn push_rows(&mut self, rows: &[usize]) {
+        let Storage::InPlace(in_place) = &mut self.points else {
             debug_assert!(false, "only an in-place problem takes data rows");
+            return;
+        };
+        let labels = in_place.data.labels();
+        self.labels.extend(rows.iter().map(|&i| labels[i]));
+        in_place.rows.extend_from_slice(rows);
+        let mut copy = in_place.copy.take();
+        if let Some(points) = copy.as_mut()
+            && points.len() + rows.len() * self.dim <= in_place.copy_limit
+        {
+            for &i in rows {
+                in_place.point_into(i, points);
+            }
+            in_place.copy = copy;
         }
     }
 
@@ -224,11 +244,13 @@ impl<'a> Problem<'a> {
         self.dim
     }
 
-    /// The values the problem holds beside the data (its copied points; none when read in place), for
-    /// the memory budget the points share with the exact solve's factorisation.
+    /// The values of the problem's points that the memory budget counts (shared with the exact solve's
+    /// factorisation): a copied problem's points; none for points read in place, whose compact copy
+    /// has its own limit ([`Problem::in_place`]).
     pub(crate) fn copied_values(&self) -> usize {
         match &self.points {
             Storage::Copied(points) => points.len(),
+            // Bounded by its own limit, a fraction of the data, not by the budget.
             Storage::InPlace(_) => 0,
         }
     }
@@ -242,8 +264,15 @@ impl<'a> Problem<'a> {
                 let r = self.dim;
                 &points[i * r..(i + 1) * r]
             }
+            Storage::InPlace(InPlace {
+                copy: Some(points), ..
+            }) => {
+                let r = self.dim;
+                &points[i * r..(i + 1) * r]
+            }
             Storage::InPlace(in_place) => {
-                in_place.point_into(i, buffer);
+                buffer.clear();
+                in_place.point_into(in_place.rows[i], buffer);
                 buffer
             }
         }
@@ -256,6 +285,7 @@ impl<'a> Problem<'a> {
     #[inline]
     pub(crate) fn dot_fast(&self, i: usize, w: &[f64], buffer: &mut Vec<f64>) -> f64 {
         if let Storage::InPlace(in_place) = &self.points
+            && in_place.copy.is_none()
             && in_place.data.constant().is_none()
             && let RowView::Dense(values) = in_place.data.row(in_place.rows[i]).row()
         {
@@ -352,37 +382,63 @@ mod tests {
             (Points::from(&sparse), &centre[..3]),
             (Points::augmented(&sparse, 2.0), &centre[..]),
         ] {
-            let mut problem = Problem::in_place(points, Bias::Free, centre.to_vec(), factor);
-            for i in [2, 0, 1] {
-                problem.push_row(i);
+            // Read in place (no copy allowed), copied throughout, and copied until the second batch
+            // passes the copy's limit.
+            let dim = points.n_features();
+            for copy_limit in [0, usize::MAX, 2 * dim] {
+                let mut problem =
+                    Problem::in_place(points, Bias::Free, centre.to_vec(), factor, copy_limit);
+                problem.push_rows(&[2]);
+                assert_eq!(is_copied(&problem), copy_limit > 0);
+                problem.push_rows(&[0, 1]);
+                assert_eq!(is_copied(&problem), copy_limit == usize::MAX);
+                assert_eq!((problem.n(), problem.copied_values()), (3, 0));
+                check_points(&problem, &x, &data, points, centre, factor);
             }
-            assert_eq!((problem.n(), problem.copied_values()), (3, 0));
-            let mut buffer = Vec::new();
-            for (k, i) in [2, 0, 1].into_iter().enumerate() {
-                let mut row = x.row(i).to_vec();
-                row.extend(points.constant());
-                let expected: Vec<u64> = row
-                    .iter()
-                    .enumerate()
-                    .map(|(j, &v)| ((v - centre.get(j).copied().unwrap_or(0.0)) * factor).to_bits())
-                    .collect();
-                let got: Vec<u64> = problem
-                    .point(k, &mut buffer)
-                    .iter()
-                    .map(|v| v.to_bits())
-                    .collect();
-                assert_eq!(got, expected, "point {k} of {points:?}");
-                // Priced without forming the point: the bits of the product with the point.
-                let w: Vec<f64> = (0..got.len()).map(|j| 0.7 - j as f64 * 0.45).collect();
-                let formed = crate::simd::dot_fast(&w, problem.point(k, &mut buffer));
-                let priced = problem.dot_fast(k, &w, &mut buffer);
-                assert_eq!(
-                    priced.to_bits(),
-                    formed.to_bits(),
-                    "point {k} of {points:?}"
-                );
-                assert_eq!(problem.labels[k], data.labels()[i]);
-            }
+        }
+    }
+
+    fn is_copied(problem: &Problem<'_>) -> bool {
+        matches!(
+            &problem.points,
+            Storage::InPlace(InPlace { copy: Some(_), .. })
+        )
+    }
+
+    /// The points of rows 2, 0, 1 of `x`, translated and scaled, bit for bit.
+    fn check_points(
+        problem: &Problem<'_>,
+        x: &Array2<f64>,
+        data: &Dataset,
+        points: Points<'_>,
+        centre: &[f64],
+        factor: f64,
+    ) {
+        let mut buffer = Vec::new();
+        for (k, i) in [2, 0, 1].into_iter().enumerate() {
+            let mut row = x.row(i).to_vec();
+            row.extend(points.constant());
+            let expected: Vec<u64> = row
+                .iter()
+                .enumerate()
+                .map(|(j, &v)| ((v - centre.get(j).copied().unwrap_or(0.0)) * factor).to_bits())
+                .collect();
+            let got: Vec<u64> = problem
+                .point(k, &mut buffer)
+                .iter()
+                .map(|v| v.to_bits())
+                .collect();
+            assert_eq!(got, expected, "point {k} of {points:?}");
+            // Priced without forming the point: the bits of the product with the point.
+            let w: Vec<f64> = (0..got.len()).map(|j| 0.7 - j as f64 * 0.45).collect();
+            let formed = crate::simd::dot_fast(&w, problem.point(k, &mut buffer));
+            let priced = problem.dot_fast(k, &w, &mut buffer);
+            assert_eq!(
+                priced.to_bits(),
+                formed.to_bits(),
+                "point {k} of {points:?}"
+            );
+            assert_eq!(problem.labels[k], data.labels()[i]);
         }
     }
 }

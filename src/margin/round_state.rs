@@ -136,7 +136,7 @@ impl<'a> Rounds<'a> {
             Bias::ThroughOrigin => data.radius(),
         };
         let mut store = Store::new(data, bias, centre, radius, working_set_memory);
-        store.extend(first);
+        store.extend(&first);
         store.start_from(start_weights);
         Rounds {
             data,

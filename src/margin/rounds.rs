@@ -37,7 +37,8 @@
 //! `(x, c)` of [`MaxMargin::solve_augmented`] read `c` as a virtual last entry, [`super::points`]),
 //! `O(n + d)` for the scores and the separator, and the exact solve's factorisation, which shares one
 //! budget with the working set's points where they are copies (sparse data: its rows' coordinates in
-//! their span, [`super::span`]; dense rows are read in place, [`super::store`]); past it, or past the round and time limits of
+//! their span, [`super::span`]; dense rows are read in place, and copied only while they are at most
+//! an eighth of the data, [`super::store`]); past it, or past the round and time limits of
 //! [`MaxMarginParams`](super::MaxMarginParams), the answer is an honest `Inaccurate` with the last
 //! round's rigorous bracket.
 
@@ -145,7 +146,7 @@ impl MaxMargin {
             if violators.is_empty() {
                 return self.finish(&mut rounds, candidate);
             }
-            rounds.store.extend(violators);
+            rounds.store.extend(&violators);
             last = Some(candidate);
         }
     }
