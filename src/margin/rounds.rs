@@ -9,9 +9,10 @@
 //! rows. The cost that cannot be avoided is reading the data, so the method is built around full passes:
 //!
 //! 1. **Working set.** Start from the `4(d + 1)` rows of each class that score lowest under the
-//!    difference of the class means (one pass for the means, one for the scores). Sparse data in many dimensions can have
-//!    thousands of support rows, which rounds that grow the set from a guess find slowly; there a few
-//!    passes of dual coordinate descent choose the first set and its weights ([`super::descent`]).
+//!    difference of the class means (one pass for the means, one for the scores). Sparse data in many
+//!    dimensions can have thousands of support rows, which rounds that grow the set from a guess find
+//!    slowly; there a few passes of dual coordinate descent choose the first set and its weights
+//!    ([`super::descent`]).
 //! 2. **Exact solve on the working set.** Wolfe's minimum-norm-point algorithm ([`super::polish`]) on
 //!    the working set alone, warm-started from the previous round's support. On the few hundred or
 //!    thousand rows of a working set each of its iterations costs microseconds, and it ends at the exact
