@@ -3,7 +3,7 @@
 use super::*;
 
 /// A corral without its problem: what a solve keeps between rounds, while its working set (the problem)
-/// grows. Points never move when others join (see [`Problem::growing`]), so the factorisation stays
+/// grows. Points never move when others join (see [`Problem::in_place`]), so the factorisation stays
 /// valid and the next round starts where the last one ended, without refactoring.
 #[derive(Debug, Clone)]
 pub(crate) struct CorralParts {
