@@ -97,7 +97,7 @@ impl MaxMargin {
             }
             rounds.stats.rounds += 1;
             rounds.stats.working_set = rounds.store.rows().len();
-            let budget = rounds.store.copy_limit();
+            let budget = rounds.store.budget_values();
             let Some((problem, start)) = rounds.store.prepare() else {
                 let reason = format!(
                     "the working set grew to {} rows, beyond the {budget} values ({} bytes) its \

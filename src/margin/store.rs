@@ -50,7 +50,7 @@ pub(super) struct Store<'a> {
     /// The values the working set's points and the exact solve's factorisation may hold together (for
     /// sparse data `|W| × rank` points, whose packed coordinates take half as much again; dense points
     /// are read in place, their compact copy bounded by [`COPY_FRACTION`] instead).
-    copy_limit: usize,
+    budget_values: usize,
 }
 
 impl<'a> Store<'a> {
@@ -88,7 +88,7 @@ impl<'a> Store<'a> {
             span: (!dense).then(|| Span::new(data)),
             corral: None,
             weights: Vec::new(),
-            copy_limit: memory / size_of::<f64>(),
+            budget_values: memory / size_of::<f64>(),
         }
     }
 
@@ -125,14 +125,14 @@ impl<'a> Store<'a> {
                 // the rank can at most grow by the rows that joined, and never beyond d.
                 let joined = self.rows.len() - span.len();
                 let rank_bound = (span.rank() + joined).min(self.data.n_features());
-                if self.rows.len().saturating_mul(rank_bound) > self.copy_limit {
+                if self.rows.len().saturating_mul(rank_bound) > self.budget_values {
                     return None;
                 }
                 self.problem = None;
                 span.extend(self.data, &self.rows[span.len()..]);
             }
             if self.problem.is_none() {
-                if span.problem_values() > self.copy_limit {
+                if span.problem_values() > self.budget_values {
                     return None;
                 }
                 self.problem = Some(span.problem(self.data, self.bias));
@@ -165,8 +165,8 @@ impl<'a> Store<'a> {
     }
 
     /// The values the working set's points and the exact solve's factorisation may hold together.
-    pub(super) fn copy_limit(&self) -> usize {
-        self.copy_limit
+    pub(super) fn budget_values(&self) -> usize {
+        self.budget_values
     }
 
     /// Start the first solve from these weights, by position in the working set.
