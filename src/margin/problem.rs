@@ -260,11 +260,8 @@ impl<'a> Problem<'a> {
     #[inline]
     pub(crate) fn point<'s>(&'s self, i: usize, buffer: &'s mut Vec<f64>) -> &'s [f64] {
         match &self.points {
-            Storage::Copied(points) => {
-                let r = self.dim;
-                &points[i * r..(i + 1) * r]
-            }
-            Storage::InPlace(InPlace {
+            Storage::Copied(points)
+            | Storage::InPlace(InPlace {
                 copy: Some(points), ..
             }) => {
                 let r = self.dim;

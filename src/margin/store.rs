@@ -5,10 +5,10 @@
 //! mean with a free bias, scaled into the unit ball; [`Problem::in_place`] computes a point when it is
 //! read, and keeps a compact copy only while the working set is a small fraction of the data), so a row
 //! keeps its point when others join, and the active set's factorisation carries over from one round to
-//! the next. A sparse working set is
-//! held as its rows' coordinates in their span ([`Span`]), at most `|W| × rank` values whatever the
-//! columns its rows use. Those coordinates gain dimensions as rows join, so each round starts from the
-//! last one's weights instead, and a direction comes back as the rows' combination with its weights.
+//! the next. A sparse working set is held as its rows' coordinates in their span ([`Span`]), at most
+//! `|W| × rank` values whatever the columns its rows use. Those coordinates gain dimensions as rows
+//! join, so each round starts from the last one's weights instead, and a direction comes back as the
+//! rows' combination with its weights.
 
 use super::Bias;
 use super::accurate::{binary_exponent, times_power_of_two};
