@@ -257,6 +257,39 @@ fn a_dense_working_set_is_never_copied() {
     );
 }
 
+/// With hundreds of support rows in hundreds of dimensions, the factorisation's `Q` (as large as the
+/// support's rows) would pass half the data: past a quarter of it the solve drops `Q` and goes on with
+/// `R` alone, so what it adds to the data stays well under half of it, and it still certifies.
+#[test]
+fn a_support_of_many_rows_is_certified_within_half_the_data() {
+    let (n, d) = (1_000, 800);
+    let data = planted(23, n, d, 0.05);
+    let dataset_bytes = n * d * 8;
+    let _ = data.radius();
+    let base = LIVE.with(Cell::get);
+    PEAK.with(|p| p.set(base));
+    let result = max_margin(&data, Bias::Free).unwrap();
+    let peak = (PEAK.with(Cell::get) - base).max(0) as usize;
+    let MarginResult::Separable {
+        support, bracket, ..
+    } = &result
+    else {
+        panic!("{result:?}");
+    };
+    let q_bytes = support.len() * d * 8;
+    assert!(
+        q_bytes * 2 > dataset_bytes,
+        "{} support rows",
+        support.len()
+    );
+    assert!(
+        peak * 5 < dataset_bytes * 2,
+        "the solve allocated {peak} bytes at its peak, against {dataset_bytes} of data and \
+         {q_bytes} for Q"
+    );
+    assert!(bracket.1 - bracket.0 <= 1e-9 * bracket.1, "{result:?}");
+}
+
 /// The augmented problems `(x, c)` read `c` as a virtual last entry: the same answer as the solve on the
 /// augmented copy, for either storage, any `c`, separable or not, and at extreme scales.
 #[test]
@@ -379,9 +412,10 @@ fn the_geometry_never_copies_the_data() {
 }
 
 /// A dense working set's rows are read in place, so its memory budget holds the exact solve's
-/// factorisation alone (`Q`, `d` values a column, and the triangle `R`): past it the answer is an
-/// honest `Inaccurate` whose bracket holds the certified γ* and whose reason names the budget; a budget
-/// that holds a factorisation of every column there can be certifies the same bracket, however many rows
+/// factorisation alone: `Q` (`d` values a column) and the triangle `R` while they fit, `R` alone
+/// beyond. Past `R` the answer is an honest `Inaccurate` whose bracket holds the certified γ* and whose
+/// reason names the budget; a budget that holds `R` of every column there can be certifies γ* without
+/// `Q`, and one that holds `Q` too certifies the same bracket as the default budget, however many rows
 /// the working set holds.
 #[test]
 fn a_dense_working_set_beyond_its_memory_budget_is_inaccurate_and_says_why() {
@@ -405,11 +439,12 @@ fn a_dense_working_set_beyond_its_memory_budget_is_inaccurate_and_says_why() {
             .solve(&data)
             .unwrap()
     };
-    // `c` columns of `Q` and `R`: c·(d + ⌈c/2⌉ + 1) values.
+    // `c` columns of `Q` and `R`: c·(d + ⌈c/2⌉ + 1) values; of `R` alone c·(⌈c/2⌉ + 1).
     let factorisation = |c: usize| c * (d + c.div_ceil(2) + 1) * 8;
+    let triangle = |c: usize| c * (c.div_ceil(2) + 1) * 8;
     // The optimum's active set has a column for each support row but one of each class.
     let active_columns = support.len() - 2;
-    for budget in [1 << 10, factorisation(active_columns / 2)] {
+    for budget in [1 << 10, triangle(active_columns / 2)] {
         let small = solve_within(budget);
         let (lower, upper) = common::inaccurate_because(&small, "working_set_memory");
         assert!(
@@ -417,6 +452,22 @@ fn a_dense_working_set_beyond_its_memory_budget_is_inaccurate_and_says_why() {
             "{budget}: {small:?}"
         );
     }
+    // `R` of every column the centred points can have (d), and not `Q` of half as many: certified
+    // without `Q`, a bracket as narrow that holds the same γ*.
+    assert!(triangle(d) < factorisation(active_columns / 2));
+    let without_q = solve_within(triangle(d));
+    let MarginResult::Separable {
+        bracket: (lower, upper),
+        ..
+    } = &without_q
+    else {
+        panic!("{without_q:?}");
+    };
+    assert!(
+        *lower <= bracket.1 && bracket.0 <= *upper,
+        "{without_q:?} against {certified:?}"
+    );
+    assert!(upper - lower <= 1e-9 * upper, "{without_q:?}");
     // Far less than a copy of the working set's rows would need.
     let fits = factorisation(d);
     assert!(fits < stats.working_set * d * 8, "{fits} {stats:?}");

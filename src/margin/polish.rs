@@ -67,8 +67,9 @@ pub(crate) struct PolishSettings {
     pub pricing: usize,
     /// No iteration starts after this.
     pub deadline: Option<std::time::Instant>,
-    /// The values the active set's factorisation may hold (`Q` and `R`); a row that would pass it does
-    /// not join, and when no row can, the polish ends with [`PolishStatus::MemoryLimit`].
+    /// The values the active set's factorisation may hold (`R`, and `Q` while it fits); a row that would
+    /// take `R` past it does not join, and when no row can, the polish ends with
+    /// [`PolishStatus::MemoryLimit`].
     pub factor_values: usize,
 }
 
@@ -115,7 +116,7 @@ pub(crate) fn polish(
             members.sort_unstable();
             members.dedup();
             let columns = members.len().saturating_sub(groups).min(problem.dim());
-            if Corral::values_for(problem, columns) > settings.factor_values {
+            if Corral::implicit_values_for(columns) > settings.factor_values {
                 return Polished {
                     rows: Vec::new(),
                     weights: Vec::new(),
@@ -126,10 +127,15 @@ pub(crate) fn polish(
                 };
             }
             let mut corral = Corral::new(problem);
+            corral.limit_values(settings.factor_values);
             corral.reset(&start);
             corral
         }
-        Start::Resume(parts) => Corral::resume(problem, parts),
+        Start::Resume(parts) => {
+            let mut corral = Corral::resume(problem, parts);
+            corral.limit_values(settings.factor_values);
+            corral
+        }
     };
     let mut accurate_mode = corral.is_accurate();
 
@@ -470,7 +476,8 @@ mod tests {
         // Every row, with a duplicate: at most 12 affinely independent columns.
         let mut start: Vec<(usize, f64)> = all.iter().map(|&i| (i, 1.0)).collect();
         start.push((3, 1.0));
-        let needed = Corral::values_for(&problem, 12);
+        // `R` alone is the least a factorisation of 12 columns holds.
+        let needed = Corral::implicit_values_for(12);
         let refused = polish(
             &problem,
             &all,
@@ -484,9 +491,19 @@ mod tests {
         );
         assert!(refused.rows.is_empty());
         assert_eq!(refused.w, vec![0.0; 12]);
-        // The budget that holds the factorisation lets the same start through.
-        let solved = polish(&problem, &all, Start::Weights(start), settings(needed));
-        assert_ne!(solved.status, PolishStatus::MemoryLimit);
-        assert!(solved.iterations > 0);
+        // The budget that holds `R` lets the same start through (without `Q`), and so does the one
+        // that holds `Q` too, to the same end (these points are not separable: the hull meets 0).
+        let without_q = polish(
+            &problem,
+            &all,
+            Start::Weights(start.clone()),
+            settings(needed),
+        );
+        let with_q = Corral::values_for(&problem, 12);
+        let solved = polish(&problem, &all, Start::Weights(start), settings(with_q));
+        for polished in [&without_q, &solved] {
+            assert_eq!(polished.status, PolishStatus::Zero);
+            assert!(polished.iterations > 0);
+        }
     }
 }

@@ -255,6 +255,20 @@ impl<'a> Problem<'a> {
         }
     }
 
+    /// The values of the dataset an in-place problem reads its points from (`None` for a copied
+    /// problem): the scale the exact solve's factorisation is held to ([`super::corral`]).
+    pub(crate) fn data_values(&self) -> Option<usize> {
+        match &self.points {
+            Storage::Copied(_) => None,
+            Storage::InPlace(in_place) => Some(
+                in_place
+                    .data
+                    .n_samples()
+                    .saturating_mul(in_place.data.n_features()),
+            ),
+        }
+    }
+
     /// Point `i`: the copy's row, or, when the points are read in place, the point computed into
     /// `buffer` (whose contents are replaced).
     #[inline]

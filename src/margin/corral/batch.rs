@@ -28,6 +28,11 @@ pub(super) struct Projection {
     sizes: Vec<f64>,
     /// The columns of `Q` the pass covered.
     projected: usize,
+    /// Projected with `Q` implicit: the unit columns of the rows of the batch that joined since, in
+    /// order (the explicit `Q` holds them itself).
+    implicit: Option<Vec<Vec<f64>>>,
+    /// A lower bound of `κ(R)` when projected without `Q` ([`Corral::condition_estimate`]).
+    condition: f64,
 }
 
 impl Corral<'_> {
@@ -52,7 +57,7 @@ impl Corral<'_> {
         while next < candidates.len() {
             // No more rows than can still join: where the support nearly spans the space (few
             // dimensions), a projection for every row wanted would mostly be thrown away.
-            let room = self.problem.dim().saturating_sub(self.q.len());
+            let room = self.problem.dim().saturating_sub(self.columns.len());
             let size = wanted.saturating_sub(added.rows.len()).min(room).max(1);
             let chunk = &candidates[next..(next + size).min(candidates.len())];
             next += chunk.len();
@@ -72,6 +77,12 @@ impl Corral<'_> {
                     || (self.is_full() && !added.rows.is_empty())
                 {
                     return added;
+                }
+                if !self.implicit
+                    && self.values_with_one_more() > self.explicit_values.min(factor_values)
+                {
+                    // The rest of the batch is projected again without `Q`, in `append_projected`.
+                    self.drop_q();
                 }
                 if self.values_with_one_more() > factor_values {
                     added.over_budget = true;
@@ -103,6 +114,9 @@ impl Corral<'_> {
     /// instead of once a row, but every row's column meets the same operations in the same order as in
     /// `append`, so the bits are the same.
     pub(super) fn project(&self, rows: &[usize]) -> Projection {
+        if self.implicit {
+            return self.project_implicitly(rows);
+        }
         // A deletion whose rotations were all identities queues none but still leaves a column to drop.
         debug_assert!(
             self.pending.is_empty() && self.q.len() == self.columns.len(),
@@ -146,6 +160,60 @@ impl Corral<'_> {
             coefficients,
             sizes,
             projected: self.q.len(),
+            implicit: None,
+            condition: 1.0,
+        }
+    }
+
+    /// [`Corral::project`] without `Q`: a classical Gram–Schmidt pass through `R` (see `implicit`), each
+    /// point of the support read once for the whole batch, and a second one for the columns that the
+    /// first may have left short of orthogonal ([`Corral::needs_second_pass`]).
+    fn project_implicitly(&self, rows: &[usize]) -> Projection {
+        let mut columns: Vec<Vec<f64>> = rows.iter().map(|&i| self.column_of(i)).collect();
+        let sizes: Vec<f64> = columns
+            .iter()
+            .map(|e| dot(e, e, Summation::Fast).sqrt())
+            .collect();
+        let m = self.columns.len();
+        let mut coefficients: Vec<Vec<f64>> = rows
+            .iter()
+            .map(|_| {
+                let mut c = Vec::with_capacity(m + rows.len() + 1);
+                c.resize(m, 0.0);
+                c
+            })
+            .collect();
+        self.implicit_pass(&mut columns, &mut coefficients);
+        let condition = self.condition_estimate();
+        let again: Vec<usize> = (0..rows.len())
+            .filter(|&k| {
+                let rest = dot(&columns[k], &columns[k], Summation::Fast).sqrt();
+                self.needs_second_pass(sizes[k], rest, condition)
+            })
+            .collect();
+        if !again.is_empty() {
+            let mut second: Vec<Vec<f64>> = again
+                .iter()
+                .map(|&k| std::mem::take(&mut columns[k]))
+                .collect();
+            let mut second_coefficients: Vec<Vec<f64>> = again
+                .iter()
+                .map(|&k| std::mem::take(&mut coefficients[k]))
+                .collect();
+            self.implicit_pass(&mut second, &mut second_coefficients);
+            for ((&k, e), c) in again.iter().zip(second).zip(second_coefficients) {
+                columns[k] = e;
+                coefficients[k] = c;
+            }
+        }
+        Projection {
+            rows: rows.to_vec(),
+            columns,
+            coefficients,
+            sizes,
+            projected: m,
+            implicit: Some(Vec::new()),
+            condition,
         }
     }
 
@@ -160,17 +228,45 @@ impl Corral<'_> {
         batch: &mut Projection,
         k: usize,
     ) -> Result<(), Vec<f64>> {
+        let current = self.implicit
+            && batch
+                .implicit
+                .as_ref()
+                .is_some_and(|fresh| batch.projected + fresh.len() == self.columns.len());
+        if self.implicit && !current {
+            // Projected with the `Q` since dropped: again, without it.
+            let again = self.project_implicitly(&[batch.rows[k]]);
+            batch.condition = again.condition;
+            batch.columns[k] = again.columns.into_iter().next().unwrap_or_default();
+            batch.coefficients[k] = again.coefficients.into_iter().next().unwrap_or_default();
+        }
         let mut e = std::mem::take(&mut batch.columns[k]);
         let mut coefficients = std::mem::take(&mut batch.coefficients[k]);
         let size = batch.sizes[k];
-        if self.q.len() >= e.len() {
+        let columns = self.columns.len();
+        if columns >= e.len() {
             return Err(coefficients);
         }
-        coefficients.resize(self.q.len(), 0.0);
-        let since = batch.projected.min(self.q.len());
-        sweep(&self.q[since..], &mut e, &mut coefficients[since..]);
-        let mut rest = dot(&e, &e, Summation::Fast).sqrt();
-        if rest <= REORTHOGONALISE * size {
+        coefficients.resize(columns, 0.0);
+        let mut rest = if self.implicit {
+            if current {
+                let fresh = batch.implicit.as_deref().unwrap_or_default();
+                sweep(fresh, &mut e, &mut coefficients[batch.projected..]);
+            }
+            let rest = dot(&e, &e, Summation::Fast).sqrt();
+            if self.needs_second_pass(size, rest, batch.condition) {
+                self.implicit_pass(
+                    std::slice::from_mut(&mut e),
+                    std::slice::from_mut(&mut coefficients),
+                );
+            }
+            dot(&e, &e, Summation::Fast).sqrt()
+        } else {
+            let since = batch.projected.min(self.q.len());
+            sweep(&self.q[since..], &mut e, &mut coefficients[since..]);
+            dot(&e, &e, Summation::Fast).sqrt()
+        };
+        if !self.implicit && rest <= REORTHOGONALISE * size {
             sweep(&self.q, &mut e, &mut coefficients);
             rest = dot(&e, &e, Summation::Fast).sqrt();
         }
@@ -185,7 +281,11 @@ impl Corral<'_> {
             let base_sum = self.base_sum();
             self.qtb.push(dot(&e, &base_sum, Summation::Fast));
         }
-        self.q.push(e);
+        match batch.implicit.as_mut() {
+            Some(fresh) if self.implicit => fresh.push(e),
+            _ if self.implicit => {}
+            _ => self.q.push(e),
+        }
         self.column_of[batch.rows[k]] = self.columns.len();
         self.columns.push(batch.rows[k]);
         Ok(())
@@ -231,7 +331,7 @@ mod tests {
         problem
     }
 
-    /// The polish's loop before batches: `add` one row at a time.
+    /// The polish's loop before batches: `add` one row at a time (dropping `Q` where the batch does).
     fn one_by_one(
         corral: &mut Corral<'_>,
         candidates: &[usize],
@@ -249,6 +349,9 @@ mod tests {
                 || (corral.is_full() && !added.rows.is_empty())
             {
                 break;
+            }
+            if !corral.implicit && corral.values_with_one_more() > budget {
+                corral.drop_q();
             }
             if corral.values_with_one_more() > budget {
                 added.over_budget = true;
@@ -274,8 +377,9 @@ mod tests {
             (40, 12, vec![7, 9, 5, 6, 8, 10, 11, 12, 13], 4, unlimited),
             // Few dimensions: the columns span the space before the batch is through.
             (30, 5, (3..30).collect(), 8, unlimited),
-            // A budget for about three more columns.
-            (40, 12, (3..30).collect(), 8, 7 * (12 + 5)),
+            // A budget for `Q` and `R` of two columns, and `R` alone of three more: `Q` is dropped at
+            // once, and the sixth column is refused.
+            (40, 12, (3..30).collect(), 8, Corral::implicit_values_for(5)),
             (40, 12, (3..30).collect(), 1, unlimited),
         ];
         for (n, dim, candidates, wanted, budget) in cases {
@@ -294,7 +398,18 @@ mod tests {
             assert_eq!(batched.rows, single.rows, "{case}");
             assert_eq!(batched.columns, single.columns, "{case}");
             assert_eq!(bits(&batched.q), bits(&single.q), "{case}: Q");
-            assert_eq!(bits(&batched.r), bits(&single.r), "{case}: R");
+            assert_eq!(batched.implicit, budget != unlimited, "{case}");
+            if batched.implicit {
+                // Without `Q` the batch's columns are swept against each other by modified
+                // Gram–Schmidt, one by one through `R` by classical: the same factor to rounding.
+                for (a, b) in batched.r.iter().zip(&single.r) {
+                    for (x, y) in a.iter().zip(b) {
+                        assert!((x - y).abs() < 1e-12, "{case}: R {x} against {y}");
+                    }
+                }
+            } else {
+                assert_eq!(bits(&batched.r), bits(&single.r), "{case}: R");
+            }
             // Each case does what it is there for.
             if candidates[0] == 7 {
                 assert!(!got.rows.contains(&7) && !got.rows.contains(&9), "{case}");

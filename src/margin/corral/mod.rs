@@ -11,12 +11,17 @@
 //! is next read, so that a minor cycle's deletions read `Q` once between them), so that one iteration of the
 //! polish costs a pass over the data rather than a factorisation. The members are kept affinely
 //! independent (Carathéodory's reduction when a start is degenerate), so `R` is always non-singular.
+//!
+//! `Q` is as large as `|S|` rows of the data: past a share of the data (and of the memory budget) it is
+//! dropped, and every product with it goes through `R` and the support's points instead (see
+//! `implicit`).
 
 use super::accurate::CompensatedVector;
 use super::problem::Problem;
 use crate::simd::{Summation, axpy, dot, rot};
 
 mod batch;
+mod implicit;
 mod parts;
 mod qr;
 
@@ -36,8 +41,12 @@ pub(crate) struct Corral<'a> {
     columns: Vec<usize>,
     /// Columns of `Q` (each of length `r`), as they stood before the rotations in `pending`: a
     /// deletion's rotations are queued, and the columns that rotations pushed past the end are dropped,
-    /// when `Q` is next read ([`Corral::apply_rotations`]).
+    /// when `Q` is next read ([`Corral::apply_rotations`]). Empty once `Q` is implicit.
     q: Vec<Vec<f64>>,
+    /// `Q` was dropped: it is `E·R⁻¹`, applied through the points (see `implicit`).
+    implicit: bool,
+    /// The most values `Q` and `R` may hold while `Q` is explicit.
+    explicit_values: usize,
     /// Rotations `(i, c, s)` of columns `i, i+1` of `Q`, in the order they were found.
     pending: Vec<(usize, f64, f64)>,
     /// Columns of `R`: column `j` holds `R[0..=j, j]` and one spare row below, zero in the triangle, which
@@ -80,6 +89,8 @@ impl<'a> Corral<'a> {
             base: vec![None; problem.groups()],
             columns: Vec::new(),
             q: Vec::new(),
+            implicit: false,
+            explicit_values: Self::explicit_values_for(problem.data_values()),
             pending: Vec::new(),
             r: Vec::new(),
             accurate: true,
@@ -94,15 +105,26 @@ impl<'a> Corral<'a> {
         self.columns.len() >= self.problem.dim()
     }
 
-    /// The values the factorisation holds with one more column: `Q` (`dim` a column) and `R` (`j + 2`
-    /// in column `j`), for the memory budget of [`PolishSettings`](super::polish::PolishSettings).
+    /// The values the factorisation holds with one more column: `R` (`j + 2` in column `j`), and `Q`
+    /// (`dim` a column) while it is explicit, for the memory budget of
+    /// [`PolishSettings`](super::polish::PolishSettings).
     pub(crate) fn values_with_one_more(&self) -> usize {
-        Self::values_for(self.problem, self.columns.len() + 1)
+        if self.implicit {
+            Self::implicit_values_for(self.columns.len() + 1)
+        } else {
+            Self::values_for(self.problem, self.columns.len() + 1)
+        }
     }
 
-    /// The values a factorisation of `columns` columns holds on `problem`.
+    /// The values a factorisation of `columns` columns holds on `problem` with `Q`.
     pub(crate) fn values_for(problem: &Problem, columns: usize) -> usize {
         columns.saturating_mul(problem.dim() + columns.div_ceil(2) + 1)
+    }
+
+    /// Hold the factorisation to `factor_values` values: `Q` is dropped before it would pass them
+    /// (or its share of the data), and `R` alone must stay within them.
+    pub(crate) fn limit_values(&mut self, factor_values: usize) {
+        self.explicit_values = self.explicit_values.min(factor_values);
     }
 
     /// Whether points and normals are computed in twice working precision.
@@ -161,6 +183,10 @@ impl<'a> Corral<'a> {
             }
         }
         self.normalise();
+        let columns = self.rows.len().saturating_sub(self.problem.groups());
+        if Self::values_for(self.problem, columns.min(self.problem.dim())) > self.explicit_values {
+            self.drop_q();
+        }
         self.refactor();
     }
 
@@ -363,12 +389,14 @@ impl<'a> Corral<'a> {
         };
         let mut t = self.back_substitute(&self.qtb);
         t.iter_mut().for_each(|x| *x = -*x);
-        if self.accurate {
+        // Without `Q`, `t` solves the semi-normal equations, accurate to `κ(R)²·u` only: refined too
+        // when that could pass what plain arithmetic allows.
+        if self.accurate || (self.implicit && self.may_be_ill_conditioned()) {
             for _ in 0..2 {
                 let rest = base_weights(&t);
                 let v = self.combine(|i| value(&t, &rest, i));
                 // The least-squares correction: δ = R⁻¹·Qᵀ·v, t ← t − δ.
-                let c: Vec<f64> = self.q.iter().map(|q| dot(q, &v, Summation::Fast)).collect();
+                let c = self.qt_times(&v, false);
                 let delta = self.back_substitute(&c);
                 let mut changed = 0.0f64;
                 for (tc, d) in t.iter_mut().zip(&delta) {
@@ -396,10 +424,11 @@ impl<'a> Corral<'a> {
         self.apply_rotations();
         let mut w = v.to_vec();
         if !self.accurate {
-            // Well-scaled margins: one plain projection is plenty.
-            let c: Vec<f64> = self.q.iter().map(|q| dot(q, &w, Summation::Fast)).collect();
-            for (q, &ck) in self.q.iter().zip(&c) {
-                axpy(-ck, q, &mut w);
+            // Well-scaled margins: one plain projection is plenty (two without `Q`, whose products
+            // through `R` are less accurate).
+            for _ in 0..if self.implicit { 2 } else { 1 } {
+                let c = self.qt_times(&w, false);
+                self.q_times_each(&c, |ck, q| axpy(-ck, q, &mut w));
             }
             let norm = dot(&w, &w, Summation::Fast).sqrt();
             if norm > 0.0 && norm.is_finite() {
@@ -408,18 +437,12 @@ impl<'a> Corral<'a> {
             return w;
         }
         for _ in 0..2 {
-            let c: Vec<f64> = self
-                .q
-                .iter()
-                .map(|q| super::accurate::dot2(q, &w).0)
-                .collect();
+            let c = self.qt_times(&w, true);
             // Fed column by column: the same sums in the same order as a component-by-component loop,
             // but reading each column of Q contiguously, vectorised.
             let mut acc = CompensatedVector::zeros(w.len());
             acc.add(&w);
-            for (q, &ck) in self.q.iter().zip(&c) {
-                acc.add_scaled(-ck, q);
-            }
+            self.q_times_each(&c, |ck, q| acc.add_scaled(-ck, q));
             w = acc.values();
         }
         // Refine: the normal must satisfy w·(zₖ − z_base) = 0 for every column. The residuals are
@@ -455,11 +478,11 @@ impl<'a> Corral<'a> {
                 }
                 y[j] = value / self.r[j][j];
             }
-            for (q, &yk) in self.q.iter().zip(&y) {
+            self.q_times_each(&y, |yk, q| {
                 for (wj, &qj) in w.iter_mut().zip(q) {
                     *wj -= yk * qj;
                 }
-            }
+            });
         }
         let norm = super::accurate::dot2(&w, &w).0.sqrt();
         if norm > 0.0 && norm.is_finite() {

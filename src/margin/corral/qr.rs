@@ -24,11 +24,11 @@ impl Corral<'_> {
     /// on the columns already there.
     pub(super) fn append(&mut self, row: usize) -> Result<(), Vec<f64>> {
         self.apply_rotations();
-        if self.q.len() >= self.problem.dim() {
+        if self.columns.len() >= self.problem.dim() {
             // Q already spans the whole space: every column depends on it, and its coefficients are
             // still needed by Carathéodory's reduction.
             let e = self.column_of(row);
-            return Err(self.q.iter().map(|q| dot(q, &e, Summation::Fast)).collect());
+            return Err(self.qt_times(&e, false));
         }
         let mut batch = self.project(&[row]);
         self.append_projected(&mut batch, 0)
@@ -49,11 +49,7 @@ impl Corral<'_> {
     pub(super) fn refresh_qtb(&mut self) {
         self.apply_rotations();
         let base_sum = self.base_sum();
-        self.qtb = self
-            .q
-            .iter()
-            .map(|q| dot(q, &base_sum, Summation::Fast))
-            .collect();
+        self.qtb = self.qt_times(&base_sum, false);
         self.qtb_valid = true;
     }
 
@@ -201,7 +197,9 @@ impl Corral<'_> {
         if self.qtb_valid && i + 1 < self.qtb.len() {
             rotate_rows(&mut self.qtb, i, c, s);
         }
-        self.pending.push((i, c, s));
+        if !self.implicit {
+            self.pending.push((i, c, s));
+        }
     }
 
     /// Apply the queued rotations to `Q` and drop the columns they pushed past the end. A minor cycle

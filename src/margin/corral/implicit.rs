@@ -1,0 +1,369 @@
+//! The factorisation without `Q`: `R` alone, with `Q = E·R⁻¹` applied through the points.
+//!
+//! `Q` holds `|S| × r` values, as many as `|S|` rows of the data: with thousands of support rows in
+//! thousands of dimensions (the 9000 × 7000 set of the README, 4789 of them) it is half the data again,
+//! while `R` is `|S|²/2`. So the corral keeps `Q` only while `Q` and `R` take at most a fraction of the
+//! data ([`EXPLICIT_FRACTION`], and never past the solve's memory budget), then drops it and works with
+//! `R` alone: the data's rows are there already, read in place, and `E = Q·R` gives every product with `Q`
+//! from the columns `eₖ = zₖ − z_b`, at the price of reading the support's points where `Q` was read.
+//!
+//! - `Qᵀ·v = R⁻ᵀ·(Eᵀ·v)` and `Q·y = E·(R⁻¹·y)`: a pass over the support's points and two triangular
+//!   solves, instead of a pass over `Q`.
+//! - A new column is projected by classical Gram–Schmidt through these products, twice (the
+//!   "corrected semi-normal equations" of Björck, *Numerical Methods for Least Squares Problems*, §6.6):
+//!   a first pass alone is accurate only to `κ(R)²·u`, the second brings the residual back to the
+//!   accuracy of the explicit `Q`'s (`κ(R)·u`) whenever `κ(R)²·u < 1`. The batch of the polish's
+//!   violators is projected together, each point of the support read once a pass for all of them (as
+//!   `batch` reads `Q` once), and the columns that join from the same batch are swept by modified
+//!   Gram–Schmidt against the batch's own new unit columns, which it holds until it is through.
+//! - A deletion rotates `R` (and `Qᵀ·z_B`) only, which is cheaper than with `Q`.
+//! - The affine minimiser's weights from `R⁻ᵀ·Eᵀ·z_B` alone are the semi-normal equations' solution,
+//!   so they are always refined with residuals computed from the points (as the twice-working-precision
+//!   mode does), and the normal is projected twice in either mode.
+//!
+//! What is rigorous does not change: the bracket is evaluated on the data from the separator and the
+//! hull point whatever their accuracy. A `Q` applied through `R` is less accurate on ill-conditioned
+//! supports, which can cost iterations, never a false answer.
+
+use super::super::accurate::{UNIT_ROUNDOFF, dot2};
+use super::*;
+
+/// `Q` is kept while `Q` and `R` take at most this fraction (`1/EXPLICIT_FRACTION`) of the values of
+/// the data the points are read from, so that the solve's peak stays near `1 + 1/EXPLICIT_FRACTION`
+/// times the data's (#14 asks for at most 1.5).
+pub(super) const EXPLICIT_FRACTION: usize = 4;
+
+/// Up to this many values (1 MiB) `Q` is kept whatever the data's size: a small dataset's
+/// factorisation is small in bytes whatever its share of the data, and the explicit `Q` is the faster
+/// and the more accurate.
+pub(super) const EXPLICIT_FLOOR: usize = 1 << 17;
+
+/// The relative error the affine minimiser's weights may have from the semi-normal equations alone
+/// (the plain arithmetic's own allowance, `polish::PLAIN_ENOUGH`); past it they are refined.
+const SEMI_NORMAL_ENOUGH: f64 = 1e-10;
+
+/// How far from orthogonal to the others (relative to its length) a column appended without `Q` may
+/// be after one pass: the scale of `DEPENDENT`, below which a column counts as dependent anyway. The
+/// explicit `Q`'s one modified Gram–Schmidt pass is held to about `10·u`; through `R` the bound carries
+/// `κ(R)²`, and holding it to `10·u` would take the second pass on every column of a support whose
+/// `R` is conditioned worse than about 3 (most, on random data), doubling the appends' cost.
+const IMPLICIT_ORTHOGONALITY: f64 = 1e-13;
+
+impl Corral<'_> {
+    /// The most values `Q` and `R` may take while `Q` is explicit, for points read in place from a
+    /// dataset of `data_values` values.
+    pub(super) fn explicit_values_for(data_values: Option<usize>) -> usize {
+        data_values.map_or(usize::MAX, |values| {
+            (values / EXPLICIT_FRACTION).max(EXPLICIT_FLOOR)
+        })
+    }
+
+    /// The values `R` alone holds with `columns` columns.
+    pub(crate) fn implicit_values_for(columns: usize) -> usize {
+        columns.saturating_mul(columns.div_ceil(2) + 1)
+    }
+
+    /// Drop `Q` and go on with `R` alone.
+    pub(super) fn drop_q(&mut self) {
+        self.apply_rotations();
+        self.q = Vec::new();
+        self.pending = Vec::new();
+        self.implicit = true;
+    }
+
+    /// `Qᵀ·v`, each product in the Fast order, or in twice working precision when `precise`.
+    pub(super) fn qt_times(&self, v: &[f64], precise: bool) -> Vec<f64> {
+        if !self.implicit {
+            return if precise {
+                self.q.iter().map(|q| dot2(q, v).0).collect()
+            } else {
+                self.q.iter().map(|q| dot(q, v, Summation::Fast)).collect()
+            };
+        }
+        let mut buffer = Vec::new();
+        let mut score = |i: usize| {
+            let label = self.problem.labels[i];
+            if precise {
+                label * dot2(self.problem.point(i, &mut buffer), v).0
+            } else {
+                label * self.problem.dot_fast(i, v, &mut buffer)
+            }
+        };
+        let base_scores: Vec<f64> = self
+            .base
+            .iter()
+            .map(|b| b.map_or(0.0, &mut score))
+            .collect();
+        let et: Vec<f64> = self
+            .columns
+            .iter()
+            .map(|&c| score(c) - base_scores[self.problem.group(c)])
+            .collect();
+        self.forward_substitute(&et)
+    }
+
+    /// Feed `sink` the terms of `Q·y`, `(coefficient, vector)`: the columns of `Q` with `y`, or, when
+    /// `Q` is implicit, `E·R⁻¹·y` as the support's points (each read once) with their coefficients.
+    pub(super) fn q_times_each(&self, y: &[f64], mut sink: impl FnMut(f64, &[f64])) {
+        if !self.implicit {
+            for (q, &yk) in self.q.iter().zip(y) {
+                sink(yk, q);
+            }
+            return;
+        }
+        let x = self.back_substitute(y);
+        self.points_times_each(std::slice::from_ref(&x), |_, coefficient, point| {
+            sink(coefficient, point)
+        });
+    }
+
+    /// `E·xₛ` for each `xₛ` of `steps`, fed to `sink(s, coefficient, point)` point by point: `E·x =
+    /// Σₖ xₖ·yₖ·pₖ − Σ_g (Σ_{k∈g} xₖ)·y_b·p_b`, each point formed once for all the steps.
+    fn points_times_each(&self, steps: &[Vec<f64>], mut sink: impl FnMut(usize, f64, &[f64])) {
+        let groups = self.problem.groups();
+        let mut totals = vec![vec![0.0; groups]; steps.len()];
+        let mut buffer = Vec::new();
+        for (k, &c) in self.columns.iter().enumerate() {
+            let (label, group) = (self.problem.labels[c], self.problem.group(c));
+            let point = self.problem.point(c, &mut buffer);
+            for (s, (x, total)) in steps.iter().zip(&mut totals).enumerate() {
+                sink(s, x[k] * label, point);
+                total[group] += x[k];
+            }
+        }
+        for (g, base) in self.base.iter().enumerate() {
+            if let Some(b) = *base {
+                let label = self.problem.labels[b];
+                let point = self.problem.point(b, &mut buffer);
+                for (s, total) in totals.iter().enumerate() {
+                    if total[g] != 0.0 {
+                        sink(s, -total[g] * label, point);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A lower bound of `κ(R)`: its longest column over its least diagonal entry (`O(|S|²)`, a fraction
+    /// of one pass over the support). A lower bound can miss an ill-conditioned `R`, so what depends on
+    /// it decides how much work the accuracy takes, never the bracket, which is rigorous whatever the
+    /// factorisation's accuracy.
+    pub(super) fn condition_estimate(&self) -> f64 {
+        let longest = self
+            .r
+            .iter()
+            .map(|column| dot(column, column, Summation::Fast))
+            .fold(0.0, f64::max)
+            .sqrt();
+        let least = (0..self.r.len())
+            .map(|j| self.r[j][j].abs())
+            .fold(f64::INFINITY, f64::min);
+        if self.r.is_empty() {
+            1.0
+        } else {
+            longest / least
+        }
+    }
+
+    /// Whether `R` may be conditioned badly enough that the semi-normal equations' `κ(R)²·u` passes
+    /// [`SEMI_NORMAL_ENOUGH`].
+    pub(super) fn may_be_ill_conditioned(&self) -> bool {
+        let condition = self.condition_estimate();
+        // A NaN (an empty or zero triangle) counts as ill-conditioned.
+        condition.is_nan() || condition * condition * UNIT_ROUNDOFF > SEMI_NORMAL_ENOUGH
+    }
+
+    /// Whether a column of length `size` that one pass through `R` (conditioned about `condition`) left
+    /// at length `rest` needs a second: when the pass cancelled most of it, as with `Q`
+    /// (`REORTHOGONALISE`), or when its loss of orthogonality, about `κ(R)²·u·size/rest`, may pass
+    /// [`IMPLICIT_ORTHOGONALITY`].
+    pub(super) fn needs_second_pass(&self, size: f64, rest: f64, condition: f64) -> bool {
+        rest <= REORTHOGONALISE * size
+            || condition.is_nan()
+            || condition * condition * UNIT_ROUNDOFF * size > IMPLICIT_ORTHOGONALITY * rest
+    }
+
+    /// Solve `Rᵀ·y = c` for the leading `c.len()` columns (`R` by columns: each step one contiguous
+    /// product).
+    pub(super) fn forward_substitute(&self, c: &[f64]) -> Vec<f64> {
+        let mut y = Vec::with_capacity(c.len());
+        for (j, &cj) in c.iter().enumerate() {
+            let value = cj - dot(&self.r[j][..j], &y, Summation::Fast);
+            y.push(value / self.r[j][j]);
+        }
+        y
+    }
+
+    /// One classical Gram–Schmidt pass of the `columns` over `E` through `R`: `y = R⁻ᵀ·Eᵀ·b` added to
+    /// each column's coefficients and `b ← b − E·R⁻¹·y`, each point of the support formed once a pass
+    /// for the whole batch.
+    pub(super) fn implicit_pass(&self, columns: &mut [Vec<f64>], coefficients: &mut [Vec<f64>]) {
+        let m = self.columns.len();
+        if m == 0 || columns.is_empty() {
+            return;
+        }
+        // Eᵀ·b from the points' products: `yₖ·pₖ·b − y_b·p_b·b`.
+        let mut buffer = Vec::new();
+        let scores = |i: usize, buffer: &mut Vec<f64>| -> Vec<f64> {
+            let label = self.problem.labels[i];
+            let point = self.problem.point(i, buffer);
+            columns
+                .iter()
+                .map(|b| label * dot(point, b, Summation::Fast))
+                .collect()
+        };
+        let base_scores: Vec<Option<Vec<f64>>> = self
+            .base
+            .iter()
+            .map(|b| b.map(|b| scores(b, &mut buffer)))
+            .collect();
+        let mut products = vec![vec![0.0; m]; columns.len()];
+        for (k, &c) in self.columns.iter().enumerate() {
+            let own = scores(c, &mut buffer);
+            let base = base_scores[self.problem.group(c)]
+                .as_ref()
+                .expect("every group with columns has a base");
+            for ((p, s), t) in products.iter_mut().zip(&own).zip(base) {
+                p[k] = s - t;
+            }
+        }
+        let mut steps = Vec::with_capacity(columns.len());
+        for (p, coefficients) in products.iter().zip(coefficients.iter_mut()) {
+            let y = self.forward_substitute(p);
+            for (c, &yk) in coefficients.iter_mut().zip(&y) {
+                *c += yk;
+            }
+            steps.push(self.back_substitute(&y));
+        }
+        self.points_times_each(&steps, |s, coefficient, point| {
+            axpy(-coefficient, point, &mut columns[s]);
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::margin::Bias;
+
+    /// `n` scattered points in `dim` coordinates with a free bias (two groups), alternating labels.
+    fn problem(n: usize, dim: usize) -> Problem<'static> {
+        let mut problem = Problem::growing(Bias::Free, dim);
+        for (i, row) in crate::margin::problem::scattered_rows(n, dim)
+            .into_iter()
+            .enumerate()
+        {
+            problem.push(row, if i % 2 == 0 { 1.0 } else { -1.0 });
+        }
+        problem
+    }
+
+    fn largest_difference(a: &[f64], b: &[f64]) -> f64 {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn the_implicit_q_is_the_explicit_one() {
+        // The same rows join two corrals, one of which drops `Q` halfway: `Qᵀ·v`, `Q·y`, the normal, the
+        // affine minimiser and the columns that join afterwards agree with the explicit ones to rounding.
+        let problem = problem(40, 24);
+        let start = [(0, 0.5), (1, 0.5), (2, 0.25), (3, 0.25)];
+        let (mut explicit, mut implicit) = (Corral::new(&problem), Corral::new(&problem));
+        for corral in [&mut explicit, &mut implicit] {
+            corral.reset(&start);
+            let added = corral.add_batch(&(4..14).collect::<Vec<_>>(), 10, usize::MAX);
+            assert_eq!(added.rows.len(), 10);
+        }
+        implicit.drop_q();
+        assert!(implicit.implicit && implicit.q.is_empty());
+        for corral in [&mut explicit, &mut implicit] {
+            // Across a batch: the later rows are swept against the earlier ones' new columns.
+            let added = corral.add_batch(&(14..26).collect::<Vec<_>>(), 12, usize::MAX);
+            assert_eq!(added.rows.len(), 12);
+            corral.remove(7);
+            corral.remove(0);
+        }
+        explicit.apply_rotations();
+        assert_eq!(explicit.columns, implicit.columns);
+        for (a, b) in explicit.r.iter().zip(&implicit.r) {
+            assert!(largest_difference(a, b) < 1e-12, "R: {a:?} against {b:?}");
+        }
+        let v: Vec<f64> = (0..24).map(|j| (j as f64 * 0.7).sin()).collect();
+        for precise in [false, true] {
+            let (a, b) = (
+                explicit.qt_times(&v, precise),
+                implicit.qt_times(&v, precise),
+            );
+            assert!(
+                largest_difference(&a, &b) < 1e-12,
+                "Qᵀv: {a:?} against {b:?}"
+            );
+        }
+        let y: Vec<f64> = (0..explicit.columns.len())
+            .map(|k| 1.0 / (k + 1) as f64)
+            .collect();
+        let mut sums = [vec![0.0; 24], vec![0.0; 24]];
+        for (corral, sum) in [&explicit, &implicit].into_iter().zip(&mut sums) {
+            corral.q_times_each(&y, |c, column| axpy(c, column, sum));
+        }
+        assert!(largest_difference(&sums[0], &sums[1]) < 1e-12, "Qy");
+        for accurate in [false, true] {
+            explicit.set_accurate(accurate);
+            implicit.set_accurate(accurate);
+            let (a, b) = (explicit.normal(&v), implicit.normal(&v));
+            assert!(
+                largest_difference(&a, &b) < 1e-12,
+                "normal: {a:?} against {b:?}"
+            );
+            let (a, b) = (explicit.affine_minimiser(), implicit.affine_minimiser());
+            let a: Vec<f64> = a.iter().map(|&(_, t)| t).collect();
+            let b: Vec<f64> = b.iter().map(|&(_, t)| t).collect();
+            assert!(
+                largest_difference(&a, &b) < 1e-10,
+                "minimiser: {a:?} against {b:?}"
+            );
+        }
+        // A row that left joins both again, as the same column.
+        assert!(explicit.add(0) && implicit.add(0));
+        let (a, b) = (explicit.r.last().unwrap(), implicit.r.last().unwrap());
+        assert!(largest_difference(a, b) < 1e-12, "the new column of R");
+    }
+
+    #[test]
+    fn q_is_dropped_when_it_would_pass_its_share_of_the_data() {
+        assert_eq!(Corral::explicit_values_for(None), usize::MAX);
+        assert_eq!(Corral::explicit_values_for(Some(1000)), EXPLICIT_FLOOR);
+        assert_eq!(
+            Corral::explicit_values_for(Some(64 << 20)),
+            (64 << 20) / EXPLICIT_FRACTION
+        );
+        // A corral limited to a few columns' worth of Q goes on with R alone, and adds every row a
+        // corral with Q adds.
+        let problem = problem(40, 24);
+        let start = [(0, 0.5), (1, 0.5)];
+        let (mut explicit, mut limited) = (Corral::new(&problem), Corral::new(&problem));
+        limited.explicit_values = Corral::values_for(&problem, 5);
+        for corral in [&mut explicit, &mut limited] {
+            corral.reset(&start);
+            corral.add_batch(&(2..30).collect::<Vec<_>>(), 20, usize::MAX);
+        }
+        assert!(!explicit.implicit && limited.implicit);
+        assert!(limited.q.is_empty());
+        assert_eq!(explicit.columns, limited.columns);
+        // The budget still binds R: with room for R of 8 columns and no more, the ninth is refused.
+        let mut tight = Corral::new(&problem);
+        tight.explicit_values = 0;
+        tight.reset(&start);
+        let added = tight.add_batch(
+            &(2..30).collect::<Vec<_>>(),
+            20,
+            Corral::implicit_values_for(8),
+        );
+        assert!(tight.implicit);
+        assert_eq!(tight.columns.len(), 8);
+        assert!(added.over_budget);
+    }
+}
