@@ -216,7 +216,7 @@ pub(crate) fn polish(
                     break;
                 }
             } else if stayed == added.len() {
-                pricing = (pricing * 2).min(settings.pricing.max(1));
+                pricing = (pricing * 2).min(corral.pricing_cap(settings.pricing));
             }
         }
         // Major cycle: the worst violators among the candidates, scored against the unit normal of the
