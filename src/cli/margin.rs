@@ -22,8 +22,8 @@ pub struct MarginArgs {
     #[arg(long, default_value_t = 1e-6)]
     pub tolerance: f64,
     /// Mebibytes the solve's working set (its points and their factorisation) may take (default 128);
-    /// a set with thousands of support rows needs more, and past the budget the answer is `inaccurate`
-    /// with its bracket.
+    /// a factorisation that would pass it goes on, slower, without its orthogonal factor, and past the
+    /// budget even so the answer is `inaccurate` with its bracket.
     #[arg(long, value_name = "MB")]
     pub working_set_mb: Option<u64>,
     #[command(flatten)]
