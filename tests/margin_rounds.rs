@@ -219,16 +219,23 @@ fn the_solve_never_copies_the_data() {
     // 20 000 × 12 values: small enough that every pass runs on this thread, where the allocator counts.
     let data = planted(7, 20_000, 12, 0.01);
     let dataset_bytes = 20_000 * 12 * 8;
-    let _ = data.radius(); // the dataset's own cache, not the solver's
-    let base = LIVE.with(Cell::get);
-    PEAK.with(|p| p.set(base));
-    let result = max_margin(&data, Bias::Free).unwrap();
-    let peak = (PEAK.with(Cell::get) - base).max(0) as usize;
+    let (result, peak) = free_solve_with_peak(&data);
     assert!(result.is_separable());
     assert!(
         peak * 2 < dataset_bytes,
         "the solve allocated {peak} bytes at its peak, against {dataset_bytes} of data"
     );
+}
+
+/// The free-bias solve of `data` and the most bytes it held at once on this thread (the dataset's own
+/// cache of its radius filled first: it is the dataset's, not the solver's).
+fn free_solve_with_peak(data: &Dataset) -> (MarginResult, usize) {
+    let _ = data.radius();
+    let base = LIVE.with(Cell::get);
+    PEAK.with(|p| p.set(base));
+    let result = max_margin(data, Bias::Free).unwrap();
+    let peak = (PEAK.with(Cell::get) - base).max(0) as usize;
+    (result, peak)
 }
 
 /// A dense working set is read where the dataset holds it: a first working set of most of the rows
@@ -240,11 +247,7 @@ fn a_dense_working_set_is_never_copied() {
     let (n, d) = (3_000, 200);
     let data = planted(21, n, d, 0.05);
     let dataset_bytes = n * d * 8;
-    let _ = data.radius();
-    let base = LIVE.with(Cell::get);
-    PEAK.with(|p| p.set(base));
-    let result = max_margin(&data, Bias::Free).unwrap();
-    let peak = (PEAK.with(Cell::get) - base).max(0) as usize;
+    let (result, peak) = free_solve_with_peak(&data);
     let MarginResult::Separable { stats, .. } = &result else {
         panic!("{result:?}");
     };
@@ -265,11 +268,7 @@ fn a_support_of_many_rows_is_certified_within_half_the_data() {
     let (n, d) = (1_000, 800);
     let data = planted(23, n, d, 0.05);
     let dataset_bytes = n * d * 8;
-    let _ = data.radius();
-    let base = LIVE.with(Cell::get);
-    PEAK.with(|p| p.set(base));
-    let result = max_margin(&data, Bias::Free).unwrap();
-    let peak = (PEAK.with(Cell::get) - base).max(0) as usize;
+    let (result, peak) = free_solve_with_peak(&data);
     let MarginResult::Separable {
         support, bracket, ..
     } = &result
