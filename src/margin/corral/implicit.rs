@@ -9,17 +9,21 @@
 //!
 //! - `Qᵀ·v = R⁻ᵀ·(Eᵀ·v)` and `Q·y = E·(R⁻¹·y)`: a pass over the support's points and two triangular
 //!   solves, instead of a pass over `Q`.
-//! - A new column is projected by classical Gram–Schmidt through these products, twice (the
-//!   "corrected semi-normal equations" of Björck, *Numerical Methods for Least Squares Problems*, §6.6):
-//!   a first pass alone is accurate only to `κ(R)²·u`, the second brings the residual back to the
-//!   accuracy of the explicit `Q`'s (`κ(R)·u`) whenever `κ(R)²·u < 1`. The batch of the polish's
-//!   violators is projected together, each point of the support read once a pass for all of them (as
-//!   `batch` reads `Q` once), and the columns that join from the same batch are swept by modified
-//!   Gram–Schmidt against the batch's own new unit columns, which it holds until it is through.
+//! - A new column is projected by classical Gram–Schmidt through these products (the "corrected
+//!   semi-normal equations" of Björck, *Numerical Methods for Least Squares Problems*, §6.6): one pass
+//!   leaves it orthogonal to the others to about `κ(R)²·u·‖e‖/‖e′‖` (`e′` the residual), a second pass
+//!   to the explicit `Q`'s accuracy whenever `κ(R)²·u < 1`. The second pass is taken only where the
+//!   first may have fallen short ([`Corral::needs_second_pass`], judged with a lower bound of `κ(R)`):
+//!   always taking it cost 1.6 × on the README's 3000 × 2500 set, for the same bracket. The batch of
+//!   the polish's violators is projected together, each point of the support read once a pass for all
+//!   of them (as `batch` reads `Q` once), and the columns that join from the same batch are swept by
+//!   modified Gram–Schmidt against the batch's own new unit columns, which it holds until it is
+//!   through; batches may grow twice as large as with `Q` ([`Corral::pricing_cap`]).
 //! - A deletion rotates `R` (and `Qᵀ·z_B`) only, which is cheaper than with `Q`.
 //! - The affine minimiser's weights from `R⁻ᵀ·Eᵀ·z_B` alone are the semi-normal equations' solution,
-//!   so they are always refined with residuals computed from the points (as the twice-working-precision
-//!   mode does), and the normal is projected twice in either mode.
+//!   accurate to `κ(R)²·u`: they are refined with residuals computed from the points (as the
+//!   twice-working-precision mode does) when that may pass what plain arithmetic allows, and the plain
+//!   normal is projected twice.
 //!
 //! What is rigorous does not change: the bracket is evaluated on the data from the separator and the
 //! hull point whatever their accuracy. A `Q` applied through `R` is less accurate on ill-conditioned
@@ -64,9 +68,9 @@ impl Corral<'_> {
     }
 
     /// The most rows a major iteration of the polish may add, for `pricing` with `Q`: twice as many
-    /// without it, since each pass over the support's points serves the whole batch (the 9000 × 7000
-    /// set of the README 169 → 150 s, the 3000 × 2500 one 4.7 → 4.2 s in two runs; four times as many
-    /// gave back the gain on the latter).
+    /// without it, since each pass over the support's points serves the whole batch (the README's
+    /// 9000 × 7000 set 169 → 150 s in one run each, its 3000 × 2500 one 4.7 → 4.2 s in two; four times
+    /// as many gave back the gain on the latter).
     pub(crate) fn pricing_cap(&self, pricing: usize) -> usize {
         let pricing = pricing.max(1);
         if self.implicit {
