@@ -122,22 +122,7 @@ impl Corral<'_> {
             self.pending.is_empty() && self.q.len() == self.columns.len(),
             "Q is read with its rotations applied and its dropped columns gone"
         );
-        let mut columns: Vec<Vec<f64>> = rows.iter().map(|&i| self.column_of(i)).collect();
-        let sizes = columns
-            .iter()
-            .map(|e| dot(e, e, Summation::Fast).sqrt())
-            .collect();
-        // Room for the columns the batch may add before a row's own, its diagonal and the spare row
-        // below it (see `Corral::r`), so that the column of R is allocated once.
-        let capacity = self.q.len() + rows.len() + 1;
-        let mut coefficients: Vec<Vec<f64>> = rows
-            .iter()
-            .map(|_| {
-                let mut c = Vec::with_capacity(capacity);
-                c.resize(self.q.len(), 0.0);
-                c
-            })
-            .collect();
+        let (mut columns, sizes, mut coefficients) = self.unprojected(rows);
         // Each column's subtraction of `q_j` runs in one pass with its product with `q_{j+1}` (the
         // next step's coefficient), which halves the passes over the batch's columns.
         let mut next: Vec<f64> = match self.q.first() {
@@ -165,17 +150,17 @@ impl Corral<'_> {
         }
     }
 
-    /// [`Corral::project`] without `Q`: a classical Gram–Schmidt pass through `R` (see `implicit`), each
-    /// point of the support read once for the whole batch, and a second one for the columns that the
-    /// first may have left short of orthogonal ([`Corral::needs_second_pass`]).
-    fn project_implicitly(&self, rows: &[usize]) -> Projection {
-        let mut columns: Vec<Vec<f64>> = rows.iter().map(|&i| self.column_of(i)).collect();
-        let sizes: Vec<f64> = columns
+    /// The batch's columns, their lengths, and their coefficients, zero, over the columns there are.
+    fn unprojected(&self, rows: &[usize]) -> (Vec<Vec<f64>>, Vec<f64>, Vec<Vec<f64>>) {
+        let columns: Vec<Vec<f64>> = rows.iter().map(|&i| self.column_of(i)).collect();
+        let sizes = columns
             .iter()
             .map(|e| dot(e, e, Summation::Fast).sqrt())
             .collect();
+        // Room for the columns the batch may add before a row's own, its diagonal and the spare row
+        // below it (see `Corral::r`), so that the column of R is allocated once.
         let m = self.columns.len();
-        let mut coefficients: Vec<Vec<f64>> = rows
+        let coefficients = rows
             .iter()
             .map(|_| {
                 let mut c = Vec::with_capacity(m + rows.len() + 1);
@@ -183,6 +168,14 @@ impl Corral<'_> {
                 c
             })
             .collect();
+        (columns, sizes, coefficients)
+    }
+
+    /// [`Corral::project`] without `Q`: a classical Gram–Schmidt pass through `R` (see `implicit`), each
+    /// point of the support read once for the whole batch, and a second one for the columns that the
+    /// first may have left short of orthogonal ([`Corral::needs_second_pass`]).
+    fn project_implicitly(&self, rows: &[usize]) -> Projection {
+        let (mut columns, sizes, mut coefficients) = self.unprojected(rows);
         self.implicit_pass(&mut columns, &mut coefficients);
         let condition = self.condition_estimate();
         let again: Vec<usize> = (0..rows.len())
@@ -211,7 +204,7 @@ impl Corral<'_> {
             columns,
             coefficients,
             sizes,
-            projected: m,
+            projected: self.columns.len(),
             implicit: Some(Vec::new()),
             condition,
         }
@@ -248,7 +241,7 @@ impl Corral<'_> {
             return Err(coefficients);
         }
         coefficients.resize(columns, 0.0);
-        let mut rest = if self.implicit {
+        let rest = if self.implicit {
             if current {
                 let fresh = batch.implicit.as_deref().unwrap_or_default();
                 sweep(fresh, &mut e, &mut coefficients[batch.projected..]);
@@ -259,17 +252,21 @@ impl Corral<'_> {
                     std::slice::from_mut(&mut e),
                     std::slice::from_mut(&mut coefficients),
                 );
+                dot(&e, &e, Summation::Fast).sqrt()
+            } else {
+                rest
             }
-            dot(&e, &e, Summation::Fast).sqrt()
         } else {
             let since = batch.projected.min(self.q.len());
             sweep(&self.q[since..], &mut e, &mut coefficients[since..]);
-            dot(&e, &e, Summation::Fast).sqrt()
+            let rest = dot(&e, &e, Summation::Fast).sqrt();
+            if rest <= REORTHOGONALISE * size {
+                sweep(&self.q, &mut e, &mut coefficients);
+                dot(&e, &e, Summation::Fast).sqrt()
+            } else {
+                rest
+            }
         };
-        if !self.implicit && rest <= REORTHOGONALISE * size {
-            sweep(&self.q, &mut e, &mut coefficients);
-            rest = dot(&e, &e, Summation::Fast).sqrt();
-        }
         if rest <= DEPENDENT * size.max(f64::MIN_POSITIVE) || rest == 0.0 {
             return Err(coefficients);
         }

@@ -97,26 +97,32 @@ impl Corral<'_> {
                 self.q.iter().map(|q| dot(q, v, Summation::Fast)).collect()
             };
         }
+        self.forward_substitute(&self.et_times(v, precise))
+    }
+
+    /// `Eᵀ·v` from the points themselves (not from the rounded differences): `yₖ·pₖ·v − y_b·p_b·v`
+    /// for each column, each base's product once, in the Fast order or in twice working precision.
+    pub(super) fn et_times(&self, v: &[f64], precise: bool) -> Vec<f64> {
         let mut buffer = Vec::new();
         let mut score = |i: usize| {
             let label = self.problem.labels[i];
             if precise {
-                label * dot2(self.problem.point(i, &mut buffer), v).0
+                label * dot2(v, self.problem.point(i, &mut buffer)).0
             } else {
                 label * self.problem.dot_fast(i, v, &mut buffer)
             }
         };
+        // A group without a base has no columns (a column is a difference from its base), so its
+        // score is never read.
         let base_scores: Vec<f64> = self
             .base
             .iter()
             .map(|b| b.map_or(0.0, &mut score))
             .collect();
-        let et: Vec<f64> = self
-            .columns
+        self.columns
             .iter()
             .map(|&c| score(c) - base_scores[self.problem.group(c)])
-            .collect();
-        self.forward_substitute(&et)
+            .collect()
     }
 
     /// Feed `sink` the terms of `Q·y`, `(coefficient, vector)`: the columns of `Q` with `y`, or, when

@@ -448,27 +448,11 @@ impl<'a> Corral<'a> {
         // Refine: the normal must satisfy w·(zₖ − z_base) = 0 for every column. The residuals are
         // computed from the points themselves (not from the rounded differences), in twice working
         // precision, and removed with the least-squares correction Q·R⁻ᵀ·ρ.
-        let score = |w: &[f64], row: usize, buffer: &mut Vec<f64>| {
-            let point = self.problem.point(row, buffer);
-            self.problem.labels[row] * super::accurate::dot2(w, point).0
-        };
-        let mut buffer = Vec::new();
         for _ in 0..2 {
             if self.columns.is_empty() {
                 break;
             }
-            // A group without a base has no columns (a column is a difference from its base), so its
-            // score is never read.
-            let base_scores: Vec<f64> = self
-                .base
-                .iter()
-                .map(|b| b.map_or(0.0, |b| score(&w, b, &mut buffer)))
-                .collect();
-            let residual: Vec<f64> = self
-                .columns
-                .iter()
-                .map(|&c| score(&w, c, &mut buffer) - base_scores[self.problem.group(c)])
-                .collect();
+            let residual = self.et_times(&w, true);
             let m = residual.len();
             let mut y = vec![0.0; m];
             for j in 0..m {
