@@ -1159,6 +1159,21 @@ fn read_all(bytes: &[u8], options: &ReadOptions) {
     assert_eq!(streamed.as_ref().ok(), direct.as_ref().ok());
 }
 
+/// A LIBSVM line's first token is its label even when it holds a colon: `3:,4,1` is a label (`-1`
+/// under `--positive 1`), never the pair that would make the dimension 3, whether the file is read
+/// twice (from memory) or once (a stream). Found by `mutated_valid_files_never_panic`.
+#[test]
+fn a_colon_in_a_label_is_not_a_feature_index() {
+    let bytes = b"1 1:0.5\n3:,4,1\n";
+    let options = defaults().positive(Some("1".into()));
+    let direct = io::read_libsvm_from(bytes, "f.svm".as_ref(), &options).unwrap();
+    let mut stream: &[u8] = bytes;
+    let streamed = io::read_libsvm_stream(&mut stream, "f.svm".as_ref(), &options).unwrap();
+    assert_eq!(direct, streamed);
+    assert_eq!(direct.n_features(), 1);
+    assert_eq!(direct.y().to_vec(), vec![1.0, -1.0]);
+}
+
 fn option_sets() -> Vec<ReadOptions> {
     vec![
         defaults(),

@@ -287,18 +287,23 @@ fn is_empty(line: &[u8]) -> bool {
     line.iter().all(|&b| b.is_ascii_whitespace())
 }
 
-/// A line's largest index: indices increase, so it is the last well-formed pair. Malformed lines are
-/// reported by the parse proper.
-fn last_index(mut line: &[u8]) -> usize {
-    while !line.is_empty() {
-        let start = line.iter().rposition(|&b| is_blank(b)).map_or(0, |i| i + 1);
-        let last = &line[start..];
+/// A line's largest index: indices increase, so it is the last well-formed pair. The first token is
+/// the label, never a pair, even when it holds a colon (`3:` would otherwise make the dimension 3
+/// where the parse proper finds no pair). Malformed lines are reported by the parse proper.
+fn last_index(line: &[u8]) -> usize {
+    let start = line
+        .iter()
+        .position(|&b| !is_blank(b))
+        .unwrap_or(line.len());
+    let mut line = &line[start..];
+    while let Some(blank) = line.iter().rposition(|&b| is_blank(b)) {
+        let last = &line[blank + 1..];
         if let Some(colon) = last.iter().position(|&b| b == b':')
             && let Some(index) = parse_index(&last[..colon]).filter(|&i| i > 0)
         {
             return index;
         }
-        line = &line[..start.saturating_sub(1)];
+        line = &line[..blank];
     }
     0
 }
