@@ -7,6 +7,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use ndarray::{Array1, Array2, array};
+use novikoff::generate::{Family, SparseParams};
 use novikoff::margin::{Bias, MarginResult, MaxMarginParams, max_margin};
 use novikoff::{Dataset, rng};
 use rand_distr::{Distribution, StandardNormal};
@@ -287,6 +288,33 @@ fn a_support_of_many_rows_is_certified_within_half_the_data() {
          {q_bytes} for Q"
     );
     assert!(bracket.1 - bracket.0 <= 1e-9 * bracket.1, "{result:?}");
+}
+
+/// On sparse data of millions of columns a solve holds nothing of all the columns but a few vectors
+/// (its direction, the scan's scores): the upper end's hull point is summed over the columns its rows
+/// use, a block at a time, where one compensated sum a column and class took 64 bytes a column.
+#[test]
+fn a_sparse_solve_over_millions_of_columns_holds_a_few_vectors_of_its_columns() {
+    let d = 2_000_000;
+    let data = SparseParams::new(400, d)
+        .nnz(10)
+        .seed(3)
+        .check()
+        .unwrap()
+        .generate()
+        .unwrap()
+        .data;
+    let (result, peak) = free_solve_with_peak(&data);
+    let MarginResult::Separable { bracket, .. } = &result else {
+        panic!("{result:?}");
+    };
+    assert!(bracket.1 - bracket.0 <= 1e-9 * bracket.1, "{result:?}");
+    let column_vector = d * 8;
+    assert!(
+        peak < 5 * column_vector,
+        "the solve allocated {peak} bytes at its peak, {:.1} vectors of {d} columns",
+        peak as f64 / column_vector as f64
+    );
 }
 
 /// The augmented problems `(x, c)` read `c` as a virtual last entry: the same answer as the solve on the

@@ -187,13 +187,27 @@ fn entries_dot2_plus(w: &[f64], entries: impl Iterator<Item = (usize, f64)>, c: 
 /// that the squares neither overflow (values above about 10¹⁵⁴) nor underflow (below about 10⁻¹⁵⁴, where
 /// a naive sum of squares is 0 and would certify a zero length). A non-finite entry gives `(0, ∞)`.
 pub(crate) fn norm_bounds(values: &[f64], errors: &[f64]) -> (f64, f64) {
-    let mut largest = 0.0_f64;
-    for (&v, &e) in values.iter().zip(errors) {
-        let up = v.abs() + e;
-        if !up.is_finite() {
-            return (0.0, f64::INFINITY);
+    norm_bounds_of(values.len(), |sink| {
+        for (&v, &e) in values.iter().zip(errors) {
+            sink(v, e);
         }
+    })
+}
+
+/// [`norm_bounds`] of `count` entries that `entries` feeds to its sink as `(value, error)`, twice and
+/// in the same order (once for the scale, once for the sums), for a vector too long to hold.
+pub(crate) fn norm_bounds_of(
+    count: usize,
+    mut entries: impl FnMut(&mut dyn FnMut(f64, f64)),
+) -> (f64, f64) {
+    let (mut largest, mut finite) = (0.0_f64, true);
+    entries(&mut |v, e| {
+        let up = v.abs() + e;
+        finite &= up.is_finite();
         largest = largest.max(up);
+    });
+    if !finite {
+        return (0.0, f64::INFINITY);
     }
     if largest == 0.0 {
         return (0.0, 0.0);
@@ -201,7 +215,7 @@ pub(crate) fn norm_bounds(values: &[f64], errors: &[f64]) -> (f64, f64) {
     let shift = -binary_exponent(largest);
     let mut hi = Accumulator::default();
     let mut lo = Accumulator::default();
-    for (&v, &e) in values.iter().zip(errors) {
+    entries(&mut |v, e| {
         // Scaling down may round an entry into the subnormal range (by at most TINY), which the absolute
         // slack below covers; scaling up is exact.
         let v = times_power_of_two(v.abs(), shift);
@@ -210,8 +224,8 @@ pub(crate) fn norm_bounds(values: &[f64], errors: &[f64]) -> (f64, f64) {
         let down = (v - e).max(0.0);
         hi.add_product(up, up);
         lo.add_product(down, down);
-    }
-    let n = values.len() + 4;
+    });
+    let n = count + 4;
     let slack = 4.0 * gamma(n);
     // In the scaled coordinates the largest entry is at least 1, so this absolute term is negligible.
     let absolute = n as f64 * f64::MIN_POSITIVE;

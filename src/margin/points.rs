@@ -143,6 +143,35 @@ impl<'a> Point<'a> {
         self.row.entries().chain(self.constant.map(|c| (d, c)))
     }
 
+    /// [`Point::entries`] in the columns `range` (a binary search of a sparse row's indices, a slice
+    /// of a dense row).
+    pub(crate) fn entries_in(
+        self,
+        range: std::ops::Range<usize>,
+    ) -> impl Iterator<Item = (usize, f64)> + 'a {
+        let (first, indices, values) = match self.row {
+            RowView::Dense(x) => {
+                let (lo, hi) = (range.start.min(x.len()), range.end.min(x.len()));
+                (lo, None, &x[lo..hi.max(lo)])
+            }
+            RowView::Sparse { indices, values } => {
+                let lo = indices.partition_point(|&k| (k as usize) < range.start);
+                let hi = indices.partition_point(|&k| (k as usize) < range.end);
+                let hi = hi.max(lo);
+                (0, Some(&indices[lo..hi]), &values[lo..hi])
+            }
+        };
+        let constant = self
+            .constant
+            .filter(|_| range.contains(&self.d))
+            .map(|c| (self.d, c));
+        values
+            .iter()
+            .enumerate()
+            .map(move |(k, &v)| (indices.map_or(first + k, |ix| ix[k] as usize), v))
+            .chain(constant)
+    }
+
     /// `Σ xⱼ²` over the stored entries, left to right.
     pub(crate) fn squared_length(self) -> f64 {
         let s: f64 = self.row.values().iter().map(|v| v * v).sum();
@@ -157,6 +186,37 @@ impl<'a> Point<'a> {
 mod tests {
     use super::*;
     use ndarray::array;
+
+    /// The entries in a range of columns are the entries of the whole row that fall in it, for either
+    /// storage, with the constant as the last column.
+    #[test]
+    fn entries_in_a_range_are_the_row_s_entries_there() {
+        let data = Dataset::new(
+            array![[3.0, 0.0, 1.5, 0.0], [0.0, -4.0, 0.0, 2.0]],
+            array![1.0, -1.0],
+        )
+        .unwrap();
+        let sparse = data.to_sparse();
+        for points in [
+            Points::from(&data),
+            Points::from(&sparse),
+            Points::augmented(&data, 2.0),
+            Points::augmented(&sparse, 2.0),
+        ] {
+            for i in 0..2 {
+                let row = points.row(i);
+                for start in 0..=6 {
+                    for end in start..=6 {
+                        let expected: Vec<_> = row
+                            .entries()
+                            .filter(|(j, _)| (start..end).contains(j))
+                            .collect();
+                        assert_eq!(row.entries_in(start..end).collect::<Vec<_>>(), expected);
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn an_augmented_point_is_the_augmented_row() {
