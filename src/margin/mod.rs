@@ -53,6 +53,7 @@ mod corral;
 mod descent;
 mod lp;
 mod max_margin;
+mod packed;
 mod params;
 mod points;
 mod polish;

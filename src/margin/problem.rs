@@ -7,9 +7,12 @@
 //! optimal `w` lies. Nothing is truncated: the reduced coordinates keep every direction of the rows, so the
 //! problem is the same one, and the final bracket is in any case evaluated on the original data.
 
+use std::sync::Arc;
+
 use ndarray::{Array1, Array2, Axis};
 
 use super::Bias;
+use super::packed::PackedRows;
 use super::points::Points;
 use super::svd;
 use crate::dataset::{Dataset, RowView};
@@ -38,6 +41,8 @@ enum Storage<'a> {
     /// Rows of dense data, translated and scaled each time they are read, or from a compact copy while
     /// that is small ([`Problem::in_place`]).
     InPlace(InPlace<'a>),
+    /// Rows of `r` coordinates or fewer, zeros after them, shared with their owner ([`Problem::in_span`]).
+    Packed(Arc<PackedRows>),
 }
 
 /// A working set's rows read where the data hold them: point `k` is `(x_{rows[k]} − centre)·factor`.
@@ -132,14 +137,14 @@ impl Problem<'static> {
     /// is never formed, so a direction comes back through the rows' dual weights
     /// ([`Problem::in_implicit_basis`]), not through [`Problem::direction_to_data`].
     pub(crate) fn in_span(
-        points: Vec<f64>,
+        points: Arc<PackedRows>,
         dim: usize,
         labels: Vec<f64>,
         bias: Bias,
     ) -> Problem<'static> {
-        debug_assert_eq!(points.len(), labels.len() * dim);
+        debug_assert_eq!(points.len(), labels.len());
         Problem {
-            points: Storage::Copied(points),
+            points: Storage::Packed(points),
             dim,
             labels,
             bias,
@@ -250,6 +255,7 @@ impl<'a> Problem<'a> {
     pub(crate) fn copied_values(&self) -> usize {
         match &self.points {
             Storage::Copied(points) => points.len(),
+            Storage::Packed(points) => points.values(),
             // Bounded by its own limit, a fraction of the data, not by the budget.
             Storage::InPlace(_) => 0,
         }
@@ -259,7 +265,10 @@ impl<'a> Problem<'a> {
     /// problem): the scale the exact solve's factorisation is held to ([`super::corral`]).
     pub(crate) fn data_values(&self) -> Option<usize> {
         match &self.points {
-            Storage::Copied(_) => None,
+            // A span's coordinates are the sparse working set's own (no larger dataset to measure
+            // against): the factorisation keeps `Q` up to the budget, which is 2–2.5 × faster on
+            // rcv1 and news20 than without it.
+            Storage::Copied(_) | Storage::Packed(_) => None,
             Storage::InPlace(in_place) => Some(
                 in_place
                     .data
@@ -286,15 +295,39 @@ impl<'a> Problem<'a> {
                 in_place.point_into(in_place.rows[i], buffer);
                 buffer
             }
+            Storage::Packed(points) => {
+                buffer.clear();
+                buffer.extend_from_slice(points.row(i));
+                buffer.resize(self.dim, 0.0);
+                buffer
+            }
+        }
+    }
+
+    /// Point `i`'s leading coordinates, those after which all are zero: a packed row as it is stored
+    /// (no copy, half the point on average), any other point whole, as [`Problem::point`] gives it.
+    /// A product with it, or a sum of multiples of it into the leading coordinates of a vector, is
+    /// one with the whole point.
+    #[inline]
+    pub(crate) fn stored<'s>(&'s self, i: usize, buffer: &'s mut Vec<f64>) -> &'s [f64] {
+        match &self.points {
+            Storage::Packed(points) => points.row(i),
+            _ => self.point(i, buffer),
         }
     }
 
     /// `w · pᵢ` in the [`Summation::Fast`](crate::simd::Summation::Fast) order, the bits of
     /// `dot_fast(w, point(i))`: a dense row read in place is translated and scaled inside the product
     /// ([`crate::simd::dot_fast_affine`]), so the point is neither formed nor stored; otherwise through
-    /// [`Problem::point`] and `buffer`.
+    /// [`Problem::point`] and `buffer`. Packed rows are the exception: the product runs over their
+    /// stored coordinates only (half the row on average), which is the same value up to the order of
+    /// the sum, not its bits.
     #[inline]
     pub(crate) fn dot_fast(&self, i: usize, w: &[f64], buffer: &mut Vec<f64>) -> f64 {
+        if let Storage::Packed(points) = &self.points {
+            let row = points.row(i);
+            return crate::simd::dot_fast(&w[..row.len()], row);
+        }
         if let Storage::InPlace(in_place) = &self.points
             && in_place.copy.is_none()
             && in_place.data.constant().is_none()

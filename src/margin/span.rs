@@ -21,8 +21,11 @@
 //! evaluated on the stored rows, not on these coordinates. The points are not centred (a free bias's
 //! two simplices are translation invariant), so `R` is the data's radius about the origin.
 
+use std::sync::Arc;
+
 use super::Bias;
 use super::accurate::{binary_exponent, times_power_of_two};
+use super::packed::PackedRows;
 use super::points::Points;
 use super::problem::Problem;
 
@@ -30,15 +33,16 @@ use super::problem::Problem;
 pub(super) struct Span {
     /// The working set's data rows, in order of arrival.
     rows: Vec<usize>,
-    /// Row `k`'s coordinates (as many as the dimensions open when it arrived), packed one after another.
-    coordinates: Vec<f64>,
-    /// Where row `k`'s coordinates start in `coordinates` (and, at the end, their total length).
-    starts: Vec<usize>,
+    /// Row `k`'s coordinates (as many as the dimensions open when it arrived), shared with the
+    /// working set's problem, which reads them where they are.
+    coordinates: Arc<PackedRows>,
     /// The positions (in `rows`) of the rows that opened a dimension: dimension `k` was opened by
     /// `pivots[k]`, whose coordinates end with the positive entry `k`.
     pivots: Vec<usize>,
     /// One dense row of length `d`, zero outside the entries of the row being added.
     scatter: Vec<f64>,
+    /// The data's columns, `d`: the most dimensions the rows can open.
+    columns: usize,
     /// The power of two that brings every row into the unit ball (exact, so it rounds nothing).
     factor: f64,
 }
@@ -49,10 +53,10 @@ impl Span {
         let radius = data.radius();
         Span {
             rows: Vec::new(),
-            coordinates: Vec::new(),
-            starts: vec![0],
+            coordinates: Arc::new(PackedRows::new()),
             pivots: Vec::new(),
             scatter: vec![0.0; data.n_features()],
+            columns: data.n_features(),
             factor: if radius > 0.0 && radius.is_finite() {
                 times_power_of_two(1.0, -binary_exponent(radius) - 1)
             } else {
@@ -72,7 +76,13 @@ impl Span {
     }
 
     /// Add rows of `data` (the working set's new rows, in the order they joined it).
+    ///
+    /// The problem built from the rows before must have been dropped: the coordinates are extended
+    /// where they are, and would be copied while it shares them.
     pub(super) fn extend(&mut self, data: Points<'_>, rows: &[usize]) {
+        let added = self.values_added(rows.len());
+        let coordinates = Arc::make_mut(&mut self.coordinates);
+        coordinates.reserve(rows.len(), added);
         let mut products = Vec::new();
         for &i in rows {
             let row = data.row(i);
@@ -96,7 +106,7 @@ impl Span {
             // Forward substitution: lₖ = (gₖ − Σ_{j<k} Tₖⱼ·lⱼ) / Tₖₖ with Tₖ the k-th pivot's coordinates.
             let mut l: Vec<f64> = Vec::with_capacity(self.pivots.len() + 1);
             for (k, &p) in self.pivots.iter().enumerate() {
-                let pivot = &self.coordinates[self.starts[p]..self.starts[p + 1]];
+                let pivot = coordinates.row(p);
                 let partial: f64 = pivot[..k].iter().zip(&l).map(|(t, x)| t * x).sum();
                 l.push((products[k] - partial) / pivot[k]);
             }
@@ -109,26 +119,38 @@ impl Span {
                 self.pivots.push(self.rows.len());
             }
             self.rows.push(i);
-            self.coordinates.extend_from_slice(&l);
-            self.starts.push(self.coordinates.len());
+            coordinates.push(&l);
         }
     }
 
-    /// The values the working set's problem would hold (`|W| × rank`).
-    pub(super) fn problem_values(&self) -> usize {
-        self.len().saturating_mul(self.rank())
+    /// The most values `joining` more rows can add to the coordinates: the `k`-th of them at most
+    /// `rank + k + 1`, and never more than the data's columns.
+    fn values_added(&self, joining: usize) -> usize {
+        let rank = self.rank();
+        let opening = joining.min(self.columns.saturating_sub(rank));
+        let triangle = opening.saturating_mul(opening + 1) / 2;
+        let full = (joining - opening).saturating_mul(self.columns);
+        opening
+            .saturating_mul(rank)
+            .saturating_add(triangle)
+            .saturating_add(full)
     }
 
-    /// The working set's problem: row `k` is the `k`-th row's coordinates, padded with zeros to the rank.
+    /// The most values the coordinates can hold once `joining` more rows are added.
+    pub(super) fn values_with(&self, joining: usize) -> usize {
+        self.values().saturating_add(self.values_added(joining))
+    }
+
+    /// The values the coordinates hold (about half of `|W| × rank`).
+    pub(super) fn values(&self) -> usize {
+        self.coordinates.values()
+    }
+
+    /// The working set's problem: row `k` is the `k`-th row's coordinates, zeros after them up to the
+    /// rank, read where the span keeps them.
     pub(super) fn problem(&self, data: Points<'_>, bias: Bias) -> Problem<'static> {
-        let dim = self.rank();
-        let mut points = vec![0.0; self.len() * dim];
-        for (k, target) in points.chunks_exact_mut(dim.max(1)).enumerate() {
-            let own = &self.coordinates[self.starts[k]..self.starts[k + 1]];
-            target[..own.len()].copy_from_slice(own);
-        }
         let labels = self.rows.iter().map(|&i| data.labels()[i]).collect();
-        Problem::in_span(points, dim, labels, bias)
+        Problem::in_span(Arc::clone(&self.coordinates), self.rank(), labels, bias)
     }
 }
 
@@ -155,10 +177,26 @@ mod tests {
         let points = Points::from(&data);
         let mut span = Span::new(points);
         span.extend(points, &[0, 1]);
+        let bound = span.values_with(3);
         span.extend(points, &[2, 3, 4]);
         assert_eq!(span.rank(), 3, "row 2 is row 0 + row 1, row 3 is zero");
+        assert!(span.values() <= bound && bound <= span.values() + 8);
         let problem = span.problem(points, Bias::Free);
+        // The problem reads the span's coordinates where they are.
+        assert_eq!(Arc::strong_count(&span.coordinates), 2);
+        assert_eq!(problem.copied_values(), span.values());
         let f2 = span.factor * span.factor;
+        let w = [0.5, -2.0, 0.25];
+        for i in 0..5 {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let (point, stored) = (problem.point(i, &mut a), problem.stored(i, &mut b));
+            assert_eq!(point.len(), 3);
+            assert_eq!(&point[..stored.len()], stored);
+            assert!(point[stored.len()..].iter().all(|&v| v == 0.0));
+            let product: f64 = point.iter().zip(&w).map(|(p, w)| p * w).sum();
+            let fast = problem.dot_fast(i, &w, &mut a);
+            assert!((product - fast).abs() < 1e-15, "{i}: {product} vs {fast}");
+        }
         for i in 0..5 {
             for j in 0..5 {
                 let exact = x.row(i).dot(&x.row(j)) * f2;

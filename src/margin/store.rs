@@ -123,18 +123,15 @@ impl<'a> Store<'a> {
             if span.len() < self.rows.len() {
                 // Refused before the new rows' coordinates are computed (cubic in the set's size):
                 // the rank can at most grow by the rows that joined, and never beyond d.
-                let joined = self.rows.len() - span.len();
-                let rank_bound = (span.rank() + joined).min(self.data.n_features());
-                if self.rows.len().saturating_mul(rank_bound) > self.budget_values {
+                let joining = self.rows.len() - span.len();
+                if span.values_with(joining) > self.budget_values {
                     return None;
                 }
+                // The problem shares the coordinates, which are extended where they are.
                 self.problem = None;
                 span.extend(self.data, &self.rows[span.len()..]);
             }
             if self.problem.is_none() {
-                if span.problem_values() > self.budget_values {
-                    return None;
-                }
                 self.problem = Some(span.problem(self.data, self.bias));
             }
         }

@@ -107,7 +107,8 @@ impl Corral<'_> {
         let mut score = |i: usize| {
             let label = self.problem.labels[i];
             if precise {
-                label * dot2(v, self.problem.point(i, &mut buffer)).0
+                let point = self.problem.stored(i, &mut buffer);
+                label * dot2(&v[..point.len()], point).0
             } else {
                 label * self.problem.dot_fast(i, v, &mut buffer)
             }
@@ -127,6 +128,8 @@ impl Corral<'_> {
 
     /// Feed `sink` the terms of `Q·y`, `(coefficient, vector)`: the columns of `Q` with `y`, or, when
     /// `Q` is implicit, `E·R⁻¹·y` as the support's points (each read once) with their coefficients.
+    /// A vector may be shorter than the others: its leading coordinates ([`Problem::stored`]), the
+    /// rest zero.
     pub(super) fn q_times_each(&self, y: &[f64], mut sink: impl FnMut(f64, &[f64])) {
         if !self.implicit {
             for (q, &yk) in self.q.iter().zip(y) {
@@ -148,7 +151,7 @@ impl Corral<'_> {
         let mut buffer = Vec::new();
         for (k, &c) in self.columns.iter().enumerate() {
             let (label, group) = (self.problem.labels[c], self.problem.group(c));
-            let point = self.problem.point(c, &mut buffer);
+            let point = self.problem.stored(c, &mut buffer);
             for (s, (x, total)) in steps.iter().zip(&mut totals).enumerate() {
                 sink(s, x[k] * label, point);
                 total[group] += x[k];
@@ -157,7 +160,7 @@ impl Corral<'_> {
         for (g, base) in self.base.iter().enumerate() {
             if let Some(b) = *base {
                 let label = self.problem.labels[b];
-                let point = self.problem.point(b, &mut buffer);
+                let point = self.problem.stored(b, &mut buffer);
                 for (s, total) in totals.iter().enumerate() {
                     if total[g] != 0.0 {
                         sink(s, -total[g] * label, point);
@@ -229,10 +232,10 @@ impl Corral<'_> {
         let mut buffer = Vec::new();
         let scores = |i: usize, buffer: &mut Vec<f64>| -> Vec<f64> {
             let label = self.problem.labels[i];
-            let point = self.problem.point(i, buffer);
+            let point = self.problem.stored(i, buffer);
             columns
                 .iter()
-                .map(|b| label * dot(point, b, Summation::Fast))
+                .map(|b| label * dot(point, &b[..point.len()], Summation::Fast))
                 .collect()
         };
         let base_scores: Vec<Option<Vec<f64>>> = self
@@ -259,7 +262,7 @@ impl Corral<'_> {
             steps.push(self.back_substitute(&y));
         }
         self.points_times_each(&steps, |s, coefficient, point| {
-            axpy(-coefficient, point, &mut columns[s]);
+            axpy(-coefficient, point, &mut columns[s][..point.len()]);
         });
     }
 }
@@ -330,7 +333,7 @@ mod tests {
             .collect();
         let mut sums = [vec![0.0; 24], vec![0.0; 24]];
         for (corral, sum) in [&explicit, &implicit].into_iter().zip(&mut sums) {
-            corral.q_times_each(&y, |c, column| axpy(c, column, sum));
+            corral.q_times_each(&y, |c, column| axpy(c, column, &mut sum[..column.len()]));
         }
         assert!(largest_difference(&sums[0], &sums[1]) < 1e-12, "Qy");
         for accurate in [false, true] {

@@ -428,7 +428,7 @@ impl<'a> Corral<'a> {
             // through `R` are less accurate).
             for _ in 0..if self.implicit { 2 } else { 1 } {
                 let c = self.qt_times(&w, false);
-                self.q_times_each(&c, |ck, q| axpy(-ck, q, &mut w));
+                self.q_times_each(&c, |ck, q| axpy(-ck, q, &mut w[..q.len()]));
             }
             let norm = dot(&w, &w, Summation::Fast).sqrt();
             if norm > 0.0 && norm.is_finite() {
