@@ -133,8 +133,8 @@ impl MaxMarginParams {
 
     /// The bytes the working set's points and the exact solve's factorisation may take together: dense
     /// rows are read where the dataset holds them (copied only while they are at most an eighth of the
-    /// data, outside this budget), sparse rows of rank `rank` take `8·|W|·rank` (their packed copy half
-    /// as much again), and the factorisation of `|S|` active rows about `8·|S|·(dim + |S|/2)` with its
+    /// data, outside this budget), sparse rows take their coordinates in their span, packed (row `k` of
+    /// the working set at most `k + 1` of them, about `8·|W|·rank/2` bytes in all), and the factorisation of `|S|` active rows about `8·|S|·(dim + |S|/2)` with its
     /// orthogonal factor `Q`, or `8·|S|²/2` without it. A solve keeps `Q` while the factorisation fits
     /// this budget (and, for dense data, a quarter of the data or 1 MiB, whichever is more), then drops
     /// it and goes on with the triangle alone, reading the support's rows where `Q` was read: slower

@@ -5,9 +5,12 @@
 //! products of its rows. On sparse data with many columns (text, hashed features) a dense copy of the
 //! rows in the columns they use holds `|W| × columns` values, which for an rcv1-sized set passes a
 //! gigabyte long before the working set holds the support. The rows' Cholesky factor `L`, with
-//! `L·Lᵀ = K` the Gram matrix of the rows, holds at most `|W| × rank` values, and its rows are
-//! coordinates of the rows in an orthonormal basis of their span (the basis Gram–Schmidt would build, in
-//! the order the rows arrived), so the solve sees exactly the same geometry in at most `|W|` dimensions.
+//! `L·Lᵀ = K` the Gram matrix of the rows, is lower triangular, packed row by row in about
+//! `|W| × rank / 2` values ([`PackedRows`]), and its rows are coordinates of the rows in an orthonormal
+//! basis of their span (the basis Gram–Schmidt would build, in the order the rows arrived), so the solve
+//! sees exactly the same geometry in at most `|W|` dimensions. The solve reads the packed rows where
+//! they are (a copy padded to the rank would take twice as much again), and its products with a row
+//! run over the row's own coordinates only.
 //!
 //! The factor is built row by row: a new row's inner products with the rows that opened a dimension
 //! ("pivots", `O(nnz)` each through one scattered copy of the row), a forward substitution, and the

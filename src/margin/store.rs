@@ -5,8 +5,8 @@
 //! mean with a free bias, scaled into the unit ball; [`Problem::in_place`] computes a point when it is
 //! read, and keeps a compact copy only while the working set is a small fraction of the data), so a row
 //! keeps its point when others join, and the active set's factorisation carries over from one round to
-//! the next. A sparse working set is held as its rows' coordinates in their span ([`Span`]), at most
-//! `|W| × rank` values whatever the columns its rows use. Those coordinates gain dimensions as rows
+//! the next. A sparse working set is held as its rows' coordinates in their span ([`Span`]), packed
+//! (about `|W| × rank / 2` values whatever the columns its rows use) and read where they are. Those coordinates gain dimensions as rows
 //! join, so each round starts from the last one's weights instead, and a direction comes back as the
 //! rows' combination with its weights.
 
@@ -48,8 +48,8 @@ pub(super) struct Store<'a> {
     /// The last solve's weights by position, for a sparse set's next start.
     weights: Vec<(usize, f64)>,
     /// The values the working set's points and the exact solve's factorisation may hold together (for
-    /// sparse data `|W| × rank` points, whose packed coordinates take half as much again; dense points
-    /// are read in place, their compact copy bounded by [`COPY_FRACTION`] instead).
+    /// sparse data the packed coordinates, bounded before they are computed; dense points are read in
+    /// place, their compact copy bounded by [`COPY_FRACTION`] instead).
     budget_values: usize,
 }
 
