@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// Members projected together when the factorisation is rebuilt: the projection reads `Q`, or without
+/// it the support's points, once a batch instead of once a member.
+const REFACTOR_BATCH: usize = 16;
+
 impl Corral<'_> {
     /// Rebuild the factorisation from the members, reducing a dependent set.
     pub(super) fn refactor(&mut self) {
@@ -24,38 +28,71 @@ impl Corral<'_> {
                     self.base[g] = Some(i);
                 }
             }
-            for &i in &order {
-                if self.base.contains(&Some(i)) {
+            let rest: Vec<usize> = order
+                .into_iter()
+                .filter(|&i| !self.base.contains(&Some(i)))
+                .collect();
+            let mut next = 0;
+            while next < rest.len() {
+                // A batch no larger than the room left, so that no column of it finds the space full.
+                let room = self.problem.dim().saturating_sub(self.columns.len());
+                let size = REFACTOR_BATCH.min(room);
+                if size == 0 {
+                    let first = self.append(rest[next]);
+                    if self.reduce(rest[next], first) {
+                        continue 'restart;
+                    }
+                    next += 1;
                     continue;
                 }
-                loop {
-                    match self.append(i) {
-                        Ok(()) => break,
-                        Err(coefficients) => {
-                            // eᵢ = E·μ: move the weights along the null direction until one reaches 0.
-                            let mu = self.back_substitute(&coefficients);
-                            let gone = self.caratheodory(i, &mu);
-                            self.remove_member(gone);
-                            if self.base.contains(&Some(gone)) {
-                                continue 'restart;
-                            }
-                            if gone == i {
-                                break;
-                            }
-                            // Invariant: every member other than the bases was appended as a column
-                            // (`gone` is neither a base, checked above, nor `i`, which failed to append).
-                            let position = self
-                                .columns
-                                .iter()
-                                .position(|&c| c == gone)
-                                .expect("a member that is not a base has a column");
-                            self.delete_column(position);
+                let chunk = &rest[next..(next + size).min(rest.len())];
+                self.apply_rotations();
+                let mut batch = self.project(chunk);
+                for (k, &i) in chunk.iter().enumerate() {
+                    next += 1;
+                    let first = self.append_projected(&mut batch, k);
+                    if first.is_err() {
+                        // The reduction changes the factorisation: the rest of the batch is projected
+                        // again, in the next one.
+                        if self.reduce(i, first) {
+                            continue 'restart;
                         }
+                        break;
                     }
                 }
             }
             return;
         }
+    }
+
+    /// Finish joining member `i`, whose first try to append gave `first`: while its column depends on
+    /// the columns there, reduce the set along the dependence (Carathéodory) and try again, until it
+    /// joins or is the row that leaves. Returns whether a base left, so that the factorisation must
+    /// be rebuilt.
+    fn reduce(&mut self, i: usize, first: Result<(), Vec<f64>>) -> bool {
+        let mut result = first;
+        while let Err(coefficients) = result {
+            // eᵢ = E·μ: move the weights along the null direction until one reaches 0.
+            let mu = self.back_substitute(&coefficients);
+            let gone = self.caratheodory(i, &mu);
+            self.remove_member(gone);
+            if self.base.contains(&Some(gone)) {
+                return true;
+            }
+            if gone == i {
+                return false;
+            }
+            // Invariant: every member other than the bases was appended as a column (`gone` is
+            // neither a base, checked above, nor `i`, which failed to append).
+            let position = self
+                .columns
+                .iter()
+                .position(|&c| c == gone)
+                .expect("a member that is not a base has a column");
+            self.delete_column(position);
+            result = self.append(i);
+        }
+        false
     }
 
     /// Move the weights along the null direction (+1 on `row`, −μ on the columns, the balance on the bases)
