@@ -153,7 +153,13 @@ impl Span {
     /// rank, read where the span keeps them.
     pub(super) fn problem(&self, data: Points<'_>, bias: Bias) -> Problem<'static> {
         let labels = self.rows.iter().map(|&i| data.labels()[i]).collect();
-        Problem::in_span(Arc::clone(&self.coordinates), self.rank(), labels, bias)
+        Problem::in_span(
+            Arc::clone(&self.coordinates),
+            self.rank(),
+            labels,
+            bias,
+            data.data().nnz(),
+        )
     }
 }
 

@@ -6,9 +6,10 @@
 //! read, and keeps a compact copy only while the working set is a small fraction of the data), so a row
 //! keeps its point when others join, and the active set's factorisation carries over from one round to
 //! the next. A sparse working set is held as its rows' coordinates in their span ([`Span`]), packed
-//! (about `|W| × rank / 2` values whatever the columns its rows use) and read where they are. Those coordinates gain dimensions as rows
-//! join, so each round starts from the last one's weights instead, and a direction comes back as the
-//! rows' combination with its weights.
+//! (about `|W| × rank / 2` values whatever the columns its rows use) and read where they are. Those
+//! coordinates gain dimensions as rows join, but a row's own never change (zeros in the new ones), so
+//! the factorisation carries over too; a direction comes back as the rows' combination with the
+//! solve's weights.
 
 use super::Bias;
 use super::accurate::{binary_exponent, times_power_of_two};
@@ -45,7 +46,7 @@ pub(super) struct Store<'a> {
     span: Option<Span>,
     /// The active set of the last exact solve (dense data only).
     corral: Option<CorralParts>,
-    /// The last solve's weights by position, for a sparse set's next start.
+    /// The first solve's start, by position (later ones resume from `corral`).
     weights: Vec<(usize, f64)>,
     /// The values the working set's points and the exact solve's factorisation may hold together (for
     /// sparse data the packed coordinates, bounded before they are computed; dense points are read in
@@ -173,9 +174,6 @@ impl<'a> Store<'a> {
 
     /// Keep what a solve ended with for the next one.
     pub(super) fn keep(&mut self, corral: CorralParts) {
-        self.weights = corral.members().collect();
-        if !self.data.is_sparse() {
-            self.corral = Some(corral);
-        }
+        self.corral = Some(corral);
     }
 }
