@@ -134,12 +134,14 @@ impl MaxMarginParams {
     /// The bytes the working set's points and the exact solve's factorisation may take together: dense
     /// rows are read where the dataset holds them (copied only while they are at most an eighth of the
     /// data, outside this budget), sparse rows take their coordinates in their span, packed (row `k` of
-    /// the working set at most `k + 1` of them, about `8·|W|·rank/2` bytes in all), and the factorisation of `|S|` active rows about `8·|S|·(dim + |S|/2)` with its
-    /// orthogonal factor `Q`, or `8·|S|²/2` without it. A solve keeps `Q` while the factorisation fits
-    /// this budget (and, for dense data, a quarter of the data or 1 MiB, whichever is more), then drops
-    /// it and goes on with the triangle alone, reading the support's rows where `Q` was read: slower
-    /// (1.15 × on a 3000 × 2500 set with 1652 support rows, 1.4 × on the README's 9000 × 7000 one), but
-    /// what keeps a solve with thousands of support rows under 1.5 × the data. The rest of a solve's
+    /// the working set at most `k + 1` of them, about `8·|W|·rank/2` bytes in all), and the
+    /// factorisation of `|S|` active rows about `8·|S|·(dim + |S|/2)` with its orthogonal factor `Q`,
+    /// or `8·|S|²/2` without it. A solve keeps `Q` while the factorisation fits this budget and a
+    /// quarter of the values the dataset stores (or 1 MiB, whichever is more), then drops it and goes
+    /// on with the triangle alone, reading the support's points where `Q` was read: slower (1.15 × on
+    /// a 3000 × 2500 set with 1652 support rows, 1.4 × on the README's 9000 × 7000 one, about 1.2 × on
+    /// the rcv1- and news20-shaped files), but what keeps a solve with thousands of support rows near
+    /// the data's own size. The rest of a solve's
     /// memory is `O(n + d)`, so the budget bounds what a solve adds to the dataset, and a large dense
     /// set cannot run out of memory because its support is large. Past the budget the solve ends as
     /// [`MarginResult::Inaccurate`](super::MarginResult::Inaccurate) with its rigorous bracket and a

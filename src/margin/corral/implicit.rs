@@ -32,9 +32,10 @@
 use super::super::accurate::{UNIT_ROUNDOFF, dot2};
 use super::*;
 
-/// `Q` is kept while `Q` and `R` take at most this fraction (`1/EXPLICIT_FRACTION`) of the values of
-/// the data the points are read from, so that the solve's peak stays near `1 + 1/EXPLICIT_FRACTION`
-/// times the data's (#14 asks for at most 1.5).
+/// `Q` is kept while `Q` and `R` take at most this fraction (`1/EXPLICIT_FRACTION`) of the values the
+/// dataset stores (a dense one's rows, which the points are read from; a sparse one's stored values,
+/// from which a working set's span coordinates are computed), so that the factorisation adds at most
+/// that share to the data (#14 asks for a peak of at most 1.5 × the data).
 pub(super) const EXPLICIT_FRACTION: usize = 4;
 
 /// Up to this many values (1 MiB) `Q` is kept whatever the data's size: a small dataset's
@@ -54,8 +55,8 @@ const SEMI_NORMAL_ENOUGH: f64 = 1e-10;
 const IMPLICIT_ORTHOGONALITY: f64 = 1e-13;
 
 impl Corral<'_> {
-    /// The most values `Q` and `R` may take while `Q` is explicit, for points read in place from a
-    /// dataset of `data_values` values.
+    /// The most values `Q` and `R` may take while `Q` is explicit, for points from a dataset that
+    /// stores `data_values` values ([`Problem::data_values`]).
     pub(super) fn explicit_values_for(data_values: Option<usize>) -> usize {
         data_values.map_or(usize::MAX, |values| {
             (values / EXPLICIT_FRACTION).max(EXPLICIT_FLOOR)
