@@ -44,7 +44,7 @@ pub(super) struct Store<'a> {
     /// Sparse data: the rows' coordinates in their span, of the rows that joined before the last
     /// [`Store::prepare`].
     span: Option<Span>,
-    /// The active set of the last exact solve (dense data only).
+    /// The active set of the last exact solve.
     corral: Option<CorralParts>,
     /// The first solve's start, by position (later ones resume from `corral`).
     weights: Vec<(usize, f64)>,

@@ -1,5 +1,5 @@
-//! The factorisation rebuilt from the members' weights (a start, or a sparse working set whose
-//! coordinates changed), with Carathéodory's reduction of a dependent set.
+//! The factorisation rebuilt from the members' weights (a solve that starts from weights, not from
+//! the last round's factorisation), with Carathéodory's reduction of a dependent set.
 
 use super::*;
 
