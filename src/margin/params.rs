@@ -139,9 +139,9 @@ impl MaxMarginParams {
     /// or `8·|S|²/2` without it. A solve keeps `Q` while the factorisation fits this budget and a
     /// quarter of the values the dataset stores (or 1 MiB, whichever is more), then drops it and goes
     /// on with the triangle alone, reading the support's points where `Q` was read: slower (1.15 × on
-    /// a 3000 × 2500 set with 1652 support rows, 1.4 × on the README's 9000 × 7000 one, about 1.2 × on
-    /// the rcv1- and news20-shaped files), but what keeps a solve with thousands of support rows near
-    /// the data's own size. The rest of a solve's
+    /// a 3000 × 2500 set with 1652 support rows, 1.4 × on the README's 9000 × 7000 one, in session 19;
+    /// as fast as with `Q` on the README's rcv1- and news20-shaped files), but what keeps a solve with
+    /// thousands of support rows near the data's own size. The rest of a solve's
     /// memory is `O(n + d)`, so the budget bounds what a solve adds to the dataset, and a large dense
     /// set cannot run out of memory because its support is large. Past the budget the solve ends as
     /// [`MarginResult::Inaccurate`](super::MarginResult::Inaccurate) with its rigorous bracket and a
