@@ -256,9 +256,9 @@ impl HullPoint {
             Bias::Free => 2,
             Bias::ThroughOrigin => 1,
         };
-        let weighted: Vec<usize> = (0..raw.len())
-            .filter(|&i| raw[i] > 0.0 && raw[i].is_finite())
-            .collect();
+        // Weights are clamped at zero; a non-finite one counts as none.
+        let counts = |c: f64| c > 0.0 && c.is_finite();
+        let weighted: Vec<usize> = (0..raw.len()).filter(|&i| counts(raw[i])).collect();
         let mut totals = vec![Accumulator::default(); groups];
         for &i in &weighted {
             totals[group(bias, data.labels()[i])].add(raw[i]);
@@ -345,7 +345,7 @@ impl HullPoint {
             .iter()
             .zip(data.labels())
             .map(|(&c, &y)| {
-                if c > 0.0 && c.is_finite() {
+                if counts(c) {
                     c / totals[group(bias, y)].0
                 } else {
                     0.0
