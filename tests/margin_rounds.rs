@@ -500,3 +500,32 @@ fn a_dense_working_set_beyond_its_memory_budget_is_inaccurate_and_says_why() {
     assert!(fits < stats.working_set * d * 8, "{fits} {stats:?}");
     assert_eq!(solve_within(fits).bracket(), certified.bracket());
 }
+
+/// Dense data in many dimensions start the exact solve from dual coordinate descent on the first working
+/// set, which reads the first set a few tens of times: the same points in 200 columns (below the
+/// threshold) and with 100 zero columns more (above it) have the same maximum margin, and the wider
+/// copy counts the descent's passes.
+#[test]
+fn a_dense_solve_in_many_dimensions_starts_from_the_descent_with_the_same_answer() {
+    let narrow = planted(17, 600, 200, 0.05);
+    let mut wide_x = Array2::zeros((600, 300));
+    wide_x.slice_mut(ndarray::s![.., ..200]).assign(&narrow.x());
+    let wide = Dataset::new(wide_x, narrow.y().to_owned()).unwrap();
+    let solve = |data: &Dataset| -> ((f64, f64), usize, usize) {
+        let result = max_margin(data, Bias::Free).unwrap();
+        let MarginResult::Separable { bracket, .. } = &result else {
+            panic!("{result:?}");
+        };
+        assert!(bracket.1 - bracket.0 <= 1e-9 * bracket.1, "{result:?}");
+        (*bracket, result.stats().passes, result.stats().rounds)
+    };
+    let (narrow_bracket, narrow_passes, narrow_rounds) = solve(&narrow);
+    let (wide_bracket, wide_passes, wide_rounds) = solve(&wide);
+    assert!(
+        narrow_bracket.0 <= wide_bracket.1 && wide_bracket.0 <= narrow_bracket.1,
+        "{narrow_bracket:?} against {wide_bracket:?}"
+    );
+    // Two passes choose the first set and one follows each round; the descent adds at least three.
+    assert_eq!(narrow_passes, 2 + narrow_rounds);
+    assert!(wide_passes >= 2 + wide_rounds + 3, "{wide_passes} passes");
+}
