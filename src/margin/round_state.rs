@@ -60,7 +60,8 @@ pub(super) struct Bracketed {
 impl<'a> Rounds<'a> {
     /// The first working set. Dense data: the rows of each class that score lowest under the difference
     /// of the class means (through the origin, the rows least aligned with the mean of the `yᵢxᵢ`); the
-    /// same pass gives the centre of the dense working set's coordinates (the mean of the rows). Sparse
+    /// same pass gives the centre of the dense working set's coordinates (the mean of the rows); from
+    /// [`DENSE_DESCENT_DIMENSIONS`] up, the weights [`descend`] gives that set start the solve. Sparse
     /// data: the `hint` (a related problem's support) when there is one, otherwise the rows that a few
     /// passes of coordinate descent leave with a positive weight ([`descend`]), with those weights as the
     /// first solve's start.
