@@ -20,7 +20,7 @@ const FIRST_SPARSE_SET: usize = 2048;
 /// its first working set, at most one row for two dimensions, the heaviest. Wolfe's method finds a
 /// support of `|S|` rows by about as many pivots, each `O(|S|·d)`, so from the class means a support of
 /// about `d` rows costs `O(d³)`, against `O(d²)` a pass of the descent over the `8(d + 1)` rows of the
-/// first set. Measured (Intel Xeon, `benches/margin_passes`' shapes and others): 1.5–2 × faster from 300
+/// first set. Measured (Intel Xeon, `benches/margin_passes`' shapes and others): 1.3–1.8 × faster from 300
 /// dimensions up (2·10⁴ × 1000, the hard 10⁴ × 1000, 10⁴ × 300 and × 500, 3000 × 2500), no faster at
 /// 200 and up to 1.15 × slower at 100, where the support is a tenth of the first set. A larger start
 /// is slower: the rows in it outside the support each leave by a deletion, and beyond `d + 1` rows
