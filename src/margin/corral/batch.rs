@@ -292,11 +292,18 @@ impl Corral<'_> {
 /// a few columns at a time that stay in L1. Taking each `q_j` through the whole batch in turn read every
 /// column from L2 twice a step (17–18 % more time in the projections of the d = 1000 problems of
 /// `benches/margin_passes`).
-fn modified_gram_schmidt(q: &[Vec<f64>], es: &mut [Vec<f64>], cs: &mut [Vec<f64>]) {
+fn modified_gram_schmidt<E, C>(q: &[Vec<f64>], es: &mut [E], cs: &mut [C])
+where
+    E: AsRef<[f64]> + AsMut<[f64]>,
+    C: AsMut<[f64]>,
+{
     // Each column's subtraction of `q_j` runs in one pass with its product with `q_{j+1}` (the next
     // step's coefficient), which halves the passes over the batch's columns.
     let mut next: Vec<f64> = match q.first() {
-        Some(first) => es.iter().map(|e| dot(first, e, Summation::Fast)).collect(),
+        Some(first) => es
+            .iter()
+            .map(|e| dot(first, e.as_ref(), Summation::Fast))
+            .collect(),
         None => return,
     };
     let bytes = 8 * q[0].len().max(1);
@@ -307,10 +314,10 @@ fn modified_gram_schmidt(q: &[Vec<f64>], es: &mut [Vec<f64>], cs: &mut [Vec<f64>
 
 /// [`modified_gram_schmidt`] in tiles of `block` columns of `q` and `group` columns of `es`, from the
 /// products `next` of the columns with `q_0`.
-fn tiled_gram_schmidt(
+fn tiled_gram_schmidt<E: AsMut<[f64]>, C: AsMut<[f64]>>(
     q: &[Vec<f64>],
-    es: &mut [Vec<f64>],
-    cs: &mut [Vec<f64>],
+    es: &mut [E],
+    cs: &mut [C],
     next: &mut [f64],
     group: usize,
     block: usize,
@@ -325,7 +332,8 @@ fn tiled_gram_schmidt(
             for j in first..end {
                 let (column, following) = (&q[j], q.get(j + 1));
                 for ((e, c), s) in es.iter_mut().zip(cs.iter_mut()).zip(ss.iter_mut()) {
-                    c[j] += *s;
+                    let e = e.as_mut();
+                    c.as_mut()[j] += *s;
                     match following {
                         Some(following) => *s = axpy_dot(-*s, column, e, following),
                         None => axpy(-*s, column, e),
@@ -338,19 +346,13 @@ fn tiled_gram_schmidt(
 
 /// One modified Gram–Schmidt pass of `e` over `columns`, adding each coefficient to `coefficients`:
 /// `s = q·e`, `e ← e − s·q` column by column, each subtraction fused with the next column's product
-/// (the bits of the separate dot and axpy, see [`axpy_dot`]).
-fn sweep(columns: &[Vec<f64>], e: &mut [f64], coefficients: &mut [f64]) {
-    let Some(first) = columns.first() else {
-        return;
-    };
-    let mut s = dot(first, e, Summation::Fast);
-    for (j, (q, c)) in columns.iter().zip(coefficients.iter_mut()).enumerate() {
-        *c += s;
-        match columns.get(j + 1) {
-            Some(following) => s = axpy_dot(-s, q, e, following),
-            None => axpy(-s, q, e),
-        }
-    }
+/// (the bits of the separate dot and axpy, see [`axpy_dot`]); [`modified_gram_schmidt`] for one column.
+fn sweep(columns: &[Vec<f64>], mut e: &mut [f64], mut coefficients: &mut [f64]) {
+    modified_gram_schmidt(
+        columns,
+        std::slice::from_mut(&mut e),
+        std::slice::from_mut(&mut coefficients),
+    );
 }
 
 #[cfg(test)]
