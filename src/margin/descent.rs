@@ -9,7 +9,10 @@
 //! read of each row per pass and identifies the support within a few tens of passes, long before it
 //! converges (it converges linearly, too slowly to certify a margin: that stays the exact solve's job).
 //! The rows it leaves with a positive weight are the first working set, and their weights the exact
-//! solve's start.
+//! solve's start. Most rows score far above the margin after a few sweeps and never move again: they are
+//! shrunk, as LIBLINEAR does ([`descend`]), so that later sweeps read the few thousand rows near the
+//! margin instead of the whole data (on the rcv1-shaped file of the README: 15 passes where 40 sweeps
+//! read 40, the solve 4.7 → 3.0 s).
 //!
 //! Dense data in hundreds of dimensions or more have the opposite trouble: the first working set of
 //! [`super::round_state`] holds the support, but Wolfe's method on it, started from the class means,
@@ -21,7 +24,7 @@
 //! whole dataset each, and each spare row a deletion or a Carathéodory step).
 //!
 //! A free bias adds the constraint `Σαᵢyᵢ = 0`, which coordinate steps cannot keep. The bias is instead
-//! held fixed during a pass (the constraints are `yᵢ(w·xᵢ + b) ≥ 1`) and moved between passes to the
+//! held fixed during a sweep (the constraints are `yᵢ(w·xᵢ + b) ≥ 1`) and moved between sweeps to the
 //! bias that balances the two classes' lowest scores under the current `w`, which is where the optimal
 //! bias lies for the optimal `w`. Nothing here needs to be exact: the answer only chooses rows.
 
@@ -30,21 +33,33 @@ use super::points::Points;
 use crate::rng;
 use crate::simd::Summation;
 
-/// The most passes, and the share of rows entering or leaving the support below which it counts as found.
-const MAX_PASSES: usize = 40;
+/// The most sweeps, and the share of rows entering or leaving the support below which it counts as found.
+const MAX_SWEEPS: usize = 40;
 const SETTLED: f64 = 0.01;
 
 /// What the descent leaves: each row's weight and its last score `yᵢ(w·xᵢ + b)` (seen during the last
-/// pass, so slightly stale).
+/// sweep that visited it, so slightly stale).
 pub(super) struct Descent {
     pub(super) alpha: Vec<f64>,
     pub(super) margins: Vec<f64>,
+    /// The rows read, in whole passes over the rows visited (rounded up).
     pub(super) passes: usize,
 }
 
 /// Run the descent on the rows `visit` of `data` (every row, or a dense solve's first working set); the
 /// other rows keep weight and score zero.
-pub(super) fn descend(data: Points<'_>, bias: Bias, mut visit: Vec<usize>) -> Descent {
+///
+/// Rows are shrunk as in LIBLINEAR (Hsieh et al. 2008, "shrinking"): a row at weight zero whose gradient
+/// `yᵢ(w·xᵢ + b) − 1` exceeds the largest projected gradient of the previous sweep does not move in this
+/// one, and is left out of the sweeps that follow. When the sweeps over the rows left settle, or at the
+/// last of [`MAX_SWEEPS`], one more sweep visits every row, and the descent ends. On the rcv1-shaped
+/// file of the README about 1700 of its 20 242 rows remain after a dozen sweeps.
+pub(super) fn descend(data: Points<'_>, bias: Bias, visit: Vec<usize>) -> Descent {
+    run(data, bias, visit, true)
+}
+
+/// [`descend`], with the shrinking or without it.
+fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, shrink: bool) -> Descent {
     let n = data.n_samples();
     let labels = data.labels();
     let mut squared = vec![0.0; n];
@@ -57,20 +72,40 @@ pub(super) fn descend(data: Points<'_>, bias: Bias, mut visit: Vec<usize>) -> De
     let mut b = 0.0;
     // A fixed seed: the solve is a function of the data.
     let mut stream = rng::from_seed(0x6d61_7267_696e);
-    let mut passes = 0;
-    while passes < MAX_PASSES {
-        passes += 1;
-        rng::shuffle(&mut stream, &mut visit);
+    let mut active = visit.clone();
+    // The largest projected gradient of the last sweep (LIBLINEAR's `PGmax_old`).
+    let mut bound = f64::INFINITY;
+    let mut reads = 0usize;
+    let mut sweeps = 0;
+    let mut last_sweep = false;
+    while sweeps < MAX_SWEEPS {
+        sweeps += 1;
+        rng::shuffle(&mut stream, &mut active);
+        reads += active.len();
         let mut changed = 0usize;
         let mut support = 0usize;
-        for &i in &visit {
+        let mut largest = f64::NEG_INFINITY;
+        let mut kept = 0;
+        for k in 0..active.len() {
+            let i = active[k];
             let row = data.row(i);
             let y = labels[i];
             let margin = y * (row.dot(&w, Summation::Fast) + b);
             margins[i] = margin;
+            let gradient = margin - 1.0;
+            if shrink && alpha[i] == 0.0 && gradient > bound {
+                continue;
+            }
+            active[kept] = i;
+            kept += 1;
+            largest = largest.max(if alpha[i] == 0.0 {
+                gradient.min(0.0)
+            } else {
+                gradient
+            });
             if squared[i] > 0.0 {
                 let old = alpha[i];
-                let new = (old - (margin - 1.0) / squared[i]).max(0.0);
+                let new = (old - gradient / squared[i]).max(0.0);
                 if new.is_finite() && new != old {
                     alpha[i] = new;
                     row.add_to((new - old) * y, &mut w);
@@ -79,9 +114,13 @@ pub(super) fn descend(data: Points<'_>, bias: Bias, mut visit: Vec<usize>) -> De
             }
             support += usize::from(alpha[i] > 0.0);
         }
+        let shrunk = kept < visit.len();
+        active.truncate(kept);
         if bias == Bias::Free {
             let (mut lowest_positive, mut highest_negative) = (f64::INFINITY, f64::NEG_INFINITY);
-            for &i in &visit {
+            // The rows shrunk score above the rest (their gradient exceeded the bound), so the lowest
+            // scores of each class are among those visited.
+            for &i in &active {
                 // The score w·xᵢ the margin was computed from.
                 let score = labels[i] * margins[i] - b;
                 if labels[i] > 0.0 {
@@ -98,13 +137,80 @@ pub(super) fn descend(data: Points<'_>, bias: Bias, mut visit: Vec<usize>) -> De
         if !w.iter().all(|v| v.is_finite()) {
             break;
         }
-        if passes >= 3 && (changed as f64) <= SETTLED * support.max(1) as f64 {
+        if last_sweep {
             break;
+        }
+        bound = if largest > 0.0 {
+            largest
+        } else {
+            f64::INFINITY
+        };
+        let settled = sweeps >= 3 && (changed as f64) <= SETTLED * support.max(1) as f64;
+        if settled && !shrunk {
+            break;
+        }
+        if shrunk && (settled || sweeps + 1 == MAX_SWEEPS) {
+            // One more sweep, over every row: the rows shrunk get fresh scores, and any that fell back
+            // below the margin its weight. Unshrinking whenever the rows left settle (as LIBLINEAR does
+            // when they converge) alternated full sweeps with short ones where the descent converges
+            // slowly, and read more rows than no shrinking at all.
+            active.clone_from(&visit);
+            bound = f64::INFINITY;
+            last_sweep = true;
         }
     }
     Descent {
         alpha,
         margins,
-        passes,
+        passes: reads.div_ceil(visit.len().max(1)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::Dataset;
+    use ndarray::{Array1, Array2};
+
+    /// `near` rows of each class between 1 and 1.4 from the separator `x₀ = 0`, spread along the other
+    /// columns, and `far` rows of each class beyond 10.
+    fn near_and_far(near: usize, far: usize) -> Dataset {
+        let d = 6;
+        let n = 2 * (near + far);
+        let mut x = Array2::zeros((n, d));
+        let mut y = Array1::zeros(n);
+        for i in 0..n {
+            let class = if i % 2 == 0 { 1.0 } else { -1.0 };
+            let k = i / 2;
+            let distance = if k < near {
+                1.0 + (k % 5) as f64 / 10.0
+            } else {
+                10.0 + k as f64
+            };
+            x[[i, 0]] = class * distance;
+            for j in 1..d {
+                // Spread deterministically over [−1, 1].
+                x[[i, j]] = (((k * 7 + j * 3) % 11) as f64 / 5.0) - 1.0;
+            }
+            y[i] = class;
+        }
+        Dataset::new(x, y).unwrap()
+    }
+
+    #[test]
+    fn rows_far_from_the_margin_are_shrunk_and_the_weighted_rows_stay() {
+        let data = near_and_far(30, 300);
+        let n = data.n_samples();
+        let weighted =
+            |found: &Descent| -> Vec<usize> { (0..n).filter(|&i| found.alpha[i] > 0.0).collect() };
+        for storage in [data.clone(), data.to_sparse()] {
+            let points = Points::from(&storage);
+            let shrunk = run(points, Bias::Free, (0..n).collect(), true);
+            let plain = run(points, Bias::Free, (0..n).collect(), false);
+            assert_eq!(weighted(&shrunk), weighted(&plain));
+            assert!(!weighted(&shrunk).is_empty());
+            assert!(weighted(&shrunk).iter().all(|&i| i < 60), "only near rows");
+            assert!(shrunk.passes < plain.passes);
+        }
     }
 }
