@@ -172,9 +172,12 @@ impl<'a> Point<'a> {
             .chain(constant)
     }
 
-    /// `Σ xⱼ²` over the stored entries, left to right.
+    /// `Σ xⱼ²` over the stored entries, in the fast order: the descent's steps need it only to rounding,
+    /// and a left-to-right sum is a chain of dependent additions (8·10⁶ of them over a d = 1000 solve's
+    /// first working set).
     pub(crate) fn squared_length(self) -> f64 {
-        let s: f64 = self.row.values().iter().map(|v| v * v).sum();
+        let values = self.row.values();
+        let s = crate::simd::dot(values, values, Summation::Fast);
         match self.constant {
             Some(c) => s + c * c,
             None => s,
