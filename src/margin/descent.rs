@@ -118,8 +118,9 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, shrink: bool) -> Descent
         active.truncate(kept);
         if bias == Bias::Free {
             let (mut lowest_positive, mut highest_negative) = (f64::INFINITY, f64::NEG_INFINITY);
-            // The rows shrunk score above the rest (their gradient exceeded the bound), so the lowest
-            // scores of each class are among those visited.
+            // Over the rows left only: the rows shrunk were above the margin by more than the bound
+            // when they left, so the lowest scores of each class are (almost always) among those left,
+            // and the bias only steers the descent.
             for &i in &active {
                 // The score w·xᵢ the margin was computed from.
                 let score = labels[i] * margins[i] - b;
