@@ -24,8 +24,8 @@ use super::certificate::Certificate;
 pub struct SolveStats {
     /// Full passes over the data: two to choose the first working set, one per round, and the passes of
     /// the dual coordinate descent that starts sparse solves and dense ones in many dimensions, counted
-    /// in rows read (40 sweeps over a first working set of 40 % of the rows count 16; fewer where the
-    /// descent shrinks the rows far from the margin).
+    /// in rows read (40 full sweeps over a first working set of 40 % of the rows count 16; the descent
+    /// reads at most 40 passes' worth of the rows it visits, and fewer where it settles).
     pub passes: usize,
     /// Rounds: exact solves on the working set, each followed by one pass.
     pub rounds: usize,
