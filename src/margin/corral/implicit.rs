@@ -14,11 +14,11 @@
 //!   leaves it orthogonal to the others to about `κ(R)²·u·‖e‖/‖e′‖` (`e′` the residual), a second pass
 //!   to the explicit `Q`'s accuracy whenever `κ(R)²·u < 1`. The second pass is taken only where the
 //!   first may have fallen short ([`Corral::needs_second_pass`], judged with a lower bound of `κ(R)`):
-//!   always taking it cost 1.6 × on the README's 3000 × 2500 set, for the same bracket. The batch of
-//!   the polish's violators is projected together, each point of the support read once a pass for all
-//!   of them (as `batch` reads `Q` once), and the columns that join from the same batch are swept by
-//!   modified Gram–Schmidt against the batch's own new unit columns, which it holds until it is
-//!   through; batches may grow twice as large as with `Q` ([`Corral::pricing_cap`]).
+//!   always taking it cost 1.6 × on the 3000 × 2500 set of `docs/max-margin-history.md`, for the same
+//!   bracket. The batch of the polish's violators is projected together, each point of the support
+//!   read once a pass for all of them (as `batch` reads `Q` once), and the columns that join from the
+//!   same batch are swept by modified Gram–Schmidt against the batch's own new unit columns, which it
+//!   holds until it is through; batches may grow twice as large as with `Q` ([`Corral::pricing_cap`]).
 //! - A deletion rotates `R` (and `Qᵀ·z_B`) only, which is cheaper than with `Q`.
 //! - The affine minimiser's weights from `R⁻ᵀ·Eᵀ·z_B` alone are the semi-normal equations' solution,
 //!   accurate to `κ(R)²·u`: they are refined with residuals computed from the points (as the
@@ -74,9 +74,10 @@ impl Corral<'_> {
     }
 
     /// The most rows a major iteration of the polish may add, for `pricing` with `Q`: twice as many
-    /// without it, since each pass over the support's points serves the whole batch (the README's
-    /// 9000 × 7000 set 169 → 150 s in one run each, its 3000 × 2500 one 4.7 → 4.2 s in two; four times
-    /// as many gave back the gain on the latter).
+    /// without it, since each pass over the support's points serves the whole batch (the 9000 × 7000
+    /// set of the README 169 → 150 s in one run each, the 3000 × 2500 one of
+    /// `docs/max-margin-history.md` 4.7 → 4.2 s in two; four times as many gave back the gain on the
+    /// latter).
     pub(crate) fn pricing_cap(&self, pricing: usize) -> usize {
         let pricing = pricing.max(1);
         if self.implicit {
