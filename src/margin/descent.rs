@@ -162,18 +162,18 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, shrink: bool) -> Descent
             f64::INFINITY
         };
         let settled = sweeps >= 3 && (changed as f64) <= SETTLED * support.max(1) as f64;
-        if settled && !shrunk {
-            break;
-        }
-        if !shrunk && reads.saturating_add(visit.len()) > budget {
-            break;
-        }
-        // With rows shrunk, the last sweep visits every row: the next one when the cap or the
-        // budget would not allow one more before it.
-        let ending = sweeps + 1 == MAX_SWEEPS || reads.saturating_add(2 * visit.len()) > budget;
-        if shrunk && (settled || ending) {
-            // One more sweep, over every row: the rows shrunk get fresh scores, and any that fell back
-            // below the margin its weight. Unshrinking whenever the rows left settle (as LIBLINEAR does
+        if !shrunk {
+            // This sweep read every row, so it can be the last.
+            if settled || reads.saturating_add(visit.len()) > budget {
+                break;
+            }
+        } else if settled
+            || sweeps + 1 == MAX_SWEEPS
+            || reads.saturating_add(2 * visit.len()) > budget
+        {
+            // With rows shrunk, one more sweep, over every row, ends the descent when the rows left
+            // have settled or when the cap or the budget would allow no other before it: the rows
+            // shrunk get fresh scores, and any that fell back below the margin its weight. Unshrinking whenever the rows left settle (as LIBLINEAR does
             // when they converge) alternated full sweeps with short ones where the descent converges
             // slowly, and read more rows than no shrinking at all.
             active.clone_from(&visit);
