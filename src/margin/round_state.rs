@@ -74,27 +74,29 @@ impl<'a> Rounds<'a> {
         let (n, d) = (data.n_samples(), data.n_features());
         let labels = data.labels();
         let (positives, negatives) = data.data().class_counts();
-        let mut class_sums = vec![vec![0.0; d]; 2];
+        // The class sums become the direction and the centre where they lie, and the direction goes
+        // once it has scored the rows: with a million columns each of these vectors is 11 MB, and the
+        // descent that follows is the solve's peak on sparse data.
+        let (mut direction, mut centre) = (vec![0.0; d], vec![0.0; d]);
         for (i, &y) in labels.iter().enumerate() {
-            data.row(i)
-                .add_to(1.0, &mut class_sums[usize::from(y < 0.0)]);
+            let sum = if y < 0.0 { &mut centre } else { &mut direction };
+            data.row(i).add_to(1.0, sum);
         }
         let (p, q) = (positives.max(1) as f64, negatives.max(1) as f64);
-        let direction: Vec<f64> = match bias {
-            Bias::ThroughOrigin => (0..d)
-                .map(|j| (class_sums[0][j] - class_sums[1][j]) / n as f64)
-                .collect(),
-            Bias::Free => (0..d)
-                .map(|j| class_sums[0][j] / p - class_sums[1][j] / q)
-                .collect(),
-        };
-        let centre: Vec<f64> = (0..d)
-            .map(|j| (class_sums[0][j] + class_sums[1][j]) / n as f64)
-            .collect();
+        for (positive, negative) in direction.iter_mut().zip(centre.iter_mut()) {
+            let (sum_positive, sum_negative) = (*positive, *negative);
+            *positive = match bias {
+                Bias::ThroughOrigin => (sum_positive - sum_negative) / n as f64,
+                Bias::Free => sum_positive / p - sum_negative / q,
+            };
+            *negative = (sum_positive + sum_negative) / n as f64;
+        }
         let centre_length = crate::dataset::norm(centre.iter().copied());
-        drop(class_sums);
+        // A sparse working set is not centred (`span`).
+        let centre = if data.is_sparse() { Vec::new() } else { centre };
         let mut scores = Vec::new();
         scores_into(data, &direction, &mut scores);
+        drop(direction);
         let groups: &[f64] = match bias {
             Bias::Free => &[1.0, -1.0],
             Bias::ThroughOrigin => &[0.0],

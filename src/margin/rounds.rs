@@ -115,7 +115,6 @@ impl MaxMargin {
                 ..settings
             };
             let polished = solve_working_set(problem, start, settings);
-            let direction = rounds.store.direction(&polished);
             if polished.status == PolishStatus::Zero {
                 return self.not_separable(&mut rounds, polished, last);
             }
@@ -142,6 +141,10 @@ impl MaxMargin {
                 );
                 return rounds.inaccurate(last, reason);
             }
+            // This round's answer supersedes the last one's, whose separator (`d` values) goes before
+            // this one's is formed rather than after.
+            drop(last.take());
+            let direction = rounds.store.direction(&polished);
             let candidate = rounds.candidate(direction, &polished);
             rounds.store.keep(polished.corral);
             let batch = rounds.store.rows().len().max(64);

@@ -42,8 +42,6 @@ pub(super) struct Span {
     /// The positions (in `rows`) of the rows that opened a dimension: dimension `k` was opened by
     /// `pivots[k]`, whose coordinates end with the positive entry `k`.
     pivots: Vec<usize>,
-    /// One dense row of length `d`, zero outside the entries of the row being added.
-    scatter: Vec<f64>,
     /// The data's columns, `d`: the most dimensions the rows can open.
     columns: usize,
     /// The power of two that brings every row into the unit ball (exact, so it rounds nothing).
@@ -58,7 +56,6 @@ impl Span {
             rows: Vec::new(),
             coordinates: Arc::new(PackedRows::new()),
             pivots: Vec::new(),
-            scatter: vec![0.0; data.n_features()],
             columns: data.n_features(),
             factor: if radius > 0.0 && radius.is_finite() {
                 times_power_of_two(1.0, -binary_exponent(radius) - 1)
@@ -87,24 +84,28 @@ impl Span {
         let coordinates = Arc::make_mut(&mut self.coordinates);
         coordinates.reserve(rows.len(), added);
         let mut products = Vec::new();
+        // One dense row of length `d`, zero outside the entries of the row being added. It lives only
+        // while rows join: with a million columns it is as large as the rest of the solve's memory, and
+        // the solve's peak comes later, with the separator (another `d` values) and the bracket.
+        let mut scatter = vec![0.0; self.columns];
         for &i in rows {
             let row = data.row(i);
             let factor = self.factor;
             let mut length2 = 0.0;
             for (j, v) in row.entries() {
                 let v = v * factor;
-                self.scatter[j] = v;
+                scatter[j] = v;
                 length2 += v * v;
             }
             products.clear();
             products.extend(self.pivots.iter().map(|&p| {
                 data.row(self.rows[p])
                     .entries()
-                    .map(|(j, v)| v * factor * self.scatter[j])
+                    .map(|(j, v)| v * factor * scatter[j])
                     .sum::<f64>()
             }));
             for (j, _) in row.entries() {
-                self.scatter[j] = 0.0;
+                scatter[j] = 0.0;
             }
             // Forward substitution: lₖ = (gₖ − Σ_{j<k} Tₖⱼ·lⱼ) / Tₖₖ with Tₖ the k-th pivot's coordinates.
             let mut l: Vec<f64> = Vec::with_capacity(self.pivots.len() + 1);
