@@ -4,12 +4,11 @@
 use std::time::Instant;
 
 use clap::Args;
-use ndarray::Array1;
 use novikoff::margin::{Bias, Certificate, MarginResult, MaxMarginParams};
 use novikoff::{Dataset, Error, Result};
 use serde::Serialize;
 
-use super::output::{print_json, print_pairs, summarise_rows, summarise_vector};
+use super::output::{Floats, print_json, print_pairs, summarise_rows, summarise_vector};
 use super::{DataArgs, OutputFormat};
 
 #[derive(Debug, Args)]
@@ -127,11 +126,10 @@ fn status(result: &MarginResult) -> &'static str {
     }
 }
 
-/// The JSON record of `margin`, serialised from the result where it lies. The separator of a
-/// million-column text set is 11 MB of floats; as a tree of JSON values it took four times that on
-/// top of the data and came after the solve, so it set the command's peak (213 MB against the solve's
-/// 170 MB on the news20-shaped file of the README). The fields are in alphabetical order, the order of
-/// the keys of a JSON object as the crate has always written them.
+/// The JSON record of `margin`, serialised from the result where it lies ([`Floats`]; as a tree of JSON
+/// values the news20-shaped file of the README peaked at 213 MB against the solve's 170 MB). The fields
+/// are in alphabetical order, the order of the keys of a JSON object as the crate has always written
+/// them.
 #[derive(Serialize)]
 struct MarginRecord<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -167,18 +165,6 @@ struct MarginRecord<'a> {
 struct CertificateRecord<'a> {
     residual: f64,
     weights: Floats<'a>,
-}
-
-/// A vector written as a JSON array of numbers without being copied.
-struct Floats<'a>(&'a Array1<f64>);
-
-impl Serialize for Floats<'_> {
-    fn serialize<S: serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> std::result::Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter())
-    }
 }
 
 fn to_json<'a>(

@@ -11,9 +11,10 @@ use novikoff::perceptron::{
 };
 use novikoff::simd::Summation;
 use novikoff::{Dataset, Error, Result};
+use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::output::{print_json, print_pairs, summarise_vector};
+use super::output::{Floats, print_json, print_pairs, summarise_vector};
 use super::{DataArgs, OutputFormat};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -210,21 +211,73 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     }
 }
 
-/// The predictor of the run's variant, when it is not the last weights.
-fn own_predictor(fit: &Fit) -> Value {
-    match fit.variant.predictor() {
-        Predictor::Averaged => json!({"w": fit.averaged.w.to_vec(), "b": fit.averaged.b}),
-        Predictor::Voted => json!({"voters": fit.voted.as_ref().map(|v| v.voters())}),
-        Predictor::Pocket => match &fit.pocket {
-            Some(p) => json!({
-                "w": p.predictor.w.to_vec(),
-                "b": p.predictor.b,
-                "training_errors": p.training_errors,
-                "epoch": p.epoch,
-            }),
-            None => Value::Null,
-        },
-        _ => Value::Null,
+/// The JSON record of `train`, written with its weight vectors where they lie ([`Floats`]); the
+/// fields are in alphabetical order, the order of the keys of a JSON object as the crate has always
+/// written them.
+#[derive(Serialize)]
+struct TrainRecord<'a> {
+    accuracy: f64,
+    b: f64,
+    converged: bool,
+    d: usize,
+    data: &'a str,
+    epochs: usize,
+    mistakes: u64,
+    n: usize,
+    params: Value,
+    predictor: &'static str,
+    predictor_accuracy: f64,
+    predictor_weights: PredictorWeights<'a>,
+    radius: f64,
+    stop_reason: &'static str,
+    test: Option<Value>,
+    train_seconds: f64,
+    updates: u64,
+    variant: String,
+    w: Floats<'a>,
+}
+
+/// The predictor of the run's variant, when it is not the last weights (`null` when it is).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum PredictorWeights<'a> {
+    Averaged {
+        b: f64,
+        w: Floats<'a>,
+    },
+    Voted {
+        voters: Option<usize>,
+    },
+    Pocket {
+        b: f64,
+        epoch: usize,
+        training_errors: u64,
+        w: Floats<'a>,
+    },
+    Last,
+}
+
+impl<'a> PredictorWeights<'a> {
+    fn of(fit: &'a Fit) -> Self {
+        match fit.variant.predictor() {
+            Predictor::Averaged => PredictorWeights::Averaged {
+                b: fit.averaged.b,
+                w: Floats(&fit.averaged.w),
+            },
+            Predictor::Voted => PredictorWeights::Voted {
+                voters: fit.voted.as_ref().map(|v| v.voters()),
+            },
+            Predictor::Pocket => match &fit.pocket {
+                Some(p) => PredictorWeights::Pocket {
+                    b: p.predictor.b,
+                    epoch: p.epoch,
+                    training_errors: p.training_errors,
+                    w: Floats(&p.predictor.w),
+                },
+                None => PredictorWeights::Last,
+            },
+            _ => PredictorWeights::Last,
+        }
     }
 }
 
@@ -241,26 +294,16 @@ fn report(
         .accuracy_with(fit.variant.predictor(), data)?
         .unwrap_or(accuracy);
     match args.format {
-        OutputFormat::Json => print_json(&json!({
-            "data": source,
-            "n": data.n_samples(),
-            "d": data.n_features(),
-            "radius": radius,
-            "converged": fit.converged,
-            "stop_reason": fit.stop_reason.name(),
-            "mistakes": fit.mistakes,
-            "epochs": fit.epochs,
-            "w": fit.w.to_vec(),
-            "b": fit.b,
-            "accuracy": accuracy,
-            "variant": fit.variant.name(),
-            "updates": fit.updates,
-            "predictor": fit.variant.predictor().name(),
-            "predictor_weights": own_predictor(fit),
-            "predictor_accuracy": own_accuracy,
-            "test": test,
-            "train_seconds": fit.train_seconds,
-            "params": {
+        OutputFormat::Json => print_json(&TrainRecord {
+            accuracy,
+            b: fit.b,
+            converged: fit.converged,
+            d: data.n_features(),
+            data: source,
+            epochs: fit.epochs,
+            mistakes: fit.mistakes,
+            n: data.n_samples(),
+            params: json!({
                 "bias": args.bias.name(),
                 "bias_constant": fit.bias_constant,
                 "eta": args.train.eta,
@@ -269,8 +312,19 @@ fn report(
                 "max_epochs": args.train.max_epochs,
                 "max_updates": args.train.max_updates,
                 "summation": Summation::from(args.train.summation).name(),
-            },
-        })),
+            }),
+            predictor: fit.variant.predictor().name(),
+            predictor_accuracy: own_accuracy,
+            predictor_weights: PredictorWeights::of(fit),
+            radius,
+            stop_reason: fit.stop_reason.name(),
+            // A few numbers: as a JSON value its keys are written in order, as they always were.
+            test: test.map(|t| json!(t)),
+            train_seconds: fit.train_seconds,
+            updates: fit.updates,
+            variant: fit.variant.name(),
+            w: Floats(&fit.w),
+        }),
         OutputFormat::Table => {
             let mut pairs = vec![
                 ("data", source.to_string()),
