@@ -31,6 +31,7 @@ use super::accurate::{binary_exponent, times_power_of_two};
 use super::packed::PackedRows;
 use super::points::Points;
 use super::problem::Problem;
+use crate::simd::{Summation, dot_fast};
 
 /// The coordinates of the working set's rows so far.
 pub(super) struct Span {
@@ -98,12 +99,12 @@ impl Span {
                 length2 += v * v;
             }
             products.clear();
-            products.extend(self.pivots.iter().map(|&p| {
-                data.row(self.rows[p])
-                    .entries()
-                    .map(|(j, v)| v * factor * scatter[j])
-                    .sum::<f64>()
-            }));
+            // The factor is a power of two, so taking it out of the sum rounds nothing.
+            products.extend(
+                self.pivots
+                    .iter()
+                    .map(|&p| factor * data.row(self.rows[p]).dot(&scatter, Summation::Fast)),
+            );
             for (j, _) in row.entries() {
                 scatter[j] = 0.0;
             }
@@ -111,10 +112,10 @@ impl Span {
             let mut l: Vec<f64> = Vec::with_capacity(self.pivots.len() + 1);
             for (k, &p) in self.pivots.iter().enumerate() {
                 let pivot = coordinates.row(p);
-                let partial: f64 = pivot[..k].iter().zip(&l).map(|(t, x)| t * x).sum();
+                let partial = dot_fast(&pivot[..k], &l);
                 l.push((products[k] - partial) / pivot[k]);
             }
-            let residual2 = length2 - l.iter().map(|x| x * x).sum::<f64>();
+            let residual2 = length2 - dot_fast(&l, &l);
             // The residual's own rounding error is about (rank + nnz)·u·‖x‖²: below a few times that,
             // the row lies in the span of the pivots as far as the arithmetic can tell.
             let noise = 4.0 * (l.len() + row.nnz() + 2) as f64 * f64::EPSILON * length2;
