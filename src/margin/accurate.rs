@@ -15,6 +15,7 @@
 
 use super::points::Point;
 use crate::dataset::RowView;
+use crate::simd::{two_prod, two_sum};
 
 /// The unit roundoff of `f64`, `2⁻⁵³`.
 pub(crate) const UNIT_ROUNDOFF: f64 = f64::EPSILON / 2.0;
@@ -28,33 +29,6 @@ pub(crate) const TINY: f64 = f64::from_bits(1);
 pub(crate) fn gamma(n: usize) -> f64 {
     let nu = n as f64 * UNIT_ROUNDOFF;
     nu / (1.0 - nu)
-}
-
-/// `a + b = s + e` exactly (Knuth's TwoSum).
-#[inline]
-pub(crate) fn two_sum(a: f64, b: f64) -> (f64, f64) {
-    let s = a + b;
-    let bb = s - a;
-    (s, (a - (s - bb)) + (b - bb))
-}
-
-/// Split `a` into two halves of 26 significant bits each (Dekker).
-#[inline]
-fn split(a: f64) -> (f64, f64) {
-    const SPLITTER: f64 = 134_217_729.0; // 2^27 + 1
-    let c = SPLITTER * a;
-    let hi = c - (c - a);
-    (hi, a - hi)
-}
-
-/// `a·b = p + e` exactly (Dekker's TwoProduct, no fused multiply-add).
-#[inline]
-pub(crate) fn two_prod(a: f64, b: f64) -> (f64, f64) {
-    let p = a * b;
-    let (ah, al) = split(a);
-    let (bh, bl) = split(b);
-    let e = al * bl - (((p - ah * bh) - al * bh) - ah * bl);
-    (p, e)
 }
 
 /// A running compensated sum of products: the state of `Dot2`.
@@ -313,12 +287,7 @@ impl CompensatedVector {
 
     /// Add `coefficient·x[j]` to component `j` (as [`Accumulator::add_product`]).
     pub(crate) fn add_scaled(&mut self, coefficient: f64, x: &[f64]) {
-        for ((s, c), &a) in self.sums.iter_mut().zip(&mut self.corrections).zip(x) {
-            let (p, ep) = two_prod(coefficient, a);
-            let (sum, es) = two_sum(*s, p);
-            *s = sum;
-            *c += ep + es;
-        }
+        crate::simd::axpy_compensated(coefficient, x, &mut self.sums, &mut self.corrections);
     }
 
     /// The compensated values (as [`Accumulator::value`]).

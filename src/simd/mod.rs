@@ -99,6 +99,7 @@
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
+mod compensated;
 mod pages;
 mod portable;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
@@ -119,6 +120,7 @@ mod pass;
 mod rows;
 mod sparse;
 
+pub(crate) use compensated::{two_prod, two_sum};
 pub(crate) use pages::{buffer as advised_buffer, reserve as reserve_advised};
 pub(crate) use rows::LabelSigns;
 // The raw pass: public for the benches and the bit-for-bit tests, not part of the documented API.
@@ -271,6 +273,17 @@ pub(crate) fn rot(c: f64, s: f64, x: &mut [f64], y: &mut [f64]) {
     (active().rot)(c, s, x, y)
 }
 
+/// `sums[j] + corrections[j]` gains `alpha·x[j]` in twice working precision: the product exactly as
+/// `p + e` ([`two_prod`]), `p` added to `sums[j]` exactly as `s + e′` ([`two_sum`]), the errors `e + e′`
+/// added to `corrections[j]`. Element by element, so every path gives the same bits. The slices should
+/// have the same length; only the common prefix is used. The compensated combinations of the max-margin
+/// solver's twice-working-precision mode.
+#[inline]
+pub(crate) fn axpy_compensated(alpha: f64, x: &[f64], sums: &mut [f64], corrections: &mut [f64]) {
+    debug_assert!(x.len() == sums.len() && sums.len() == corrections.len());
+    (active().axpy_compensated)(alpha, x, sums, corrections)
+}
+
 /// One implementation of the kernels (portable, SSE2, AVX2 or AVX-512F). [`paths`] lists those this CPU
 /// can run; all of them give identical bits.
 ///
@@ -290,6 +303,7 @@ pub struct SimdPath {
     axpy: fn(f64, &[f64], &mut [f64]),
     axpy_dot: fn(f64, &[f64], &mut [f64], &[f64]) -> f64,
     rot: fn(f64, f64, &mut [f64], &mut [f64]),
+    axpy_compensated: fn(f64, &[f64], &mut [f64], &mut [f64]),
     /// Scan (`TRAIN = false`: stop at the first mistake, weights untouched) or train; returns the mistake
     /// the pass stopped at.
     run: fn(&mut Pass<'_, '_>, &Rows<'_>, Summation, bool) -> Option<Mistake>,
@@ -601,6 +615,40 @@ mod tests {
                     assert_eq!(got.to_bits(), expected.to_bits(), "n={n} {}", path.name());
                     let bits = |v: &[f64]| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
                     assert_eq!(bits(&got_y), bits(&expected_y), "n={n} {}", path.name());
+                }
+            }
+        }
+    }
+
+    /// Every path adds `alpha·x` to a compensated vector exactly as its documentation says, one element
+    /// at a time.
+    #[test]
+    fn every_path_adds_compensated_products_as_documented_to_the_bit() {
+        for n in [0, 1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 100] {
+            let x: Vec<f64> = (0..n)
+                .map(|i| ((i * 7919) % 113) as f64 * 0.37 - 11.0 + 1e-9 * i as f64)
+                .collect();
+            // Large sums, so that most products are partly lost in `sums` and kept in `corrections`.
+            let start: Vec<f64> = (0..n).map(|i| 1e16 * (1.0 + i as f64)).collect();
+            for alpha in [0.1, -1.7, 3.0f64.sqrt(), 0.0, -0.0] {
+                let (mut sums, mut corrections) = (start.clone(), vec![0.0; n]);
+                for ((s, c), &a) in sums.iter_mut().zip(corrections.iter_mut()).zip(&x) {
+                    let (p, e) = two_prod(alpha, a);
+                    let (sum, e2) = two_sum(*s, p);
+                    *s = sum;
+                    *c += e + e2;
+                }
+                for path in paths() {
+                    let (mut got_sums, mut got_corrections) = (start.clone(), vec![0.0; n]);
+                    (path.axpy_compensated)(alpha, &x, &mut got_sums, &mut got_corrections);
+                    let bits = |v: &[f64]| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&got_sums), bits(&sums), "n={n} {}", path.name());
+                    assert_eq!(
+                        bits(&got_corrections),
+                        bits(&corrections),
+                        "n={n} {}",
+                        path.name()
+                    );
                 }
             }
         }

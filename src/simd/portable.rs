@@ -9,6 +9,7 @@ pub(super) const PATH: SimdPath = SimdPath {
     axpy,
     axpy_dot,
     rot,
+    axpy_compensated: super::compensated::axpy_compensated,
     run,
 };
 

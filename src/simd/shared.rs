@@ -21,6 +21,9 @@ macro_rules! simd_path {
             axpy: |alpha, x, y| unsafe { $isa::axpy(alpha, x, y) },
             axpy_dot: |alpha, x, y, z| unsafe { $isa::axpy_dot(alpha, x, y, z) },
             rot: |c, s, x, y| unsafe { $isa::rot(c, s, x, y) },
+            axpy_compensated: |alpha, x, sums, corrections| unsafe {
+                $isa::axpy_compensated(alpha, x, sums, corrections)
+            },
             run: |pass, rows, summation, train| unsafe {
                 match (rows.index, train) {
                     (None, false) => $isa::run::<_, false>(
