@@ -92,8 +92,13 @@ impl<'a> Rounds<'a> {
             *negative = (sum_positive + sum_negative) / n as f64;
         }
         let centre_length = crate::dataset::norm(centre.iter().copied());
-        // A sparse working set is not centred (`span`).
-        let centre = if data.is_sparse() { Vec::new() } else { centre };
+        // A sparse working set is not centred (`span`); a shadowed binding would live to the end.
+        let centre = if data.is_sparse() {
+            drop(centre);
+            Vec::new()
+        } else {
+            centre
+        };
         let mut scores = Vec::new();
         scores_into(data, &direction, &mut scores);
         drop(direction);
