@@ -232,6 +232,13 @@ mod tests {
     use crate::dataset::Dataset;
     use ndarray::array;
 
+    /// The inner product of the problem's points `a` and `b`, from their coordinates.
+    fn inner_product(problem: &Problem<'_>, a: usize, b: usize) -> f64 {
+        let (mut u, mut v) = (Vec::new(), Vec::new());
+        let (p, q) = (problem.point(a, &mut u), problem.point(b, &mut v));
+        p.iter().zip(q).map(|(p, q)| p * q).sum()
+    }
+
     /// The coordinates reproduce every inner product of the rows (scaled by the factor squared), and a
     /// row in the span of earlier ones opens no dimension.
     #[test]
@@ -272,13 +279,7 @@ mod tests {
         for i in 0..5 {
             for j in 0..5 {
                 let exact = x.row(i).dot(&x.row(j)) * f2;
-                let (mut a, mut b) = (Vec::new(), Vec::new());
-                let got: f64 = problem
-                    .point(i, &mut a)
-                    .iter()
-                    .zip(problem.point(j, &mut b))
-                    .map(|(a, b)| a * b)
-                    .sum();
+                let got = inner_product(&problem, i, j);
                 assert!((exact - got).abs() < 1e-14, "({i}, {j}): {exact} vs {got}");
             }
         }
@@ -317,13 +318,7 @@ mod tests {
         for (a, &i) in order.iter().enumerate() {
             for (b, &j) in order.iter().enumerate() {
                 let exact = (x.row(i).dot(&x.row(j)) + c * c) * f2;
-                let (mut u, mut v) = (Vec::new(), Vec::new());
-                let got: f64 = problem
-                    .point(a, &mut u)
-                    .iter()
-                    .zip(problem.point(b, &mut v))
-                    .map(|(p, q)| p * q)
-                    .sum();
+                let got = inner_product(&problem, a, b);
                 assert!((exact - got).abs() < 1e-14, "({i}, {j}): {exact} vs {got}");
             }
         }
