@@ -85,11 +85,9 @@ impl Span {
         let added = self.values_added(rows.len());
         let coordinates = Arc::make_mut(&mut self.coordinates);
         coordinates.reserve(rows.len(), added);
-        let (old_rows, old_pivots) = (self.rows.len(), self.pivots.len());
-        // Earlier rows by tag: the pivots so far, then this call's rows.
-        let tagged: Vec<usize> = (self.pivots.iter().map(|&p| self.rows[p]))
-            .chain(rows.iter().copied())
-            .collect();
+        // Rows are tagged by their position in the set: those so far, then this call's.
+        let old_rows = self.rows.len();
+        let tagged: Vec<usize> = self.rows.iter().chain(rows).copied().collect();
         let shared = SharedColumns::new(data, &tagged);
         let mut by_tag = vec![0.0; tagged.len()];
         let mut products = Vec::new();
@@ -102,17 +100,10 @@ impl Span {
                 .entries()
                 .map(|(_, v)| (v * factor) * (v * factor))
                 .sum();
-            shared.products(data, old_pivots + t, &mut by_tag);
+            shared.products(data, old_rows + t, &mut by_tag);
             products.clear();
-            products.extend(self.pivots.iter().enumerate().map(|(k, &p)| {
-                let tag = if k < old_pivots {
-                    k
-                } else {
-                    old_pivots + (p - old_rows)
-                };
-                factor2 * by_tag[tag]
-            }));
-            by_tag[..old_pivots + t].fill(0.0);
+            products.extend(self.pivots.iter().map(|&p| factor2 * by_tag[p]));
+            by_tag[..old_rows + t].fill(0.0);
             // Forward substitution: lₖ = (gₖ − Σ_{j<k} Tₖⱼ·lⱼ) / Tₖₖ with Tₖ the k-th pivot's
             // coordinates. Up to the first pivot the row shares a column with, g and l are zero.
             let first = products
