@@ -175,15 +175,19 @@ fn to_json<'a>(
     seconds: f64,
 ) -> MarginRecord<'a> {
     let stats = result.stats();
+    let bracket = result.bracket();
     let mut record = MarginRecord {
         b: None,
         bias: bias.name(),
-        certificate: None,
+        certificate: result.certificate().map(|certificate| CertificateRecord {
+            residual: certificate.residual,
+            weights: Floats(&certificate.weights),
+        }),
         d: data.n_features(),
         data: source,
-        gamma: None,
-        gamma_lower: None,
-        gamma_upper: None,
+        gamma: result.gamma(),
+        gamma_lower: bracket.map(|(lower, _)| lower),
+        gamma_upper: bracket.map(|(_, upper)| upper),
         n: data.n_samples(),
         passes: stats.passes,
         radius: data.radius(),
@@ -196,39 +200,15 @@ fn to_json<'a>(
         w: None,
         working_set: stats.working_set,
     };
+    // `separator()` withholds an inaccurate result's `w` when it separates nothing; the record has
+    // always carried it.
     match result {
-        MarginResult::Separable {
-            gamma,
-            bracket,
-            w,
-            b,
-            support,
-            ..
-        } => {
-            record.gamma = Some(*gamma);
-            (record.gamma_lower, record.gamma_upper) = (Some(bracket.0), Some(bracket.1));
-            record.w = Some(Floats(w));
-            record.b = Some(*b);
+        MarginResult::Separable { w, b, support, .. } => {
+            (record.w, record.b) = (Some(Floats(w)), Some(*b));
             record.support = Some(support);
         }
-        MarginResult::NotSeparable { certificate, .. } => {
-            record.certificate = Some(CertificateRecord {
-                residual: certificate.residual,
-                weights: Floats(&certificate.weights),
-            });
-        }
-        MarginResult::Inaccurate {
-            gamma,
-            bracket,
-            w,
-            b,
-            reason,
-            ..
-        } => {
-            record.gamma = Some(*gamma);
-            (record.gamma_lower, record.gamma_upper) = (Some(bracket.0), Some(bracket.1));
-            record.w = Some(Floats(w));
-            record.b = Some(*b);
+        MarginResult::Inaccurate { w, b, reason, .. } => {
+            (record.w, record.b) = (Some(Floats(w)), Some(*b));
             record.reason = Some(reason);
         }
         _ => {}
