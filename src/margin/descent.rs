@@ -173,9 +173,10 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, shrink: bool) -> Descent
         {
             // With rows shrunk, one more sweep, over every row, ends the descent when the rows left
             // have settled or when the cap or the budget would allow no other before it: the rows
-            // shrunk get fresh scores, and any that fell back below the margin its weight. Unshrinking whenever the rows left settle (as LIBLINEAR does
-            // when they converge) alternated full sweeps with short ones where the descent converges
-            // slowly, and read more rows than no shrinking at all.
+            // shrunk get fresh scores, and any that fell back below the margin its weight.
+            // Unshrinking whenever the rows left settle (as LIBLINEAR does when they converge)
+            // alternated full sweeps with short ones where the descent converges slowly, and read more
+            // rows than no shrinking at all.
             active.clone_from(&visit);
             bound = f64::INFINITY;
             last_sweep = true;
