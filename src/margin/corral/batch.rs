@@ -42,6 +42,10 @@ pub(super) struct Projection {
     implicit: Option<Vec<Vec<f64>>>,
     /// A lower bound of `κ(R)` when projected without `Q` ([`Corral::condition_estimate`]).
     condition: f64,
+    /// Projected without `Q`: whether each column took the corrective second pass, and its length
+    /// after the projection's passes.
+    corrected: Vec<bool>,
+    projected_sizes: Vec<f64>,
 }
 
 impl Corral<'_> {
@@ -141,6 +145,8 @@ impl Corral<'_> {
             projected: self.q.len(),
             implicit: None,
             condition: 1.0,
+            corrected: vec![false; rows.len()],
+            projected_sizes: vec![0.0; rows.len()],
         }
     }
 
@@ -172,12 +178,12 @@ impl Corral<'_> {
         let (mut columns, sizes, mut coefficients) = self.unprojected(rows);
         self.implicit_pass(&mut columns, &mut coefficients);
         let condition = self.condition_estimate();
+        let length = |e: &[f64]| dot(e, e, Summation::Fast).sqrt();
+        let mut projected_sizes: Vec<f64> = columns.iter().map(|e| length(e)).collect();
         let again: Vec<usize> = (0..rows.len())
-            .filter(|&k| {
-                let rest = dot(&columns[k], &columns[k], Summation::Fast).sqrt();
-                self.needs_second_pass(sizes[k], rest, condition)
-            })
+            .filter(|&k| self.needs_second_pass(sizes[k], projected_sizes[k], condition))
             .collect();
+        let mut corrected = vec![false; rows.len()];
         if !again.is_empty() {
             let mut second: Vec<Vec<f64>> = again
                 .iter()
@@ -189,6 +195,8 @@ impl Corral<'_> {
                 .collect();
             self.implicit_pass(&mut second, &mut second_coefficients);
             for ((&k, e), c) in again.iter().zip(second).zip(second_coefficients) {
+                projected_sizes[k] = length(&e);
+                corrected[k] = true;
                 columns[k] = e;
                 coefficients[k] = c;
             }
@@ -201,6 +209,8 @@ impl Corral<'_> {
             projected: self.columns.len(),
             implicit: Some(Vec::new()),
             condition,
+            corrected,
+            projected_sizes,
         }
     }
 
@@ -226,6 +236,8 @@ impl Corral<'_> {
             batch.condition = again.condition;
             batch.columns[k] = again.columns.into_iter().next().unwrap_or_default();
             batch.coefficients[k] = again.coefficients.into_iter().next().unwrap_or_default();
+            batch.corrected[k] = again.corrected[0];
+            batch.projected_sizes[k] = again.projected_sizes[0];
         }
         let mut e = std::mem::take(&mut batch.columns[k]);
         let mut coefficients = std::mem::take(&mut batch.coefficients[k]);
@@ -241,7 +253,15 @@ impl Corral<'_> {
                 sweep(fresh, &mut e, &mut coefficients[batch.projected..]);
             }
             let rest = dot(&e, &e, Summation::Fast).sqrt();
-            if self.needs_second_pass(size, rest, batch.condition) {
+            // A corrected column is orthogonal to the projection's columns to about `κ(R)·u`; only
+            // the sweep over the batch's own new columns can have spoiled that, by cancelling most
+            // of it (the explicit `Q`'s criterion).
+            let another = if batch.corrected[k] {
+                rest <= REORTHOGONALISE * batch.projected_sizes[k]
+            } else {
+                self.needs_second_pass(size, rest, batch.condition)
+            };
+            if another {
                 self.implicit_pass(
                     std::slice::from_mut(&mut e),
                     std::slice::from_mut(&mut coefficients),

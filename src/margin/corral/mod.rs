@@ -63,6 +63,9 @@ pub(crate) struct Corral<'a> {
     qtb_valid: bool,
     /// Each row's column in the factorisation (`usize::MAX` for bases and non-members).
     column_of: Vec<usize>,
+    /// Columns passed through `R` so far (`implicit`), one per column a pass.
+    #[cfg(test)]
+    implicit_passes: std::cell::Cell<usize>,
 }
 
 /// Relative size below which a new column counts as dependent on the others.
@@ -98,6 +101,8 @@ impl<'a> Corral<'a> {
             qtb: Vec::new(),
             qtb_valid: false,
             column_of: vec![usize::MAX; n],
+            #[cfg(test)]
+            implicit_passes: std::cell::Cell::new(0),
         }
     }
 

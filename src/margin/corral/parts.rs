@@ -86,6 +86,8 @@ impl<'a> Corral<'a> {
             qtb,
             qtb_valid,
             column_of,
+            #[cfg(test)]
+            implicit_passes: std::cell::Cell::new(0),
         }
     }
 }
