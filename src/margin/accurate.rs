@@ -285,9 +285,16 @@ impl CompensatedVector {
         }
     }
 
-    /// Add `coefficient·x[j]` to component `j` (as [`Accumulator::add_product`]).
+    /// Add `coefficient·x[j]` to component `j` (as [`Accumulator::add_product`]); `x` may be shorter
+    /// than the vector, its missing entries zero.
     pub(crate) fn add_scaled(&mut self, coefficient: f64, x: &[f64]) {
-        crate::simd::axpy_compensated(coefficient, x, &mut self.sums, &mut self.corrections);
+        let n = x.len();
+        crate::simd::axpy_compensated(
+            coefficient,
+            x,
+            &mut self.sums[..n],
+            &mut self.corrections[..n],
+        );
     }
 
     /// The compensated values (as [`Accumulator::value`]).

@@ -225,9 +225,11 @@ pub(crate) fn polish(
         // that might violate are re-scored in twice working precision.
         let normal = corral.normal(&v);
         let r = problem.dim() as f64;
-        // A point read in place is computed into `buffer`; a copied one is read where it is.
+        // A point read in place is computed into `buffer`; a copied one is read where it is, and a
+        // packed one over its stored coordinates (the rest are zero).
         let exact_score = |i: usize, buffer: &mut Vec<f64>| {
-            problem.labels[i] * dot2(&normal, problem.point(i, buffer)).0
+            let point = problem.stored(i, buffer);
+            problem.labels[i] * dot2(&normal[..point.len()], point).0
         };
         let plain_score = |i: usize, buffer: &mut Vec<f64>| {
             problem.labels[i] * problem.dot_fast(i, &normal, buffer)

@@ -254,10 +254,11 @@ impl<'a> Corral<'a> {
         if !self.accurate {
             return self.combine_plain(weight);
         }
+        // Over each point's stored coordinates only: adding a multiple of zero changes no sum.
         let mut acc = CompensatedVector::zeros(r);
         let mut buffer = Vec::new();
         for &i in &self.rows {
-            let point = self.problem.point(i, &mut buffer);
+            let point = self.problem.stored(i, &mut buffer);
             acc.add_scaled(weight(i) * self.problem.labels[i], point);
         }
         acc.values()
@@ -268,8 +269,12 @@ impl<'a> Corral<'a> {
         let mut v = vec![0.0; self.problem.dim()];
         let mut buffer = Vec::new();
         for &i in &self.rows {
-            let point = self.problem.point(i, &mut buffer);
-            axpy(weight(i) * self.problem.labels[i], point, &mut v);
+            let point = self.problem.stored(i, &mut buffer);
+            axpy(
+                weight(i) * self.problem.labels[i],
+                point,
+                &mut v[..point.len()],
+            );
         }
         v
     }
