@@ -133,11 +133,6 @@ impl<'a> Corral<'a> {
         self.explicit_values = self.explicit_values.min(factor_values);
     }
 
-    /// Whether points and normals are computed in twice working precision.
-    pub(crate) fn is_accurate(&self) -> bool {
-        self.accurate
-    }
-
     /// Choose between twice working precision and plain arithmetic for points and normals.
     pub(crate) fn set_accurate(&mut self, accurate: bool) {
         self.accurate = accurate;
