@@ -60,6 +60,12 @@ const SEMI_NORMAL_ENOUGH: f64 = 1e-10;
 /// own tolerance of 10⁻¹⁰.
 const IMPLICIT_ORTHOGONALITY: f64 = 1e-11;
 
+/// Columns of a batch that pass through `R` together: the support's points and `R` are read once a
+/// block, and the block's columns (and their coefficients) stay in the core's caches meanwhile. With
+/// the whole batch at once (up to 64 columns) each point met every column from beyond L2, and each
+/// column read `R` on its own.
+pub(super) const PASS_BLOCK: usize = 16;
+
 impl Corral<'_> {
     /// The most values `Q` and `R` may take while `Q` is explicit, for points from a dataset that
     /// stores `data_values` values ([`Problem::data_values`]).
@@ -235,17 +241,47 @@ impl Corral<'_> {
         y
     }
 
+    /// Solve `Rᵀ·y = c` for each `c` of `cs`, all of one length: [`Corral::forward_substitute`] for
+    /// each, with its bits, but each column of `R` read once for a block of them rather than once for
+    /// each (with a thousand columns or more, `R` lives beyond the core's caches).
+    pub(super) fn forward_substitute_each(&self, cs: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        let mut ys: Vec<Vec<f64>> = cs.iter().map(|c| Vec::with_capacity(c.len())).collect();
+        for (ys, cs) in ys.chunks_mut(PASS_BLOCK).zip(cs.chunks(PASS_BLOCK)) {
+            let m = cs.first().map_or(0, Vec::len);
+            debug_assert!(cs.iter().all(|c| c.len() == m));
+            for j in 0..m {
+                let (column, diagonal) = (&self.r[j][..j], self.r[j][j]);
+                for (y, c) in ys.iter_mut().zip(cs) {
+                    let value = c[j] - dot(column, y, Summation::Fast);
+                    y.push(value / diagonal);
+                }
+            }
+        }
+        ys
+    }
+
     /// One classical Gram–Schmidt pass of the `columns` over `E` through `R`: `y = R⁻ᵀ·Eᵀ·b` added to
     /// each column's coefficients and `b ← b − E·R⁻¹·y`, each point of the support formed once a pass
-    /// for the whole batch.
+    /// for a block of [`PASS_BLOCK`] columns, and `R` read once for the block. Each column meets the
+    /// operations it would meet alone, so the bits do not depend on the batch.
     pub(super) fn implicit_pass(&self, columns: &mut [Vec<f64>], coefficients: &mut [Vec<f64>]) {
+        #[cfg(test)]
+        self.implicit_passes
+            .set(self.implicit_passes.get() + columns.len());
+        for (columns, coefficients) in columns
+            .chunks_mut(PASS_BLOCK)
+            .zip(coefficients.chunks_mut(PASS_BLOCK))
+        {
+            self.implicit_pass_block(columns, coefficients);
+        }
+    }
+
+    /// [`Corral::implicit_pass`] on at most [`PASS_BLOCK`] columns.
+    fn implicit_pass_block(&self, columns: &mut [Vec<f64>], coefficients: &mut [Vec<f64>]) {
         let m = self.columns.len();
         if m == 0 || columns.is_empty() {
             return;
         }
-        #[cfg(test)]
-        self.implicit_passes
-            .set(self.implicit_passes.get() + columns.len());
         // Eᵀ·b from the points' products: `yₖ·pₖ·b − y_b·p_b·b`.
         let mut buffer = Vec::new();
         let scores = |i: usize, buffer: &mut Vec<f64>| -> Vec<f64> {
@@ -271,14 +307,13 @@ impl Corral<'_> {
                 p[k] = s - t;
             }
         }
-        let mut steps = Vec::with_capacity(columns.len());
-        for (p, coefficients) in products.iter().zip(coefficients.iter_mut()) {
-            let y = self.forward_substitute(p);
-            for (c, &yk) in coefficients.iter_mut().zip(&y) {
+        let ys = self.forward_substitute_each(&products);
+        for (coefficients, y) in coefficients.iter_mut().zip(&ys) {
+            for (c, &yk) in coefficients.iter_mut().zip(y) {
                 *c += yk;
             }
-            steps.push(self.back_substitute(&y));
         }
+        let steps = self.back_substitute_each(ys);
         self.points_times_each(&steps, |s, coefficient, point| {
             axpy(-coefficient, point, &mut columns[s][..point.len()]);
         });
@@ -289,6 +324,7 @@ impl Corral<'_> {
 mod tests {
     use super::*;
     use crate::margin::Bias;
+    use crate::margin::problem::bits;
 
     /// `n` scattered points in `dim` coordinates with a free bias (two groups), alternating labels.
     fn problem(n: usize, dim: usize) -> Problem<'static> {
@@ -374,6 +410,49 @@ mod tests {
         assert!(explicit.add(0) && implicit.add(0));
         let (a, b) = (explicit.r.last().unwrap(), implicit.r.last().unwrap());
         assert!(largest_difference(a, b) < 1e-12, "the new column of R");
+    }
+
+    #[test]
+    fn a_pass_gives_each_column_the_bits_it_gets_alone() {
+        // More columns than a block: the blocks share the reads of the points and of `R`, never a
+        // rounding.
+        let problem = problem(60, 40);
+        let mut corral = Corral::new(&problem);
+        corral.reset(&[(0, 0.5), (1, 0.5), (2, 0.25), (3, 0.25)]);
+        corral.drop_q();
+        let added = corral.add_batch(&(4..30).collect::<Vec<_>>(), 26, usize::MAX);
+        assert_eq!(added.rows.len(), 26);
+        let columns: Vec<Vec<f64>> = crate::margin::problem::scattered_rows(2 * PASS_BLOCK + 5, 40);
+        // The triangular solves for many right-hand sides are each one's own.
+        let m = corral.columns.len();
+        let sides: Vec<Vec<f64>> = columns.iter().map(|c| c[..m].to_vec()).collect();
+        let (forward, back) = (
+            corral.forward_substitute_each(&sides),
+            corral.back_substitute_each(sides.clone()),
+        );
+        for (k, side) in sides.iter().enumerate() {
+            assert_eq!(
+                bits(&forward[k..=k]),
+                bits(&[corral.forward_substitute(side)])
+            );
+            assert_eq!(bits(&back[k..=k]), bits(&[corral.back_substitute(side)]));
+        }
+        let coefficients = vec![vec![0.0; corral.columns.len()]; columns.len()];
+        let (mut together, mut together_coefficients) = (columns.clone(), coefficients.clone());
+        corral.implicit_pass(&mut together, &mut together_coefficients);
+        for (k, (mut column, mut coefficient)) in columns.into_iter().zip(coefficients).enumerate()
+        {
+            corral.implicit_pass(
+                std::slice::from_mut(&mut column),
+                std::slice::from_mut(&mut coefficient),
+            );
+            assert_eq!(bits(&[column]), bits(&together[k..=k]), "column {k}");
+            assert_eq!(
+                bits(&[coefficient]),
+                bits(&together_coefficients[k..=k]),
+                "coefficients {k}"
+            );
+        }
     }
 
     #[test]

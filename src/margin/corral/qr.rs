@@ -66,6 +66,24 @@ impl Corral<'_> {
         x
     }
 
+    /// Solve `R·x = y` for each `y` of `ys`, all of one length: [`Corral::back_substitute`] for each,
+    /// with its bits, each column of `R` read once for a block of them.
+    pub(super) fn back_substitute_each(&self, mut ys: Vec<Vec<f64>>) -> Vec<Vec<f64>> {
+        for xs in ys.chunks_mut(super::implicit::PASS_BLOCK) {
+            let m = xs.first().map_or(0, Vec::len);
+            debug_assert!(xs.iter().all(|x| x.len() == m));
+            for j in (0..m).rev() {
+                let (column, diagonal) = (&self.r[j][..j], self.r[j][j]);
+                for x in xs.iter_mut() {
+                    x[j] /= diagonal;
+                    let (head, rest) = x.split_at_mut(j);
+                    axpy(-rest[0], column, head);
+                }
+            }
+        }
+        ys
+    }
+
     /// Delete column `position` and restore the triangle with Givens rotations.
     pub(super) fn delete_column(&mut self, position: usize) {
         self.r.remove(position);
