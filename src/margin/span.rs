@@ -286,6 +286,7 @@ impl SharedColumns {
 mod tests {
     use super::*;
     use crate::dataset::Dataset;
+    use crate::margin::problem::bits;
     use ndarray::array;
 
     /// The inner product of the problem's points `a` and `b`, from their coordinates.
@@ -426,8 +427,7 @@ mod tests {
         assert_eq!(together.pivots, alone.pivots);
         for k in 0..n {
             let (a, b) = (together.coordinates.row(k), alone.coordinates.row(k));
-            let bits = |r: &[f64]| r.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(a), bits(b), "row {k}");
+            assert_eq!(bits(&[a.to_vec()]), bits(&[b.to_vec()]), "row {k}");
         }
     }
 }

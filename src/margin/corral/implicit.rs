@@ -223,7 +223,7 @@ impl Corral<'_> {
     /// pass would gain nothing more. A corrected column is therefore not judged by this again
     /// (`append_projected`), though the bound still exceeds the tolerance when `κ(R)²·u` does. Taking a
     /// third pass on every column of the rcv1-shaped file of the README (`κ(R)` ≈ 400) had been a
-    /// third of its solve.
+    /// quarter of its solve.
     pub(super) fn needs_second_pass(&self, size: f64, rest: f64, condition: f64) -> bool {
         rest <= REORTHOGONALISE * size
             || condition.is_nan()
@@ -233,17 +233,14 @@ impl Corral<'_> {
     /// Solve `Rᵀ·y = c` for the leading `c.len()` columns (`R` by columns: each step one contiguous
     /// product).
     pub(super) fn forward_substitute(&self, c: &[f64]) -> Vec<f64> {
-        let mut y = Vec::with_capacity(c.len());
-        for (j, &cj) in c.iter().enumerate() {
-            let value = cj - dot(&self.r[j][..j], &y, Summation::Fast);
-            y.push(value / self.r[j][j]);
-        }
-        y
+        self.forward_substitute_each(&[c.to_vec()])
+            .pop()
+            .unwrap_or_default()
     }
 
-    /// Solve `Rᵀ·y = c` for each `c` of `cs`, all of one length: [`Corral::forward_substitute`] for
-    /// each, with its bits, but each column of `R` read once for a block of them rather than once for
-    /// each (with a thousand columns or more, `R` lives beyond the core's caches).
+    /// Solve `Rᵀ·y = c` for each `c` of `cs`, all of one length, each column of `R` read once for a
+    /// block of them rather than once for each (with a thousand columns or more, `R` lives beyond the
+    /// core's caches); each solution has the bits it has alone.
     pub(super) fn forward_substitute_each(&self, cs: &[Vec<f64>]) -> Vec<Vec<f64>> {
         let mut ys: Vec<Vec<f64>> = cs.iter().map(|c| Vec::with_capacity(c.len())).collect();
         for (ys, cs) in ys.chunks_mut(PASS_BLOCK).zip(cs.chunks(PASS_BLOCK)) {

@@ -55,19 +55,14 @@ impl Corral<'_> {
 
     /// Solve `R·x = c` for the leading `c.len()` columns.
     pub(super) fn back_substitute(&self, c: &[f64]) -> Vec<f64> {
-        let m = c.len();
-        let mut x = c.to_vec();
-        // Column by column, because `R` is stored by columns: each step is one contiguous axpy.
-        for j in (0..m).rev() {
-            x[j] /= self.r[j][j];
-            let (head, rest) = x.split_at_mut(j);
-            axpy(-rest[0], &self.r[j][..j], head);
-        }
-        x
+        self.back_substitute_each(vec![c.to_vec()])
+            .pop()
+            .unwrap_or_default()
     }
 
-    /// Solve `R·x = y` for each `y` of `ys`, all of one length: [`Corral::back_substitute`] for each,
-    /// with its bits, each column of `R` read once for a block of them.
+    /// Solve `R·x = y` for each `y` of `ys`, all of one length, each column of `R` read once for a
+    /// block of them; each solution has the bits it has alone. Column by column, because `R` is stored
+    /// by columns: each step is one contiguous axpy.
     pub(super) fn back_substitute_each(&self, mut ys: Vec<Vec<f64>>) -> Vec<Vec<f64>> {
         for xs in ys.chunks_mut(super::implicit::PASS_BLOCK) {
             let m = xs.first().map_or(0, Vec::len);
