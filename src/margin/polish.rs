@@ -21,6 +21,7 @@
 use super::accurate::{UNIT_ROUNDOFF, dot2};
 use super::corral::{Corral, CorralParts};
 use super::problem::Problem;
+use super::scan::problem_scores_into;
 
 /// How a polish ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,6 +165,9 @@ pub(crate) fn polish(
     let mut full_pricing = true;
     let mut violations: Vec<(f64, usize)> = Vec::new();
     let mut buffer: Vec<f64> = Vec::new();
+    let mut scores: Vec<f64> = Vec::new();
+    // A member's plain score this iteration, by row (read for members only).
+    let mut member_score: Vec<f64> = Vec::new();
     for _ in 0..settings.max_iterations {
         if settings
             .deadline
@@ -236,17 +240,20 @@ pub(crate) fn polish(
             let point = problem.stored(i, buffer);
             problem.labels[i] * dot2(&normal[..point.len()], point).0
         };
-        let plain_score = |i: usize, buffer: &mut Vec<f64>| {
-            problem.labels[i] * problem.dot_fast(i, &normal, buffer)
-        };
+        // The members' plain scores serve the level and then their own pricing (outside the end game,
+        // whose level takes exact scores); the other rows' are computed where they are priced.
         let mut level = vec![0.0; groups];
-        for &i in corral.rows() {
-            let score = if endgame {
-                exact_score(i, &mut buffer)
-            } else {
-                plain_score(i, &mut buffer)
-            };
-            level[problem.group(i)] += corral.weight(i) * score;
+        if endgame {
+            for &i in corral.rows() {
+                level[problem.group(i)] += corral.weight(i) * exact_score(i, &mut buffer);
+            }
+        } else {
+            problem_scores_into(problem, corral.rows(), &normal, &mut scores);
+            member_score.resize(problem.n(), 0.0);
+            for (&i, &dot) in corral.rows().iter().zip(&scores) {
+                member_score[i] = problem.labels[i] * dot;
+                level[problem.group(i)] += corral.weight(i) * member_score[i];
+            }
         }
         let scale: f64 = level.iter().sum::<f64>().max(f64::MIN_POSITIVE);
         let plain_noise = 4.0 * (r + 2.0) * UNIT_ROUNDOFF;
@@ -266,13 +273,24 @@ pub(crate) fn polish(
                      worst: &mut Vec<f64>,
                      violating: &mut Vec<(f64, usize)>,
                      all: Option<&mut Vec<(f64, usize)>>,
-                     buffer: &mut Vec<f64>| {
+                     buffer: &mut Vec<f64>,
+                     scores: &mut Vec<f64>| {
             worst.iter_mut().for_each(|x| *x = 0.0);
             violating.clear();
             let mut all = all;
+            let known = |i: usize| !endgame && corral.is_member(i);
+            let unknown: Vec<usize> = rows.iter().copied().filter(|&i| !known(i)).collect();
+            problem_scores_into(problem, &unknown, &normal, scores);
+            let mut computed = scores.iter();
             for &i in rows {
                 let g = problem.group(i);
-                let mut violation = level[g] - plain_score(i, buffer);
+                let score = if known(i) {
+                    member_score[i]
+                } else {
+                    let dot = computed.next().copied().unwrap_or(f64::NAN);
+                    problem.labels[i] * dot
+                };
+                let mut violation = level[g] - score;
                 if endgame && violation > -plain_noise {
                     violation = level[g] - exact_score(i, buffer);
                 }
@@ -288,7 +306,14 @@ pub(crate) fn polish(
             }
         };
         if !full_pricing {
-            price(&near, &mut worst, &mut violating, None, &mut buffer);
+            price(
+                &near,
+                &mut worst,
+                &mut violating,
+                None,
+                &mut buffer,
+                &mut scores,
+            );
             if done(&worst) {
                 full_pricing = true;
             }
@@ -302,6 +327,7 @@ pub(crate) fn polish(
                 &mut violating,
                 keep.then_some(&mut violations),
                 &mut buffer,
+                &mut scores,
             );
             // The rows closest to violating, for the partial pricings that follow.
             near.clear();

@@ -14,6 +14,7 @@ use rayon::prelude::*;
 
 use super::accurate::{TINY, UNIT_ROUNDOFF, dot2, gamma, norm_bounds, point_dot2_plus, round_down};
 use super::points::Points;
+use super::problem::Problem;
 use crate::dataset::Dataset;
 use crate::simd::Summation;
 
@@ -67,6 +68,56 @@ fn row_scores_into(data: &Dataset, w: &[f64], scores: &mut Vec<f64>) {
         scores.par_chunks_mut(BLOCK_ROWS).enumerate().for_each(fill);
     } else {
         scores.chunks_mut(BLOCK_ROWS).enumerate().for_each(fill);
+    }
+}
+
+/// Working-set points a parallel block of [`problem_scores_into`] holds at least: well above a task's
+/// scheduling cost.
+const BLOCK_VALUES: usize = 1 << 16;
+/// Pricings over fewer values than this stay on the calling thread. Higher than a full pass's
+/// [`PARALLEL_VALUES`]: a pricing alternates with the exact solve's own sequential work on the same
+/// points, which a parallel pricing of the support's 10⁶ values (2·10⁴ × 1000) slowed by more than it
+/// gained (measured; from 2·10⁶ values, 8000 points of 1000 coordinates, it gains about 5 %).
+const PARALLEL_PRICING: usize = 1 << 21;
+
+/// `w·zₖ` for the working set's points `rows`, each as [`Problem::dot_fast`] computes it alone, written
+/// into `scores` (resized to `rows.len()`); split over the available threads by blocks of points when
+/// they hold at least [`PARALLEL_PRICING`] values. The exact solve prices thousands of points a major
+/// iteration where the support is large (8000 points of 1000 coordinates on the 2·10⁴ × 1000 set of
+/// `benches/margin_passes`), a pass over the working set as memory-bound as the full pass.
+pub(super) fn problem_scores_into(
+    problem: &Problem<'_>,
+    rows: &[usize],
+    w: &[f64],
+    scores: &mut Vec<f64>,
+) {
+    problem_scores_split(problem, rows, w, scores, PARALLEL_PRICING);
+}
+
+/// [`problem_scores_into`], in parallel from `parallel_values` values (the tests' view of both paths).
+fn problem_scores_split(
+    problem: &Problem<'_>,
+    rows: &[usize],
+    w: &[f64],
+    scores: &mut Vec<f64>,
+    parallel_values: usize,
+) {
+    scores.clear();
+    scores.resize(rows.len(), 0.0);
+    let dim = problem.dim().max(1);
+    let fill = |(block, out): (&[usize], &mut [f64])| {
+        let mut buffer = Vec::new();
+        for (s, &i) in out.iter_mut().zip(block) {
+            *s = problem.dot_fast(i, w, &mut buffer);
+        }
+    };
+    let block = BLOCK_VALUES.div_ceil(dim);
+    if rows.len().saturating_mul(dim) >= parallel_values && rayon::current_num_threads() > 1 {
+        rows.par_chunks(block)
+            .zip(scores.par_chunks_mut(block))
+            .for_each(fill);
+    } else {
+        fill((rows, scores.as_mut_slice()));
     }
 }
 
@@ -236,6 +287,40 @@ mod tests {
                 let expected = crate::simd::dot(&w, data.row(i), Summation::Fast);
                 assert_eq!(s.to_bits(), (expected + 0.0).to_bits(), "d = {d}, row {i}");
             }
+        }
+    }
+
+    #[test]
+    fn a_pricing_gives_each_point_the_bits_of_its_own_product_on_either_path() {
+        // Long enough rows for several parallel blocks of `BLOCK_VALUES`, translated and scaled in
+        // place, priced in a shuffled order with a repeat.
+        let (n, d) = (300, 700);
+        let x = Array2::from_shape_fn((n, d), |(i, j)| {
+            ((i * 7919 + j * 104729) % 1013) as f64 * 1e-3 - 0.4
+        });
+        let labels = Array1::from_shape_fn(n, |i| if i % 3 == 0 { -1.0 } else { 1.0 });
+        let data = Dataset::new(x, labels).unwrap();
+        let centre: Vec<f64> = (0..d).map(|j| (j % 7) as f64 * 0.01).collect();
+        let mut problem = Problem::in_place(
+            Points::from(&data),
+            crate::margin::Bias::Free,
+            centre,
+            0.5,
+            0,
+        );
+        problem.push_rows(&(0..n).collect::<Vec<_>>());
+        let w: Vec<f64> = (0..d).map(|j| ((j * 31) % 17) as f64 * 0.1 - 0.8).collect();
+        let rows: Vec<usize> = (0..n).map(|k| (k * 7 + 3) % n).chain([5, 5]).collect();
+        let mut buffer = Vec::new();
+        let expected: Vec<u64> = rows
+            .iter()
+            .map(|&i| problem.dot_fast(i, &w, &mut buffer).to_bits())
+            .collect();
+        for parallel_values in [usize::MAX, 1] {
+            let mut scores = vec![f64::NAN; 3];
+            problem_scores_split(&problem, &rows, &w, &mut scores, parallel_values);
+            let bits: Vec<u64> = scores.iter().map(|s| s.to_bits()).collect();
+            assert_eq!(bits, expected, "parallel from {parallel_values} values");
         }
     }
 
