@@ -78,10 +78,7 @@ impl<'a> Rounds<'a> {
         // once it has scored the rows: with a million columns each of these vectors is 11 MB, and the
         // descent that follows is the solve's peak on sparse data.
         let (mut direction, mut centre) = (vec![0.0; d], vec![0.0; d]);
-        for (i, &y) in labels.iter().enumerate() {
-            let sum = if y < 0.0 { &mut centre } else { &mut direction };
-            data.row(i).add_to(1.0, sum);
-        }
+        data.add_by_class(&mut direction, &mut centre);
         let (p, q) = (positives.max(1) as f64, negatives.max(1) as f64);
         for (positive, negative) in direction.iter_mut().zip(centre.iter_mut()) {
             let (sum_positive, sum_negative) = (*positive, *negative);
@@ -382,6 +379,11 @@ pub(super) fn lowest(scored: impl Iterator<Item = (f64, usize)>, count: usize) -
     // A max-heap of the `count` best so far: a new row enters only below its top.
     let mut heap = std::collections::BinaryHeap::with_capacity(count + 1);
     for (score, row) in scored {
+        // Most rows score above the top: `>` rejects them without the total order, whose answer it
+        // is for every pair but NaN and equal values, which take the total order.
+        if heap.len() == count && heap.peek().is_some_and(|top: &Scored| score > top.0) {
+            continue;
+        }
         let item = Scored(score, row);
         if heap.len() < count {
             heap.push(item);
@@ -399,6 +401,33 @@ pub(super) fn lowest(scored: impl Iterator<Item = (f64, usize)>, count: usize) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lowest_rows_are_those_of_a_full_sort_in_the_total_order() {
+        // Ties, signed zeros and NaN take the total order's answer (then the row), as a sort gives it.
+        let values = [
+            3.0,
+            -0.0,
+            0.0,
+            1.0,
+            f64::NAN,
+            1.0,
+            -2.0,
+            0.0,
+            7.0,
+            -0.0,
+            1.0,
+            -f64::NAN,
+            5.0,
+        ];
+        let scored = || (0..40).map(|i| (values[(i * 7) % values.len()], i));
+        for count in 0..=41 {
+            let mut sorted: Vec<(f64, usize)> = scored().collect();
+            sorted.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let expected: Vec<usize> = sorted.iter().take(count).map(|&(_, i)| i).collect();
+            assert_eq!(lowest(scored(), count), expected, "count {count}");
+        }
+    }
 
     #[test]
     fn the_heaviest_rows_start_in_their_order_in_the_first_set() {
