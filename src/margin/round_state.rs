@@ -271,12 +271,8 @@ impl<'a> Rounds<'a> {
             Bias::ThroughOrigin => 0.0,
         };
         let (lower, _) = certified_lower(data, w, b, &self.scores);
-        let mut raw = vec![0.0; data.n_samples()];
-        for &(i, c) in &candidate.duals {
-            raw[i] = c;
-        }
-        let upper = HullPoint::evaluate(data, self.bias, &raw)
-            .map_or(f64::INFINITY, |hull| hull.margin_upper(self.bias));
+        let upper =
+            HullPoint::margin_upper_of(data, self.bias, &candidate.duals).unwrap_or(f64::INFINITY);
         Bracketed {
             w: candidate.w,
             b,
