@@ -326,14 +326,17 @@ fn lowest_per_group(
     count: usize,
     score: impl Fn(usize) -> Option<f64>,
 ) -> Vec<usize> {
-    let mut chosen = Vec::new();
-    for &class in groups {
-        let rows = (0..labels.len())
-            .filter(|&i| class == 0.0 || labels[i] == class)
-            .filter_map(|i| score(i).map(|s| (s, i)));
-        chosen.extend(lowest(rows, count));
+    // One pass for every group: each group's rows reach its own heap in the order they would alone.
+    let mut kept: Vec<Lowest> = groups.iter().map(|_| Lowest::new(count)).collect();
+    for (i, &y) in labels.iter().enumerate() {
+        let Some(g) = groups.iter().position(|&class| class == 0.0 || y == class) else {
+            continue;
+        };
+        if let Some(s) = score(i) {
+            kept[g].offer(s, i);
+        }
     }
-    chosen
+    kept.into_iter().flat_map(Lowest::rows).collect()
 }
 
 /// The start weights of the `count` rows of `first` that the descent weighs most, by position in `first`
@@ -355,43 +358,72 @@ fn heaviest(first: &[usize], alpha: &[f64], count: usize) -> Vec<(usize, f64)> {
 /// The rows of the `count` smallest scores, smallest first (ties by row): one pass with a bounded heap,
 /// so that choosing a few rows among millions costs no more than reading their scores.
 pub(super) fn lowest(scored: impl Iterator<Item = (f64, usize)>, count: usize) -> Vec<usize> {
-    /// A score and its row, ordered by score, then row.
-    #[derive(PartialEq)]
-    struct Scored(f64, usize);
-    impl Eq for Scored {}
-    impl PartialOrd for Scored {
-        fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-            Some(self.cmp(other))
-        }
-    }
-    impl Ord for Scored {
-        fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-            self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
-        }
-    }
-    if count == 0 {
-        return Vec::new();
-    }
-    // A max-heap of the `count` best so far: a new row enters only below its top.
-    let mut heap = std::collections::BinaryHeap::with_capacity(count + 1);
+    let mut kept = Lowest::new(count);
     for (score, row) in scored {
+        kept.offer(score, row);
+    }
+    kept.rows()
+}
+
+/// A score and its row, ordered by score, then row.
+#[derive(PartialEq)]
+struct Scored(f64, usize);
+
+impl Eq for Scored {}
+
+impl PartialOrd for Scored {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Scored {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
+}
+
+/// The `count` lowest of the scored rows offered so far ([`lowest`], a row at a time).
+struct Lowest {
+    /// A max-heap of the `count` best so far: a new row enters only below its top.
+    heap: std::collections::BinaryHeap<Scored>,
+    count: usize,
+}
+
+impl Lowest {
+    fn new(count: usize) -> Lowest {
+        Lowest {
+            heap: std::collections::BinaryHeap::with_capacity(count.saturating_add(1).min(1 << 20)),
+            count,
+        }
+    }
+
+    fn offer(&mut self, score: f64, row: usize) {
+        if self.count == 0 {
+            return;
+        }
         // Most rows score above the top: `>` rejects them without the total order, whose answer it
         // is for every pair but NaN and equal values, which take the total order.
-        if heap.len() == count && heap.peek().is_some_and(|top: &Scored| score > top.0) {
-            continue;
+        if self.heap.len() == self.count && self.heap.peek().is_some_and(|top| score > top.0) {
+            return;
         }
         let item = Scored(score, row);
-        if heap.len() < count {
-            heap.push(item);
-        } else if heap.peek().is_some_and(|top| item < *top) {
-            heap.pop();
-            heap.push(item);
+        if self.heap.len() < self.count {
+            self.heap.push(item);
+        } else if self.heap.peek().is_some_and(|top| item < *top) {
+            self.heap.pop();
+            self.heap.push(item);
         }
     }
-    heap.into_sorted_vec()
-        .into_iter()
-        .map(|Scored(_, row)| row)
-        .collect()
+
+    /// The rows kept, lowest first.
+    fn rows(self) -> Vec<usize> {
+        self.heap
+            .into_sorted_vec()
+            .into_iter()
+            .map(|Scored(_, row)| row)
+            .collect()
+    }
 }
 
 #[cfg(test)]
