@@ -74,11 +74,12 @@ impl<'a> Points<'a> {
                     } else {
                         &mut *positive
                     };
+                    // `1·x` is `x` exactly, so these are `add_to`'s sums with step 1.
                     for (s, &x) in sum.iter_mut().zip(row) {
-                        *s += 1.0 * x;
+                        *s += x;
                     }
                     if let Some(c) = self.constant {
-                        sum[d] += 1.0 * c;
+                        sum[d] += c;
                     }
                 }
             }
