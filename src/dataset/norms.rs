@@ -154,7 +154,7 @@ impl RowNorms {
 }
 
 /// The smallest non-zero and the largest magnitude of `values` (`∞` and `0` for none). Minima and
-/// maxima do not depend on the order they are taken in, so the values are taken in [`LANES`]
+/// maxima do not depend on the order they are taken in, so the values are taken in eight
 /// independent lanes: one running minimum and maximum over a whole row was a chain of dependent
 /// comparisons, and made the norms' pass several times slower than the sums of squares beside it.
 #[inline]
