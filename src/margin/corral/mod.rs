@@ -14,7 +14,8 @@
 //!
 //! `Q` is as large as `|S|` rows of the data: past a share of the data (and of the memory budget) it is
 //! dropped, and every product with it goes through `R` and the support's points instead (see
-//! `implicit`).
+//! `implicit`). A sparse working set's start is then factored straight from its coordinates in the span,
+//! where the members' columns form a staircase (see `staircase`), not by passes through the points.
 
 use super::accurate::CompensatedVector;
 use super::problem::Problem;
@@ -170,7 +171,9 @@ impl<'a> Corral<'a> {
 
     /// Start from rows and non-negative weights: normalise per group, choose the heaviest row of each
     /// group as its base and factor, dropping rows by Carathéodory's reduction until the members are
-    /// affinely independent (this moves weights but not the point `v`).
+    /// affinely independent (this moves weights but not the point `v`). A working set in its span
+    /// without `Q` takes each group's first member as its base instead and is factored by Householder's
+    /// reflections on its coordinates (`staircase`), unless a member depends on the others.
     pub(crate) fn reset(&mut self, start: &[(usize, f64)]) {
         for &i in &self.rows {
             self.weight[i] = 0.0;
