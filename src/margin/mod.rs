@@ -63,6 +63,7 @@ mod round_state;
 mod rounds;
 mod scale;
 mod scan;
+mod shared_columns;
 mod soft;
 mod span;
 mod store;

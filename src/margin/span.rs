@@ -29,11 +29,14 @@
 
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use super::Bias;
 use super::accurate::{binary_exponent, times_power_of_two};
 use super::packed::PackedRows;
 use super::points::Points;
 use super::problem::Problem;
+use super::shared_columns::SharedColumns;
 use crate::simd::dot_fast;
 
 /// The coordinates of the working set's rows so far.
@@ -95,46 +98,68 @@ impl Span {
         // The factor is a power of two, so taking it out of the sums rounds nothing.
         let factor = self.factor;
         let factor2 = factor * factor;
+        let threads = rayon::current_num_threads();
         for (b, block) in rows.chunks(SUBSTITUTION_BLOCK).enumerate() {
             let block_start = old_rows + b * SUBSTITUTION_BLOCK;
             let known = self.pivots.len();
-            let mut joining: Vec<Joining> = block
-                .iter()
-                .enumerate()
-                .map(|(s, &i)| {
-                    let tag = block_start + s;
-                    shared.products(data, tag, &mut by_tag);
-                    let products: Vec<f64> =
-                        self.pivots.iter().map(|&p| factor2 * by_tag[p]).collect();
-                    let earlier = by_tag[block_start..tag]
-                        .iter()
-                        .map(|&g| factor2 * g)
-                        .collect();
-                    by_tag[..tag].fill(0.0);
-                    // Up to the first pivot the row shares a column with, g and l are zero.
-                    let first = products.iter().position(|&g| g != 0.0).unwrap_or(known);
-                    let mut l = Vec::with_capacity(known + s + 1);
-                    l.resize(first, 0.0);
-                    Joining {
-                        row: i,
-                        products,
-                        earlier,
-                        first,
-                        l,
-                    }
-                })
-                .collect();
+            let pivots = &self.pivots;
+            let join = |by_tag: &mut Vec<f64>, (s, &i): (usize, &usize)| {
+                let tag = block_start + s;
+                shared.products(data, tag, by_tag);
+                let products: Vec<f64> = pivots.iter().map(|&p| factor2 * by_tag[p]).collect();
+                let earlier = by_tag[block_start..tag]
+                    .iter()
+                    .map(|&g| factor2 * g)
+                    .collect();
+                by_tag[..tag].fill(0.0);
+                // Up to the first pivot the row shares a column with, g and l are zero.
+                let first = products.iter().position(|&g| g != 0.0).unwrap_or(known);
+                let mut l = Vec::with_capacity(known + s + 1);
+                l.resize(first, 0.0);
+                Joining {
+                    row: i,
+                    products,
+                    earlier,
+                    first,
+                    l,
+                }
+            };
+            // Each row of the block is its own computation until the pivots before the block are
+            // behind it, so the threads share the block's rows, each row with the bits it has alone.
+            let parallel = threads > 1 && known >= PARALLEL_PIVOTS;
+            let mut joining: Vec<Joining> = if parallel {
+                block
+                    .par_iter()
+                    .enumerate()
+                    .map_init(|| vec![0.0; tagged.len()], join)
+                    .collect()
+            } else {
+                block
+                    .iter()
+                    .enumerate()
+                    .map(|row| join(&mut by_tag, row))
+                    .collect()
+            };
             // Forward substitution, lₖ = (gₖ − Σ_{j<k} Tₖⱼ·lⱼ) / Tₖₖ with Tₖ the k-th pivot's
             // coordinates: first over the pivots before the block, each read once for all its rows
             // (row by row, the triangle was read from memory once a row: a quarter of the
             // 150 000 × 2·10⁶ solve of the README), with each row's own products, so the same bits.
             let from = joining.iter().map(|j| j.first).min().unwrap_or(known);
-            for k in from..known {
-                let pivot = coordinates.row(self.pivots[k]);
-                for j in joining.iter_mut().filter(|j| j.first <= k) {
-                    let partial = dot_fast(&pivot[j.first..k], &j.l[j.first..]);
-                    j.l.push((j.products[k] - partial) / pivot[k]);
+            let triangle: &PackedRows = coordinates;
+            let substitute = |rows: &mut [Joining]| {
+                for k in from..known {
+                    let pivot = triangle.row(pivots[k]);
+                    for j in rows.iter_mut().filter(|j| j.first <= k) {
+                        let partial = dot_fast(&pivot[j.first..k], &j.l[j.first..]);
+                        j.l.push((j.products[k] - partial) / pivot[k]);
+                    }
                 }
+            };
+            if parallel {
+                let share = joining.len().div_ceil(threads);
+                joining.par_chunks_mut(share).for_each(substitute);
+            } else {
+                substitute(&mut joining);
             }
             // Then, row by row, over the pivots that the block's earlier rows opened.
             for joining in joining {
@@ -222,6 +247,10 @@ impl Span {
 /// (their partial coordinates, `|W|` values each, stay in the core's caches).
 const SUBSTITUTION_BLOCK: usize = 16;
 
+/// Pivots before a block from which its rows are substituted on the threads: below it a block's
+/// substitutions (about `16 × pivots² / 2` products) are too short to pay for the threads' start.
+const PARALLEL_PIVOTS: usize = 256;
+
 /// A row of a block of [`Span::extend`] on its way in: its products with the pivots before the block
 /// and with the block's earlier rows, and its coordinates so far.
 struct Joining {
@@ -230,56 +259,6 @@ struct Joining {
     earlier: Vec<f64>,
     first: usize,
     l: Vec<f64>,
-}
-
-/// The rows of one [`Span::extend`] by the columns they store: which rows share a column with which,
-/// so that a new row's inner products are summed over the columns it shares with each earlier row
-/// only. A product for every pair through a scattered copy of the new row read every entry of every
-/// pivot and took a vector of `d` values: half of a solve on the news20-shaped set of the README,
-/// where two rows share a column or two of their 450. This holds one key a stored value (8 bytes).
-struct SharedColumns {
-    /// `column << 32 | tag`, sorted: the tags of the rows that store each column, in increasing order.
-    keys: Vec<u64>,
-    /// The data row of each tag.
-    rows: Vec<usize>,
-}
-
-impl SharedColumns {
-    fn new(data: Points<'_>, rows: &[usize]) -> Self {
-        let mut keys: Vec<u64> = Vec::with_capacity(rows.iter().map(|&i| data.row(i).nnz()).sum());
-        for (tag, &i) in rows.iter().enumerate() {
-            keys.extend(
-                data.row(i)
-                    .entries()
-                    .map(|(j, _)| ((j as u64) << 32) | tag as u64),
-            );
-        }
-        keys.sort_unstable();
-        SharedColumns {
-            keys,
-            rows: rows.to_vec(),
-        }
-    }
-
-    /// `by_tag[s] += x_t · x_s` for every earlier tag `s < t` that shares a column with row `t`, the
-    /// terms in the order of the columns.
-    fn products(&self, data: Points<'_>, t: usize, by_tag: &mut [f64]) {
-        for (j, x) in data.row(self.rows[t]).entries() {
-            let first = self.keys.partition_point(|&key| key < (j as u64) << 32);
-            for &key in &self.keys[first..] {
-                let (column, s) = ((key >> 32) as usize, (key & u64::from(u32::MAX)) as usize);
-                if column != j || s >= t {
-                    break;
-                }
-                let y = data
-                    .row(self.rows[s])
-                    .entries_in(j..j + 1)
-                    .next()
-                    .map_or(0.0, |(_, y)| y);
-                by_tag[s] += x * y;
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -427,6 +406,50 @@ mod tests {
         assert_eq!(together.pivots, alone.pivots);
         for k in 0..n {
             let (a, b) = (together.coordinates.row(k), alone.coordinates.row(k));
+            assert_eq!(bits(&[a.to_vec()]), bits(&[b.to_vec()]), "row {k}");
+        }
+    }
+
+    /// Past `PARALLEL_PIVOTS` the rows of a block are substituted on two threads: each row gets the bits
+    /// it gets alone on one.
+    #[test]
+    fn rows_substituted_on_threads_get_the_bits_of_one_thread() {
+        let n = PARALLEL_PIVOTS + 3 * SUBSTITUTION_BLOCK + 5;
+        let x = ndarray::Array2::from_shape_fn((n, n + 40), |(i, j)| {
+            // A few columns a row, shared with rows far before it, and one of its own.
+            if j == i || (j * 7 + i * 3) % 61 == 0 {
+                ((i * 5 + j) % 9 + 1) as f64 * 0.25
+            } else {
+                0.0
+            }
+        });
+        let labels = ndarray::Array1::from_shape_fn(n, |i| if i % 3 == 0 { 1.0 } else { -1.0 });
+        let data = Dataset::new(x, labels).unwrap().to_sparse();
+        let points = Points::from(&data);
+        let order: Vec<usize> = (0..n).collect();
+        let pool = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+        };
+        let threaded = pool(2).install(|| {
+            let mut span = Span::new(points);
+            span.extend(points, &order[..PARALLEL_PIVOTS + 7]);
+            span.extend(points, &order[PARALLEL_PIVOTS + 7..]);
+            span
+        });
+        let alone = pool(1).install(|| {
+            let mut span = Span::new(points);
+            for &i in &order {
+                span.extend(points, &[i]);
+            }
+            span
+        });
+        assert!(threaded.rank() > PARALLEL_PIVOTS + SUBSTITUTION_BLOCK);
+        assert_eq!(threaded.pivots, alone.pivots);
+        for k in 0..n {
+            let (a, b) = (threaded.coordinates.row(k), alone.coordinates.row(k));
             assert_eq!(bits(&[a.to_vec()]), bits(&[b.to_vec()]), "row {k}");
         }
     }
