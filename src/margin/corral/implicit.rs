@@ -30,6 +30,8 @@
 //! hull point whatever their accuracy. A `Q` applied through `R` is less accurate on ill-conditioned
 //! supports, which can cost iterations, never a false answer.
 
+use rayon::prelude::*;
+
 use super::super::accurate::{UNIT_ROUNDOFF, dot2};
 use super::*;
 
@@ -65,6 +67,10 @@ const IMPLICIT_ORTHOGONALITY: f64 = 1e-11;
 /// the whole batch at once (up to 64 columns) each point met every column from beyond L2, and each
 /// column read `R` on its own.
 pub(super) const PASS_BLOCK: usize = 16;
+
+/// Columns times points (`|S| × r`) from which a pass shares its columns among the threads: below it
+/// a column's pass (about four products a value) is too short to pay for a thread's start.
+const PARALLEL_PASS: usize = 1 << 17;
 
 impl Corral<'_> {
     /// The most values `Q` and `R` may take while `Q` is explicit, for points from a dataset that
@@ -264,7 +270,20 @@ impl Corral<'_> {
     pub(super) fn implicit_pass(&self, columns: &mut [Vec<f64>], coefficients: &mut [Vec<f64>]) {
         #[cfg(test)]
         self.implicit_passes
-            .set(self.implicit_passes.get() + columns.len());
+            .fetch_add(columns.len(), std::sync::atomic::Ordering::Relaxed);
+        let threads = rayon::current_num_threads();
+        let work = self.columns.len().saturating_mul(self.problem.dim());
+        if threads > 1 && columns.len() > 1 && work >= PARALLEL_PASS {
+            // The threads share the columns, each block reading `R` and the points for itself.
+            let block = PASS_BLOCK.min(columns.len().div_ceil(threads));
+            columns
+                .par_chunks_mut(block)
+                .zip(coefficients.par_chunks_mut(block))
+                .for_each(|(columns, coefficients)| {
+                    self.implicit_pass_block(columns, coefficients);
+                });
+            return;
+        }
         for (columns, coefficients) in columns
             .chunks_mut(PASS_BLOCK)
             .zip(coefficients.chunks_mut(PASS_BLOCK))
@@ -453,6 +472,32 @@ mod tests {
     }
 
     #[test]
+    fn a_pass_on_threads_gives_each_column_the_bits_of_one_thread() {
+        // Past `PARALLEL_PASS` the threads share a batch's columns: each keeps its bits.
+        let (n, dim) = (400, 380);
+        let problem = problem(n, dim);
+        let mut corral = Corral::new(&problem);
+        corral.drop_q();
+        let start: Vec<(usize, f64)> = (0..n - 40).map(|i| (i, 1.0)).collect();
+        corral.reset(&start);
+        assert!(corral.columns.len() * dim >= PARALLEL_PASS);
+        let columns: Vec<Vec<f64>> = crate::margin::problem::scattered_rows(PASS_BLOCK + 7, dim);
+        let pass = |threads: usize| {
+            let (mut columns, mut coefficients) = (
+                columns.clone(),
+                vec![vec![0.0; corral.columns.len()]; columns.len()],
+            );
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| corral.implicit_pass(&mut columns, &mut coefficients));
+            (bits(&columns), bits(&coefficients))
+        };
+        assert_eq!(pass(2), pass(1));
+    }
+
+    #[test]
     fn an_ill_conditioned_column_is_corrected_once_not_again() {
         // Points near a 4-dimensional subspace of 60 dimensions, 10⁻³ off it: once the first batch
         // has joined, `κ(R)` is in the thousands, and one pass through `R` leaves `κ²·u` above
@@ -492,14 +537,14 @@ mod tests {
             condition * condition * UNIT_ROUNDOFF > IMPLICIT_ORTHOGONALITY,
             "κ(R) ≥ {condition} is too small to need the correction"
         );
-        let before = implicit.implicit_passes.get();
+        let before = implicit.implicit_passes.load(std::sync::atomic::Ordering::Relaxed);
         for corral in [&mut explicit, &mut implicit] {
             assert_eq!(
                 corral.add_batch(&second, second.len(), usize::MAX).rows,
                 second
             );
         }
-        let passes = implicit.implicit_passes.get() - before;
+        let passes = implicit.implicit_passes.load(std::sync::atomic::Ordering::Relaxed) - before;
         assert_eq!(
             passes,
             2 * second.len(),

@@ -67,7 +67,7 @@ pub(crate) struct Corral<'a> {
     column_of: Vec<usize>,
     /// Columns passed through `R` so far (`implicit`), one per column a pass.
     #[cfg(test)]
-    implicit_passes: std::cell::Cell<usize>,
+    implicit_passes: std::sync::atomic::AtomicUsize,
 }
 
 /// Relative size below which a new column counts as dependent on the others.
@@ -104,7 +104,7 @@ impl<'a> Corral<'a> {
             qtb_valid: false,
             column_of: vec![usize::MAX; n],
             #[cfg(test)]
-            implicit_passes: std::cell::Cell::new(0),
+            implicit_passes: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 

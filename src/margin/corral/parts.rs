@@ -87,7 +87,7 @@ impl<'a> Corral<'a> {
             qtb_valid,
             column_of,
             #[cfg(test)]
-            implicit_passes: std::cell::Cell::new(0),
+            implicit_passes: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 }
