@@ -18,7 +18,9 @@
 //! 2. **Exact solve on the working set.** Wolfe's minimum-norm-point algorithm ([`super::polish`]) on
 //!    the working set alone, warm-started from the previous round's support. On the few hundred or
 //!    thousand rows of a working set each of its iterations costs microseconds, and it ends at the exact
-//!    optimum of the set (an active-set method, not an interior point), which the bracket needs. Should
+//!    optimum of the set (an active-set method, not an interior point), which the bracket needs. A
+//!    sparse set's start is factored from its rows' coordinates in their span, without a pass through
+//!    its points, and the passes that remain share their rows or columns among the threads. Should
 //!    it stall from a cold start, clarabel's interior point (when the set is low-dimensional) gives it a
 //!    start, which is what an interior point does best.
 //! 3. **One pass.** `w·xᵢ` for every row with the SIMD kernel, in parallel over blocks of rows

@@ -537,14 +537,19 @@ mod tests {
             condition * condition * UNIT_ROUNDOFF > IMPLICIT_ORTHOGONALITY,
             "κ(R) ≥ {condition} is too small to need the correction"
         );
-        let before = implicit.implicit_passes.load(std::sync::atomic::Ordering::Relaxed);
+        let before = implicit
+            .implicit_passes
+            .load(std::sync::atomic::Ordering::Relaxed);
         for corral in [&mut explicit, &mut implicit] {
             assert_eq!(
                 corral.add_batch(&second, second.len(), usize::MAX).rows,
                 second
             );
         }
-        let passes = implicit.implicit_passes.load(std::sync::atomic::Ordering::Relaxed) - before;
+        let passes = implicit
+            .implicit_passes
+            .load(std::sync::atomic::Ordering::Relaxed)
+            - before;
         assert_eq!(
             passes,
             2 * second.len(),
