@@ -123,7 +123,8 @@ impl Corral<'_> {
                 h.apply(&mut e);
             }
             let (reflection, diagonal) = Reflection::onto_first(j, &e[j..]);
-            if diagonal <= DEPENDENT * size.max(f64::MIN_POSITIVE) || diagonal == 0.0 {
+            // A NaN (a column whose squares underflow) also leaves the factorisation to `refactor`.
+            if diagonal <= DEPENDENT * size.max(f64::MIN_POSITIVE) || !diagonal.is_finite() {
                 return false;
             }
             let mut column = Vec::with_capacity(j + 2);
