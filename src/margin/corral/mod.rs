@@ -194,25 +194,6 @@ impl<'a> Corral<'a> {
         }
         if !self.factor_staircase() {
             self.refactor();
-        } else if std::env::var_os("NOVIKOFF_REBASE").is_some() {
-            for g in 0..self.problem.groups() {
-                let Some(b0) = self.base[g] else { continue };
-                let heaviest = self
-                    .columns
-                    .iter()
-                    .copied()
-                    .filter(|&c| self.problem.group(c) == g)
-                    .max_by(|&a, &b| self.weight[a].total_cmp(&self.weight[b]));
-                if let Some(h) = heaviest
-                    && self.weight[h] > self.weight[b0]
-                {
-                    self.rebase(g);
-                    if self.append(b0).is_err() {
-                        self.refactor();
-                        return;
-                    }
-                }
-            }
         }
     }
 
