@@ -420,7 +420,7 @@ fn settle(corral: &mut Corral<'_>) -> MinorCycle {
 /// removes a row.
 fn minor_cycle(corral: &mut Corral<'_>) -> MinorCycle {
     for _ in 0..=corral.rows().len() {
-        let target = corral.affine_minimiser();
+        let target = corral.minor_cycle_target();
         if target.iter().any(|&(_, a)| !a.is_finite()) {
             return MinorCycle::Breakdown;
         }

@@ -211,12 +211,17 @@ impl Corral<'_> {
         }
     }
 
-    /// Whether `R` may be conditioned badly enough that the semi-normal equations' `κ(R)²·u` passes
-    /// [`SEMI_NORMAL_ENOUGH`].
-    pub(super) fn may_be_ill_conditioned(&self) -> bool {
+    /// The semi-normal equations' relative error, `κ(R)²·u`, when `R` may be conditioned badly enough
+    /// that it passes [`SEMI_NORMAL_ENOUGH`] (infinite when the estimate is NaN: an empty or zero
+    /// triangle); `None` when it stays below.
+    pub(super) fn semi_normal_error(&self) -> Option<f64> {
         let condition = self.condition_estimate();
-        // A NaN (an empty or zero triangle) counts as ill-conditioned.
-        condition.is_nan() || condition * condition * UNIT_ROUNDOFF > SEMI_NORMAL_ENOUGH
+        let error = condition * condition * UNIT_ROUNDOFF;
+        if error.is_nan() {
+            Some(f64::INFINITY)
+        } else {
+            (error > SEMI_NORMAL_ENOUGH).then_some(error)
+        }
     }
 
     /// Whether a column of length `size` that one pass through `R` (conditioned about `condition`) left
@@ -566,6 +571,70 @@ mod tests {
                 largest_difference(a, b) < 1e-12 * scale,
                 "R: {a:?} against {b:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_minor_cycle_steps_on_unrefined_weights_only_where_a_row_clearly_leaves() {
+        // Positive rows 0, 2, 4 on the plane x₀ = 1, row 4 within 10⁻⁴ of the line through 0 and 2, so
+        // that `κ(R)` is about 10⁴ and `κ(R)²·u` passes what the semi-normal equations may have.
+        let mut problem = Problem::growing(Bias::Free, 3);
+        let rows: [([f64; 3], f64); 6] = [
+            ([1.0, 0.31, 0.07], 1.0),
+            ([-1.0, 0.52, 0.05], -1.0),
+            ([1.0, 1.37, 0.19], 1.0),
+            ([-1.0, 0.61, -0.03], -1.0),
+            ([1.0, 0.84, 0.13 + 1.3e-4], 1.0),
+            // Level with the sliver's centroid.
+            ([-1.0, 0.84, 0.13 + 1.3e-4 / 3.0], -1.0),
+        ];
+        for (row, label) in rows {
+            problem.push(row, label);
+        }
+        let target = |corral: &mut Corral, rough: bool| -> Vec<f64> {
+            let weights = if rough {
+                corral.minor_cycle_target()
+            } else {
+                corral.affine_minimiser()
+            };
+            weights.iter().map(|&(_, t)| t).collect()
+        };
+        for (start, leaves) in [
+            // The sliver's plane is nearest to row 1 far outside the sliver: row 4's weight is about
+            // −300, far beyond the error.
+            (vec![(0, 0.3), (2, 0.3), (4, 0.4), (1, 1.0)], true),
+            // Level with the sliver's centroid, every weight is about a third: the cycle settles,
+            // on refined weights.
+            (vec![(0, 0.3), (2, 0.3), (4, 0.4), (5, 1.0)], false),
+        ] {
+            let mut corral = Corral::new(&problem);
+            corral.reset(&start);
+            corral.drop_q();
+            corral.set_accurate(false);
+            let error = corral.semi_normal_error().expect("R is ill-conditioned");
+            assert!(error.is_finite() && error < 1e-6, "κ²u = {error:e}");
+            let refined = target(&mut corral, false);
+            let refinements = corral.refinements;
+            let step = target(&mut corral, true);
+            let margin =
+                ROUGH_STEP_MARGIN * error * refined.iter().fold(0.0f64, |m, t| m.max(t.abs()));
+            assert_eq!(refined.iter().any(|&t| t < -margin), leaves, "{refined:?}");
+            if leaves {
+                // Unrefined, without a pass through the points, but within the refined weights'
+                // error, with the same rows negative beyond it and none inside it.
+                assert_eq!(corral.refinements, refinements);
+                assert!(
+                    largest_difference(&step, &refined) <= margin,
+                    "{step:?} {refined:?}"
+                );
+                for (&s, &r) in step.iter().zip(&refined) {
+                    assert_eq!(s < -margin, r < -margin);
+                    assert!(s >= 0.0 || s < -margin, "{s} inside the error but not zero");
+                }
+            } else {
+                assert_eq!(corral.refinements, refinements + 1);
+                assert_eq!(bits(&[step]), bits(&[refined]));
+            }
         }
     }
 

@@ -68,6 +68,9 @@ pub(crate) struct Corral<'a> {
     /// Columns passed through `R` so far (`implicit`), one per column a pass.
     #[cfg(test)]
     implicit_passes: std::sync::atomic::AtomicUsize,
+    /// Affine minimisers refined from the points (the tests' view of what a minor cycle skips).
+    #[cfg(test)]
+    refinements: usize,
 }
 
 /// Relative size below which a new column counts as dependent on the others.
@@ -82,6 +85,12 @@ const DEPENDENT: f64 = 1e-13;
 /// `benches/margin_passes`, where the first pass typically keeps 10–50 % of a column in a
 /// thousand-dimensional space; that second pass was a fifth of the solve.
 const REORTHOGONALISE: f64 = 0.1;
+
+/// How many times the semi-normal equations' error estimate `κ(R)²·u` a minor cycle's unrefined weight
+/// must be negative by to decide a step ([`Corral::minor_cycle_target`]). The estimate takes a lower
+/// bound of `κ(R)`, hence the room; a row wrongly judged to leave costs a major iteration to come back,
+/// never the bracket.
+const ROUGH_STEP_MARGIN: f64 = 256.0;
 
 impl<'a> Corral<'a> {
     /// An empty corral.
@@ -105,6 +114,8 @@ impl<'a> Corral<'a> {
             column_of: vec![usize::MAX; n],
             #[cfg(test)]
             implicit_passes: std::sync::atomic::AtomicUsize::new(0),
+            #[cfg(test)]
+            refinements: 0,
         }
     }
 
@@ -285,10 +296,31 @@ impl<'a> Corral<'a> {
         self.combine(|i| self.weight[i])
     }
 
-    /// The affine minimiser's weights (any sign; summing to 1 per group), as `(row, weight)` over the
-    /// members: `t = −R⁻¹·Qᵀ·z_B` from the kept right-hand side, a triangular solve rather than a pass
-    /// over the members; in twice-working-precision mode refined with residuals computed that way.
+    /// The affine minimiser's weights, always refined where they would be (the tests' reference for
+    /// [`Corral::minor_cycle_target`]).
+    #[cfg(test)]
     pub(crate) fn affine_minimiser(&mut self) -> Vec<(usize, f64)> {
+        self.affine_weights(false)
+    }
+
+    /// The weights a minor cycle moves towards: the affine minimiser's (any sign; summing to 1 per
+    /// group), as `(row, weight)` over the members, `t = −R⁻¹·Qᵀ·z_B` from the kept right-hand side, a
+    /// triangular solve rather than a pass over the members. In twice-working-precision mode, and
+    /// without `Q` when `R` is ill-conditioned, they are refined with residuals computed from the
+    /// points, two passes through the support's points each.
+    ///
+    /// Without `Q`, the unrefined weights serve when one of them is negative beyond their error
+    /// (`ROUGH_STEP_MARGIN·κ(R)²·u` of the largest), with those inside it taken as zero. Such weights
+    /// only choose the row that leaves first and how far to move towards them, a step that keeps the
+    /// weights a convex combination whatever their accuracy, and the cycle settles on refined weights
+    /// only. On the rcv1-shaped set with flipped labels of the README, minor cycles that dropped
+    /// hundreds of rows one at a time had spent most of the solve refining.
+    pub(crate) fn minor_cycle_target(&mut self) -> Vec<(usize, f64)> {
+        self.affine_weights(true)
+    }
+
+    /// [`Corral::minor_cycle_target`], taking the unrefined weights for a step only when `rough_steps`.
+    fn affine_weights(&mut self, rough_steps: bool) -> Vec<(usize, f64)> {
         if !self.qtb_valid {
             self.refresh_qtb();
         }
@@ -314,7 +346,34 @@ impl<'a> Corral<'a> {
         t.iter_mut().for_each(|x| *x = -*x);
         // Without `Q`, `t` solves the semi-normal equations, accurate to `κ(R)²·u` only: refined too
         // when that could pass what plain arithmetic allows.
-        if self.accurate || (self.implicit && self.may_be_ill_conditioned()) {
+        let semi_normal_error = if self.implicit && !self.accurate {
+            self.semi_normal_error()
+        } else {
+            None
+        };
+        if rough_steps && let Some(error) = semi_normal_error.filter(|e| e.is_finite()) {
+            let rest = base_weights(&t);
+            let mut rough: Vec<(usize, f64)> = self
+                .rows
+                .iter()
+                .map(|&i| (i, value(&t, &rest, i)))
+                .collect();
+            let largest = rough.iter().map(|&(_, a)| a.abs()).fold(0.0, f64::max);
+            let margin = ROUGH_STEP_MARGIN * error * largest;
+            if rough.iter().any(|&(_, a)| a < -margin) {
+                for (_, a) in &mut rough {
+                    if *a < 0.0 && *a >= -margin {
+                        *a = 0.0;
+                    }
+                }
+                return rough;
+            }
+        }
+        if self.accurate || semi_normal_error.is_some() {
+            #[cfg(test)]
+            {
+                self.refinements += 1;
+            }
             for _ in 0..2 {
                 let rest = base_weights(&t);
                 let v = self.combine(|i| value(&t, &rest, i));

@@ -88,6 +88,8 @@ impl<'a> Corral<'a> {
             column_of,
             #[cfg(test)]
             implicit_passes: std::sync::atomic::AtomicUsize::new(0),
+            #[cfg(test)]
+            refinements: 0,
         }
     }
 }
