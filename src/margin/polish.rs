@@ -11,7 +11,10 @@
 //!   "affine minimiser": a small least-squares system, solved with an updatable QR factorisation (see
 //!   [`super::corral`]) and refined with residuals computed in twice working precision). If some weight
 //!   turns negative, step back towards the current weights until the first one reaches zero, drop it,
-//!   and repeat;
+//!   and repeat. A step needs only the first weight to reach zero, so where the refinement is dear
+//!   (without `Q`, on an ill-conditioned support) a step takes the unrefined weights when one of them is
+//!   negative beyond their error, and only the weights the cycle settles on are refined
+//!   ([`Corral::minor_cycle_target`]);
 //! * **major cycle**: with `v` optimal on `S`, a row with `yᵢ·v·xᵢ` below the level of its group's support
 //!   violates optimality; add the worst one and go back to the minor cycle.
 //!
