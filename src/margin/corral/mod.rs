@@ -342,6 +342,10 @@ impl<'a> Corral<'a> {
                 k => t[k],
             }
         };
+        let by_row = |t: &[f64]| -> Vec<(usize, f64)> {
+            let rest = base_weights(t);
+            self.rows.iter().map(|&i| (i, value(t, &rest, i))).collect()
+        };
         let mut t = self.back_substitute(&self.qtb);
         t.iter_mut().for_each(|x| *x = -*x);
         // Without `Q`, `t` solves the semi-normal equations, accurate to `κ(R)²·u` only: refined too
@@ -352,12 +356,7 @@ impl<'a> Corral<'a> {
             None
         };
         if rough_steps && let Some(error) = semi_normal_error.filter(|e| e.is_finite()) {
-            let rest = base_weights(&t);
-            let mut rough: Vec<(usize, f64)> = self
-                .rows
-                .iter()
-                .map(|&i| (i, value(&t, &rest, i)))
-                .collect();
+            let mut rough = by_row(&t);
             let largest = rough.iter().map(|&(_, a)| a.abs()).fold(0.0, f64::max);
             let margin = ROUGH_STEP_MARGIN * error * largest;
             if rough.iter().any(|&(_, a)| a < -margin) {
@@ -390,11 +389,7 @@ impl<'a> Corral<'a> {
                 }
             }
         }
-        let rest = base_weights(&t);
-        self.rows
-            .iter()
-            .map(|&i| (i, value(&t, &rest, i)))
-            .collect()
+        by_row(&t)
     }
 
     /// The unit normal `v − Q·Qᵀ·v`, normalised: the direction of the separator. The dual point `v = Σ cᵢzᵢ`
