@@ -230,7 +230,7 @@ pub(super) fn bias_for_raw(b: f64) -> f64 {
 
 /// Ask for the cache line holding `p` (a hint: any address is allowed, none is dereferenced).
 #[inline(always)]
-fn prefetch(p: *const f64) {
+pub(crate) fn prefetch<T>(p: *const T) {
     // SAFETY (both): a prefetch never faults and changes nothing the program can observe. SSE is part
     // of the x86-64 baseline; `prfm` is part of the AArch64 base instruction set.
     #[cfg(target_arch = "x86_64")]
