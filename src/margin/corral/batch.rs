@@ -288,6 +288,7 @@ impl Corral<'_> {
         coefficients.push(rest);
         coefficients.push(0.0);
         self.r.push(coefficients);
+        self.measure_appended();
         if self.qtb_valid {
             let base_sum = self.base_sum();
             self.qtb.push(dot(&e, &base_sum, Summation::Fast));

@@ -190,17 +190,12 @@ impl Corral<'_> {
         }
     }
 
-    /// A lower bound of `κ(R)`: its longest column over its least diagonal entry (`O(|S|²)`, a fraction
-    /// of one pass over the support). A lower bound can miss an ill-conditioned `R`, so what depends on
+    /// A lower bound of `κ(R)`: its longest column over its least diagonal entry (`O(|S|)`: the longest
+    /// column is kept as `R` changes, see [`Corral::measure_columns`]). A lower bound can miss an ill-conditioned `R`, so what depends on
     /// it decides how much work the accuracy takes, never the bracket, which is rigorous whatever the
     /// factorisation's accuracy.
     pub(super) fn condition_estimate(&self) -> f64 {
-        let longest = self
-            .r
-            .iter()
-            .map(|column| dot(column, column, Summation::Fast))
-            .fold(0.0, f64::max)
-            .sqrt();
+        let longest = self.longest_column.0.sqrt();
         let least = (0..self.r.len())
             .map(|j| self.r[j][j].abs())
             .fold(f64::INFINITY, f64::min);
@@ -208,6 +203,41 @@ impl Corral<'_> {
             1.0
         } else {
             longest / least
+        }
+    }
+
+    /// Measure every column of `R` for [`Corral::condition_estimate`], after `R` changed as a whole.
+    pub(super) fn measure_columns(&mut self) {
+        self.longest_column = NO_COLUMN;
+        for j in 0..self.r.len() {
+            self.measure_column(j);
+        }
+    }
+
+    /// Measure column `j` of `R`, the longest if it is longer than the longest so far.
+    fn measure_column(&mut self, j: usize) {
+        let column = &self.r[j];
+        let length2 = dot(column, column, Summation::Fast);
+        if length2 > self.longest_column.0 {
+            self.longest_column = (length2, j);
+        }
+    }
+
+    /// Measure the column just appended to `R`.
+    pub(super) fn measure_appended(&mut self) {
+        if let Some(j) = self.r.len().checked_sub(1) {
+            self.measure_column(j);
+        }
+    }
+
+    /// Column `position` of `R` was deleted: the columns after it moved one place left, each of the
+    /// same length, so only the loss of the longest one needs all of them measured again.
+    pub(super) fn forget_column(&mut self, position: usize) {
+        let (_, longest) = self.longest_column;
+        if position == longest {
+            self.measure_columns();
+        } else if position < longest && longest != usize::MAX {
+            self.longest_column.1 -= 1;
         }
     }
 
@@ -431,6 +461,57 @@ mod tests {
         assert!(explicit.add(0) && implicit.add(0));
         let (a, b) = (explicit.r.last().unwrap(), implicit.r.last().unwrap());
         assert!(largest_difference(a, b) < 1e-12, "the new column of R");
+    }
+
+    #[test]
+    fn the_longest_column_is_kept_as_r_changes() {
+        // Appends, deletions (of the longest column itself, of others, of a base, which rebases its
+        // group), a refactorisation and a resumption: the longest column kept is the one a fresh
+        // measurement of `R` finds, to rounding (rotations keep lengths only to rounding).
+        let problem = problem(60, 40);
+        let check = |corral: &Corral, what: &str| {
+            let lengths: Vec<f64> = corral
+                .r
+                .iter()
+                .map(|column| dot(column, column, Summation::Fast))
+                .collect();
+            let longest = lengths.iter().copied().fold(0.0, f64::max);
+            let (kept, at) = corral.longest_column;
+            assert!(
+                (kept - longest).abs() <= 1e-12 * longest,
+                "{what}: kept {kept}, measured {longest}"
+            );
+            if !lengths.is_empty() {
+                assert!(
+                    (lengths[at] - longest).abs() <= 1e-12 * longest,
+                    "{what}: column {at} is not the longest"
+                );
+            }
+        };
+        let mut corral = Corral::new(&problem);
+        check(&corral, "empty");
+        corral.reset(&[(0, 0.5), (1, 0.5), (2, 0.25), (3, 0.25)]);
+        check(&corral, "reset");
+        let added = corral.add_batch(&(4..30).collect::<Vec<_>>(), 26, usize::MAX);
+        assert_eq!(added.rows.len(), 26);
+        check(&corral, "appended");
+        let longest_row = corral.columns[corral.longest_column.1];
+        corral.remove(longest_row);
+        check(&corral, "the longest column deleted");
+        let first = corral.columns[0];
+        corral.remove(first);
+        check(&corral, "the first column deleted");
+        let base = corral.base.iter().flatten().copied().next().unwrap();
+        corral.remove(base);
+        check(&corral, "a base removed");
+        corral.drop_q();
+        let added = corral.add_batch(&(30..40).collect::<Vec<_>>(), 10, usize::MAX);
+        assert_eq!(added.rows.len(), 10);
+        check(&corral, "appended without Q");
+        corral.refactor();
+        check(&corral, "refactored");
+        let resumed = Corral::resume(&problem, corral.into_parts());
+        check(&resumed, "resumed");
     }
 
     #[test]

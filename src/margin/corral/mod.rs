@@ -56,6 +56,11 @@ pub(crate) struct Corral<'a> {
     /// a deletion's or a rebase's Givens rotations fill while the factor is upper Hessenberg. About
     /// `|S|²/2` values, allocated once per column.
     r: Vec<Vec<f64>>,
+    /// The squared length of `R`'s longest column and its position, for
+    /// [`Corral::condition_estimate`], kept as `R` changes rather than read from all of it at every
+    /// call (a minor cycle's every step asks). Rotations keep each column's length, so only a column
+    /// appended, deleted or rebased changes it.
+    longest_column: (f64, usize),
     /// Compute points and normals in twice working precision (needed when the margin is a tiny fraction
     /// of the radius; otherwise plain arithmetic is accurate enough and much cheaper).
     accurate: bool,
@@ -72,6 +77,9 @@ pub(crate) struct Corral<'a> {
     #[cfg(test)]
     refinements: usize,
 }
+
+/// [`Corral::longest_column`] of an empty `R`.
+const NO_COLUMN: (f64, usize) = (0.0, usize::MAX);
 
 /// Relative size below which a new column counts as dependent on the others.
 const DEPENDENT: f64 = 1e-13;
@@ -108,6 +116,7 @@ impl<'a> Corral<'a> {
             explicit_values: Self::explicit_values_for(problem.data_values()),
             pending: Vec::new(),
             r: Vec::new(),
+            longest_column: NO_COLUMN,
             accurate: true,
             qtb: Vec::new(),
             qtb_valid: false,

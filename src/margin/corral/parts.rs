@@ -70,7 +70,7 @@ impl<'a> Corral<'a> {
         weight.resize(n, 0.0);
         member.resize(n, false);
         column_of.resize(n, usize::MAX);
-        Corral {
+        let mut corral = Corral {
             problem,
             weight,
             member,
@@ -82,6 +82,7 @@ impl<'a> Corral<'a> {
             explicit_values: Self::explicit_values_for(problem.data_values()),
             pending: Vec::new(),
             r,
+            longest_column: NO_COLUMN,
             accurate,
             qtb,
             qtb_valid,
@@ -90,7 +91,9 @@ impl<'a> Corral<'a> {
             implicit_passes: std::sync::atomic::AtomicUsize::new(0),
             #[cfg(test)]
             refinements: 0,
-        }
+        };
+        corral.measure_columns();
+        corral
     }
 }
 

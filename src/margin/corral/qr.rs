@@ -130,6 +130,7 @@ impl Corral<'_> {
             column.truncate(j + 2);
             column[j + 1] = 0.0;
         }
+        self.forget_column(position);
     }
 
     /// Group `g` lost its base: make its heaviest remaining member the base. The columns `zⱼ − z_old` of
@@ -192,6 +193,8 @@ impl Corral<'_> {
         }
         self.base[g] = Some(new_base);
         self.delete_column(position);
+        // The rank-one change moved the group's columns, and their lengths.
+        self.measure_columns();
     }
 
     /// Apply the rotation `[c s; −s c]` to rows `i, i+1` of `R` (columns `from..`) and the matching

@@ -19,6 +19,7 @@ impl Corral<'_> {
             self.q.clear();
             self.pending.clear();
             self.r.clear();
+            self.measure_columns();
             self.base.iter_mut().for_each(|b| *b = None);
             let mut order = self.rows.clone();
             order.sort_by(|&a, &b| self.weight[b].total_cmp(&self.weight[a]).then(a.cmp(&b)));

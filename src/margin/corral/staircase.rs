@@ -143,6 +143,7 @@ impl Corral<'_> {
         self.columns = columns;
         self.base = base;
         self.r = r;
+        self.measure_columns();
         self.q.clear();
         self.pending.clear();
         self.qtb_valid = false;
