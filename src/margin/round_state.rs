@@ -17,7 +17,7 @@ use super::store::Store;
 const FIRST_SPARSE_SET: usize = 2048;
 
 /// Dense data in this many dimensions or more start the exact solve from the weights [`descend`] gives
-/// its first working set, at most one row for two dimensions, the heaviest. Wolfe's method finds a
+/// its first working set, the heaviest [`DENSE_START_TENTHS`] rows for ten dimensions. Wolfe's method finds a
 /// support of `|S|` rows by about as many pivots, each `O(|S|·d)`, so from the class means a support of
 /// about `d` rows costs `O(d³)`, against `O(d²)` a pass of the descent over the `8(d + 1)` rows of the
 /// first set. Measured (Intel Xeon, `benches/margin_passes`' shapes and others): 1.3–1.8 × faster from 300
@@ -26,6 +26,15 @@ const FIRST_SPARSE_SET: usize = 2048;
 /// is slower: the rows in it outside the support each leave by a deletion, and beyond `d + 1` rows
 /// Carathéodory's reduction runs first (at `d` rows the 2·10⁴ × 1000 set took 1.35 s, at `d/2` 1.05 s).
 const DENSE_DESCENT_DIMENSIONS: usize = 256;
+
+/// How many of the descent's heaviest rows a dense solve starts from, in tenths of `d`. The descent
+/// has since learnt to sweep on until its support settles (see `descent`), and its heaviest rows are
+/// then mostly support rows: on the AMD Zen 4 of session 29 (five runs alternating, medians) a start
+/// of `0.9·d` rows instead of `d/2` took 2·10⁴ × 1000 from 0.977 to 0.763 s, the hard 10⁴ × 1000 from
+/// 1.25 to 0.93 s, 10⁴ × 500 from 0.252 to 0.191 s and 10⁴ × 300 from 0.103 to 0.090 s, with
+/// 3000 × 2500 unchanged; `d` rows was as fast, `1.2·d` and `1.5·d` slower (the rows beyond the
+/// support leave by deletions).
+const DENSE_START_TENTHS: usize = 9;
 
 /// The state of a solve between rounds.
 pub(super) struct Rounds<'a> {
@@ -152,7 +161,8 @@ impl<'a> Rounds<'a> {
                 // as many pivots (see `descent`).
                 let found = descend(data, bias, first.clone());
                 passes += (found.passes * first.len()).div_ceil(n.max(1));
-                start_weights = heaviest(&first, &found.alpha, d.div_ceil(2));
+                let start = (DENSE_START_TENTHS * d).div_ceil(10);
+                start_weights = heaviest(&first, &found.alpha, start);
             }
             first
         };
