@@ -17,23 +17,25 @@ use super::store::Store;
 const FIRST_SPARSE_SET: usize = 2048;
 
 /// Dense data in this many dimensions or more start the exact solve from the weights [`descend`] gives
-/// its first working set, the heaviest [`DENSE_START_TENTHS`] rows for ten dimensions. Wolfe's method finds a
-/// support of `|S|` rows by about as many pivots, each `O(|S|·d)`, so from the class means a support of
-/// about `d` rows costs `O(d³)`, against `O(d²)` a pass of the descent over the `8(d + 1)` rows of the
-/// first set. Measured (Intel Xeon, `benches/margin_passes`' shapes and others): 1.3–1.8 × faster from 300
-/// dimensions up (2·10⁴ × 1000, the hard 10⁴ × 1000, 10⁴ × 300 and × 500, 3000 × 2500), no faster at
-/// 200 and up to 1.15 × slower at 100, where the support is a tenth of the first set. A larger start
-/// is slower: the rows in it outside the support each leave by a deletion, and beyond `d + 1` rows
-/// Carathéodory's reduction runs first (at `d` rows the 2·10⁴ × 1000 set took 1.35 s, at `d/2` 1.05 s).
+/// its first working set, the heaviest [`DENSE_START_TENTHS`] rows for ten dimensions. Wolfe's method
+/// finds a support of `|S|` rows by about as many pivots, each `O(|S|·d)`, so from the class means a
+/// support of about `d` rows costs `O(d³)`, against `O(d²)` a pass of the descent over the `8(d + 1)`
+/// rows of the first set. Measured (Intel Xeon, `benches/margin_passes`' shapes and others): 1.3–1.8 ×
+/// faster from 300 dimensions up (2·10⁴ × 1000, the hard 10⁴ × 1000, 10⁴ × 300 and × 500,
+/// 3000 × 2500), no faster at 200 and up to 1.15 × slower at 100, where the support is a tenth of the
+/// first set.
 const DENSE_DESCENT_DIMENSIONS: usize = 256;
 
-/// How many of the descent's heaviest rows a dense solve starts from, in tenths of `d`. The descent
-/// has since learnt to sweep on until its support settles (see `descent`), and its heaviest rows are
-/// then mostly support rows: on the AMD Zen 4 of session 29 (five runs alternating, medians) a start
-/// of `0.9·d` rows instead of `d/2` took 2·10⁴ × 1000 from 0.977 to 0.763 s, the hard 10⁴ × 1000 from
-/// 1.25 to 0.93 s, 10⁴ × 500 from 0.252 to 0.191 s and 10⁴ × 300 from 0.103 to 0.090 s, with
-/// 3000 × 2500 unchanged; `d` rows was as fast, `1.2·d` and `1.5·d` slower (the rows beyond the
-/// support leave by deletions).
+/// How many of the descent's heaviest rows a dense solve starts from, in tenths of `d`. A start beyond
+/// the support is slower: each row in it outside the support leaves by a deletion, and beyond `d + 1`
+/// rows Carathéodory's reduction runs first. Sessions 17–23 measured `d/2` as the best (on the Intel
+/// Xeon, `d` rows took the 2·10⁴ × 1000 set 1.35 s and `d/2` 1.05 s). The descent has since learnt to
+/// sweep on until its support settles (see `descent`), and its heaviest rows are then mostly support
+/// rows: on the AMD Zen 4 of session 29 (five runs alternating, medians) `0.9·d` rows instead of `d/2`
+/// took 2·10⁴ × 1000 from 0.962 to 0.792 s, the hard 10⁴ × 1000 from 1.412 to 1.061 s, 10⁴ × 500
+/// from 0.260 to 0.199 s and 10⁴ × 300 from 0.103 to 0.091 s, with 3000 × 2500 unchanged and the noisy
+/// 2·10⁴ × 300 proved inseparable 1.07 × slower (0.054 → 0.058 s); `d` rows was as fast as `0.9·d`,
+/// `1.2·d` and `1.5·d` slower.
 const DENSE_START_TENTHS: usize = 9;
 
 /// The state of a solve between rounds.

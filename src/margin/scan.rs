@@ -46,6 +46,8 @@ fn row_scores_into(data: &Dataset, w: &[f64], scores: &mut Vec<f64>) {
     scores.clear();
     scores.resize(n, 0.0);
     let dense = data.dense().and_then(|x| x.to_slice());
+    let points = Points::from(data);
+    let gathers_miss = points.gathers_miss_cache();
     let fill = |(block, out): (usize, &mut [f64])| {
         let first = block * BLOCK_ROWS;
         match dense {
@@ -60,8 +62,7 @@ fn row_scores_into(data: &Dataset, w: &[f64], scores: &mut Vec<f64>) {
                 }
             }
             // Rows in order: the hardware prefetchers follow their entries, not their gathers.
-            _ if Points::from(data).gathers_miss_cache() => {
-                let points = Points::from(data);
+            _ if gathers_miss => {
                 let last = first + out.len();
                 for (k, s) in out.iter_mut().enumerate() {
                     let i = first + k;

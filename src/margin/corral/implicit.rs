@@ -191,9 +191,9 @@ impl Corral<'_> {
     }
 
     /// A lower bound of `κ(R)`: its longest column over its least diagonal entry (`O(|S|)`: the longest
-    /// column is kept as `R` changes, see [`Corral::measure_columns`]). A lower bound can miss an ill-conditioned `R`, so what depends on
-    /// it decides how much work the accuracy takes, never the bracket, which is rigorous whatever the
-    /// factorisation's accuracy.
+    /// column is kept as `R` changes, see [`Corral::measure_columns`]). A lower bound can miss an
+    /// ill-conditioned `R`, so what depends on it decides how much work the accuracy takes, never the
+    /// bracket, which is rigorous whatever the factorisation's accuracy.
     pub(super) fn condition_estimate(&self) -> f64 {
         let longest = self.longest_column.0.sqrt();
         let least = (0..self.r.len())
