@@ -26,10 +26,11 @@ const FIRST_SPARSE_SET: usize = 2048;
 /// first set. The descent has since learnt to sweep until its support settles and the start to take
 /// `0.9·d` rows, and on the AMD Zen 4 of session 30 (seven runs alternating, medians) the threshold
 /// moved down from 256: 10⁴ × 180, 10⁴ × 200 and 2·10⁴ × 250 took 1.25–1.27 × less time, 10⁴ × 170
-/// 1.19 ×, and 4·10⁴ × 200 the same. Lower it would not pay: 10⁴ × 150 took 1.06 × more, 10⁴ × 128 and
-/// 5000 × 80 the same or a little more, 10⁴ × 100 1.08–1.13 × less and 10⁵ × 100 the same. The cost
-/// falls on data that cannot be separated, where the descent's passes buy nothing: `generate noisy
-/// --n 20000 --d 200 --margin 0.05 --flip 0.05` is proved inseparable in 0.0256 s instead of 0.0217.
+/// 1.19 ×, and 4·10⁴ × 200 the same. A threshold of 64 did not pay: 10⁴ × 150 took 1.06 × more,
+/// 10⁴ × 128 and 5000 × 80 the same or a little more, 10⁴ × 100 1.08–1.13 × less (measured before the
+/// same session's change to partial pricing, `polish`) and 10⁵ × 100 the same. The cost falls on
+/// data that cannot be separated, where the descent's passes buy nothing: `generate noisy --n 20000
+/// --d 200 --margin 0.05 --flip 0.05` is proved inseparable in 0.0256 s instead of 0.0217.
 const DENSE_DESCENT_DIMENSIONS: usize = 160;
 
 /// How many of the descent's heaviest rows a dense solve starts from, in tenths of `d`. A start beyond
