@@ -70,7 +70,8 @@ impl<'a> RowView<'a> {
         match *self {
             // The kernel's axpy rounds each product and then adds, as this loop would, so the bits
             // are the same; compiled for the crate's baseline, the loop runs two values a register.
-            // A short row stays with the loop, cheaper than the kernel's dispatch.
+            // A short row (the textbook sets' two or three features) keeps the inlined loop rather
+            // than a call through the kernel's dispatch.
             RowView::Dense(x) if x.len() >= SHORT_DENSE_ROW => {
                 let common = x.len().min(w.len());
                 simd::axpy(step, &x[..common], &mut w[..common]);
