@@ -223,3 +223,29 @@ fn the_working_set_budget_is_checked_and_never_silently_ignored() {
     );
     assert!(table.len() < 2000, "{table}");
 }
+
+/// Rows that all lie at the origin cannot be separated by any plane: both biases prove it with a
+/// certificate of residual exactly zero (it was once `inaccurate`, the residual's rounding floor
+/// measured against a radius of zero). Through the origin one row is the whole certificate, and the
+/// table says so in the singular.
+#[test]
+fn rows_at_the_origin_are_proved_not_separable() {
+    let dir = tempfile::tempdir().unwrap();
+    let zeros = write(&dir, "zeros.csv", b"a,b,y\n0,0,1\n0,0,-1\n0,0,1\n");
+    let zeros = zeros.to_str().unwrap();
+    for through_origin in [false, true] {
+        let mut args = vec!["margin", zeros, "--format", "json"];
+        if through_origin {
+            args.push("--through-origin");
+        }
+        let out = json(&novikoff(&args));
+        assert_eq!(out["status"], "not_separable", "{out}");
+        assert_eq!(number(&out["radius"]), 0.0, "{out}");
+        assert_eq!(number(&out["certificate"]["residual"]), 0.0, "{out}");
+    }
+    let table = common::stdout(&novikoff(&["margin", zeros, "--through-origin"]));
+    assert!(
+        table.contains(" carries a certificate: it is the origin") && !table.contains("rows "),
+        "{table}"
+    );
+}

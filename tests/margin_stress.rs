@@ -301,3 +301,78 @@ fn a_feature_far_below_the_radius_gets_no_false_certificate() {
         "{reference:?}"
     );
 }
+
+/// Rows that all lie at the origin, stored densely, sparsely with nothing stored, and sparsely with
+/// stored zeros: no plane separates them, with a free bias or through the origin, and the certificate
+/// proves it with a residual of exactly zero, which verifies even against a tolerance of zero. (Its
+/// bound once kept the accumulators' underflow floor, above the threshold `10⁻⁹·R = 0`, and the
+/// answer was `Inaccurate`.)
+#[test]
+fn rows_all_at_the_origin_are_proved_not_separable() {
+    let labels = Array1::from(vec![1.0, -1.0, 1.0]);
+    let stored_zeros = novikoff::dataset::CsrMatrix::new(
+        (3, 4),
+        vec![0, 1, 1, 3],
+        vec![2, 0, 3],
+        vec![0.0, 0.0, -0.0],
+    );
+    let empty = novikoff::dataset::CsrMatrix::new((3, 4), vec![0, 0, 0, 0], vec![], vec![]);
+    let datasets = [
+        Dataset::new(Array2::zeros((3, 4)), labels.clone()).unwrap(),
+        Dataset::from_csr(empty, labels.clone()).unwrap(),
+        Dataset::from_csr(stored_zeros, labels).unwrap(),
+    ];
+    for data in &datasets {
+        assert_eq!(data.radius(), 0.0);
+        for bias in [Bias::Free, Bias::ThroughOrigin] {
+            let result = max_margin(data, bias).unwrap();
+            let MarginResult::NotSeparable { certificate, .. } = &result else {
+                panic!("{bias:?}: {result:?}");
+            };
+            assert_eq!(certificate.residual, 0.0, "{bias:?}");
+            assert!(certificate.verify(data, 0.0), "{bias:?}");
+            let reference = separable_lp(data, bias).unwrap();
+            assert!(
+                matches!(reference, Separability::NotSeparable { .. }),
+                "{bias:?}: {reference:?}"
+            );
+        }
+    }
+}
+
+/// Six rows whose features live on scales 10⁻⁴ and 10³ (the smallest, the third, 1.15·10⁻⁴), not separable through the origin: the best
+/// hull point's residual, about `10⁻¹⁶·R`, is rounding in the large features, far below `10⁻⁹·R` but
+/// above `10⁻⁹` times the smallest feature's scale, so the answer is an honest `Inaccurate`. Its
+/// reason gives the threshold that was applied (it once said "above the tolerance 1e-9·R", which the
+/// residual it printed was not).
+#[test]
+fn a_certificate_refused_against_a_small_feature_says_which_threshold_refused_it() {
+    let x = Array2::from_shape_vec(
+        (6, 3),
+        vec![
+            0.000124, -1700.0, -0.000115, -7e-6, -490.0, 3.4e-5, 1.6e-5, 1740.0, -3e-6, 2e-5,
+            100.0, 0.00011, -0.000105, 400.0, -7.2e-5, -0.000135, 1180.0, 5.4e-5,
+        ],
+    )
+    .unwrap();
+    let y = Array1::from(vec![1.0, 1.0, 1.0, -1.0, 1.0, -1.0]);
+    let data = Dataset::new(x, y).unwrap();
+    let result = max_margin(&data, Bias::ThroughOrigin).unwrap();
+    let MarginResult::Inaccurate { reason, .. } = &result else {
+        panic!("{result:?}");
+    };
+    // "…residual, Ae-xx·R, is above the largest accepted, Be-yy·R: …": A > B, and B is 10⁻⁹ times
+    // the smallest feature's scale over R, not 10⁻⁹.
+    let ratios: Vec<f64> = reason
+        .split("·R")
+        .filter_map(|part| part.rsplit(' ').next()?.parse().ok())
+        .collect();
+    assert_eq!(ratios.len(), 2, "{reason}");
+    let smallest_scale = 0.000115;
+    assert!(ratios[0] > ratios[1], "{reason}");
+    assert!(
+        (ratios[1] / (1e-9 * smallest_scale / data.radius()) - 1.0).abs() < 1e-3,
+        "{reason}"
+    );
+    assert!(reason.contains("smallest scale"), "{reason}");
+}

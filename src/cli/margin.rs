@@ -231,6 +231,12 @@ fn explain_certificate(data: &Dataset, certificate: &Certificate) -> Vec<(&'stat
              equals a mix of their negative rows, so the convex hulls of the classes meet",
             summarise_rows(named)
         ),
+        // One row alone is a certificate only through the origin, and only as the origin itself.
+        _ if rows.len() == 1 => format!(
+            "not separable through the origin: row {} carries a certificate: it is the origin, so \
+             every plane through the origin passes through it and misclassifies it",
+            rows[0]
+        ),
         _ => format!(
             "not separable through the origin: rows {}{tail} carry a certificate: a mix of the \
              points y·x is the origin (Gordan), so every plane through the origin misclassifies one",

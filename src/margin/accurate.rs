@@ -62,6 +62,13 @@ impl Accumulator {
         self.terms += 1;
     }
 
+    /// Nothing was added: the value is exactly zero, with no error at all (the bound of
+    /// [`Accumulator::error_bound`] keeps an underflow floor even then).
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.terms == 0
+    }
+
     /// The compensated result.
     #[inline]
     pub(crate) fn value(&self) -> f64 {

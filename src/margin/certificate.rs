@@ -336,7 +336,13 @@ impl HullPoint {
                 // Through the origin the points are yᵢxᵢ; with a free bias each group keeps its sign
                 // and the two group means are subtracted at the end.
                 let sign = if groups == 1 { y } else { 1.0 };
-                let entries = data.row(i).entries_in(range.clone());
+                // An exact zero adds nothing and rounds nothing; counted, it would only lift the
+                // column's bound off zero by the accumulator's underflow floor, and then rows that
+                // all lie at the origin would never prove that they do.
+                let entries = data
+                    .row(i)
+                    .entries_in(range.clone())
+                    .filter(|&(_, x)| x != 0.0);
                 if contiguous {
                     for (j, x) in entries {
                         sums[g][j - range.start].add_product(c, sign * x);
@@ -353,6 +359,9 @@ impl HullPoint {
             let u = UNIT_ROUNDOFF;
             // Mean of group g in the block's k-th column, with a bound on its error.
             let mean = |g: usize, k: usize| -> (f64, f64) {
+                if sums[g][k].is_empty() {
+                    return (0.0, 0.0);
+                }
                 let (p, ep) = sums[g][k].result();
                 let (c, ec) = totals[g];
                 let value = p / c;

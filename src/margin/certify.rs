@@ -110,7 +110,8 @@ pub(super) fn checked(
             if !certificate.verify_points(data, tolerance) =>
         {
             broken(format!(
-                "claims non-separability with a certificate (residual {:e}) that does not verify within                  {tolerance:e}",
+                "claims non-separability with a certificate (residual {:e}) that does not verify \
+                 within {tolerance:e}",
                 certificate.residual
             ))
         }

@@ -225,10 +225,14 @@ impl MaxMargin {
             };
         }
         let residual = hull.map_or(f64::INFINITY, |h| h.gap_upper);
+        // In units of R: the working data are the user's scaled by a power of two.
+        let radius = data.radius();
         let reason = format!(
-            "no separator found and the best certificate has residual {residual:.3e} = {:.3e}·R, \
-             above the tolerance {:.1e}·R (polish: {:?} after {} iterations)",
-            residual / data.radius(),
+            "no separator found and the best certificate's residual, {:.3e}·R, is above the largest \
+             accepted, {:.3e}·R: the tolerance {:.1e} times the smaller of R and the smallest scale \
+             max|xᵢⱼ| of a non-zero feature (polish: {:?} after {} iterations)",
+            residual / radius,
+            threshold / radius,
             self.params.certificate_tolerance,
             polished.status,
             polished.iterations
