@@ -97,3 +97,20 @@ fn the_gaussian_margin_brackets_agree_across_tolerances_and_cache_sizes() {
     let separator = tight.separator().unwrap();
     assert!(separator.margins_lower.iter().all(|&m| m >= b.0));
 }
+
+/// Two rows of length 10⁻¹⁵⁰ and one of 10¹⁵⁰, all separable through the origin by `w = (1, 0)`: the
+/// short rows' combination is far below `10⁻⁹·R` but as long as they are, so it is no certificate,
+/// under the linear kernel or a polynomial one (it once was, under both).
+#[test]
+fn rows_far_shorter_than_the_rest_are_no_certificate_in_the_feature_space() {
+    let data = Dataset::new(
+        array![[1e-150, 1e-150], [1e-150, -1e-150], [1e150, 5e149]],
+        array![1.0, 1.0, 1.0],
+    )
+    .unwrap();
+    let poly = KernelParams::polynomial(3).check_for(&data).unwrap();
+    for kernel in [Kernel::linear(), poly] {
+        let result = kernel::max_margin(&data, &kernel, Bias::ThroughOrigin).unwrap();
+        assert!(result.certificate().is_none(), "{kernel:?}: {result:?}");
+    }
+}

@@ -361,13 +361,14 @@ fn a_certificate_refused_against_a_small_feature_says_which_threshold_refused_it
     let MarginResult::Inaccurate { reason, .. } = &result else {
         panic!("{result:?}");
     };
-    // "…residual, Ae-xx·R, is above the largest accepted, Be-yy·R: …": A > B, and B is 10⁻⁹ times
-    // the smallest feature's scale over R, not 10⁻⁹.
+    // "…its residual, Ae-xx·R, must be at most Be-yy·R (…) and at most the tolerance times the mean
+    // length of the rows it mixes, Ce-zz·R": A > B, and B is 10⁻⁹ times the smallest feature's scale
+    // over R, not 10⁻⁹.
     let ratios: Vec<f64> = reason
         .split("·R")
         .filter_map(|part| part.rsplit(' ').next()?.parse().ok())
         .collect();
-    assert_eq!(ratios.len(), 2, "{reason}");
+    assert_eq!(ratios.len(), 3, "{reason}");
     let smallest_scale = 0.000115;
     assert!(ratios[0] > ratios[1], "{reason}");
     assert!(
@@ -375,4 +376,24 @@ fn a_certificate_refused_against_a_small_feature_says_which_threshold_refused_it
         "{reason}"
     );
     assert!(reason.contains("smallest scale"), "{reason}");
+}
+
+/// Two rows of length 10⁻¹⁵⁰ and one of 10¹⁵⁰, through the origin: every `yᵢxᵢ` has a positive first
+/// coordinate, so `w = (1, 0)` separates them. The short rows' mean, `(10⁻¹⁵⁰, 0)`, is far below any
+/// threshold in `R` or in the features' scales, and was once accepted as a certificate that no
+/// separator exists. Against the rows it mixes it is no smaller than they are, so it proves nothing.
+#[test]
+fn rows_far_shorter_than_the_rest_are_no_certificate() {
+    let x = Array2::from_shape_vec((3, 2), vec![1e-150, 1e-150, 1e-150, -1e-150, 1e150, 5e149])
+        .unwrap();
+    let data = Dataset::new(x, Array1::from(vec![1.0, 1.0, 1.0])).unwrap();
+    let result = max_margin(&data, Bias::ThroughOrigin).unwrap();
+    assert!(result.certificate().is_none(), "{result:?}");
+    let achieved = margin::margin(&data, ndarray::array![1.0, 0.0].view(), 0.0).unwrap();
+    assert!(achieved > 0.0);
+    let reference = separable_lp(&data, Bias::ThroughOrigin).unwrap();
+    assert!(
+        !matches!(reference, Separability::NotSeparable { .. }),
+        "{reference:?}"
+    );
 }

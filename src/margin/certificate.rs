@@ -4,7 +4,7 @@
 use ndarray::Array1;
 
 use super::Bias;
-use super::accurate::{Accumulator, UNIT_ROUNDOFF, norm_bounds_of};
+use super::accurate::{Accumulator, TINY, UNIT_ROUNDOFF, gamma, norm_bounds_of};
 use super::points::Points;
 use super::scale::Scaled;
 use crate::dataset::Dataset;
@@ -243,6 +243,11 @@ pub(crate) struct HullPoint {
     pub weights: Array1<f64>,
     /// `‖exact point‖ ≤ gap_upper`.
     pub gap_upper: f64,
+    /// A lower bound on the mean length of the rows the point mixes, `M = Σᵢ wᵢ‖xᵢ‖` with the weights
+    /// normalised per group (summed over the groups). Moving each row `xᵢ` by `‖xᵢ‖·ε/M` against the
+    /// point (`ε` its length) makes it exactly zero, so `ε/M` is a relative change of the rows after
+    /// which no separator exists.
+    pub mixed_length: f64,
 }
 
 impl HullPoint {
@@ -259,6 +264,7 @@ impl HullPoint {
             .map(|(i, &c)| (i, c))
             .collect();
         let (gap_upper, totals) = Self::bound(data, bias, &weighted)?;
+        let mixed_length = mixed_length_lower(data, bias, &weighted, &totals);
         let weights = raw
             .iter()
             .zip(data.labels())
@@ -270,7 +276,24 @@ impl HullPoint {
                 }
             })
             .collect();
-        Some(HullPoint { weights, gap_upper })
+        Some(HullPoint {
+            weights,
+            gap_upper,
+            mixed_length,
+        })
+    }
+
+    /// Whether the point proves, to `tolerance`, that no separator exists: it is exactly zero, or its
+    /// length is at most `threshold` ([`certificate_threshold`]) and at most `tolerance` times the
+    /// mean length of the rows it mixes. The second condition is what makes it a proof about the rows
+    /// it mixes and not only about their size: the rows, each changed by at most `tolerance` of its
+    /// own length, are exactly not separable. A few rows far shorter than the rest (rows of 10⁻¹⁵⁰
+    /// among rows of 10¹⁵⁰) have a combination far below any threshold in `R` or in the features'
+    /// scales, whether or not they can be separated, and were once "certified" not separable when
+    /// they could be.
+    pub(crate) fn certifies(&self, threshold: f64, tolerance: f64) -> bool {
+        self.gap_upper == 0.0
+            || (self.gap_upper <= threshold && self.gap_upper <= tolerance * self.mixed_length)
     }
 
     /// The upper end of the margin bracket of the hull point of `weights` on rows (any order, a row
@@ -400,6 +423,34 @@ impl HullPoint {
         });
         Some((gap_upper, totals))
     }
+}
+
+/// A lower bound on `Σᵢ wᵢ‖xᵢ‖` over the `weighted` rows, each group's weights divided by its total
+/// (`totals`, with their error bounds): every term is non-negative, so each group's plain sum is within
+/// `γₖ` of the exact one, and a product that underflows loses at most a few units of [`TINY`].
+fn mixed_length_lower(
+    data: Points<'_>,
+    bias: Bias,
+    weighted: &[(usize, f64)],
+    totals: &[(f64, f64)],
+) -> f64 {
+    let mut sums = vec![0.0; totals.len()];
+    for &(i, c) in weighted {
+        let row = data.row(i);
+        let (length, _) = norm_bounds_of(row.nnz() + 1, |sink| {
+            row.entries().for_each(|(_, x)| sink(x, 0.0));
+        });
+        sums[group(bias, data.labels()[i])] += c * length;
+    }
+    let terms = weighted.len();
+    let slack = 1.0 - gamma(terms + 4);
+    let floor = 4.0 * TINY * terms as f64;
+    let lower: f64 = sums
+        .iter()
+        .zip(totals)
+        .map(|(&sum, &(total, error))| (sum * slack - floor).max(0.0) / (total + error) * slack)
+        .sum();
+    lower * slack
 }
 
 /// Weights are clamped at zero; a non-finite one counts as none.

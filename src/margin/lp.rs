@@ -279,10 +279,7 @@ fn certificate_from_farkas(
     }
     let radius = data.radius();
     match HullPoint::evaluate(Points::from(data), bias, &raw) {
-        Some(hull)
-            if hull.gap_upper <= certificate_threshold(Points::from(data), 1e-9)
-                || hull.gap_upper == 0.0 =>
-        {
+        Some(hull) if hull.certifies(certificate_threshold(Points::from(data), 1e-9), 1e-9) => {
             Separability::NotSeparable {
                 certificate: Certificate {
                     bias,

@@ -21,7 +21,7 @@ const MIN_WORKING_SET_MEMORY: usize = 1 << 10;
 /// |---|---|---|
 /// | `bias` | (required) | [`Bias::Free`] or [`Bias::ThroughOrigin`] |
 /// | `tolerance` | `1e-6` | the largest relative bracket width `(upper − lower)/upper` reported as [`MarginResult::Separable`](super::MarginResult::Separable) |
-/// | `certificate_tolerance` | `1e-9` | the largest accepted certificate residual, relative to `R` |
+/// | `certificate_tolerance` | `1e-9` | the largest accepted certificate residual, relative to the smaller of `R` and the smallest feature scale, and to the mean length of the rows it mixes |
 /// | `max_rounds` | `100` | rounds (an exact solve on the working set, then one pass over the data) |
 /// | `max_polish_iterations` | `10 000` | active-set iterations of each exact solve on the working set |
 /// | `time_limit` | none | seconds after which no new round starts |
@@ -81,7 +81,10 @@ impl MaxMarginParams {
         self
     }
 
-    /// The largest accepted certificate residual relative to the radius, in `(0, 1)`.
+    /// The largest accepted certificate residual, in `(0, 1)`: relative to the smaller of the radius and
+    /// the smallest scale `maxᵢ|xᵢⱼ|` of a non-zero feature, and relative to the mean length of the rows
+    /// the certificate mixes (so that those rows, each changed by at most this fraction of its length,
+    /// are exactly not separable).
     ///
     /// ```
     /// use novikoff::margin::{Bias, MaxMarginParams};

@@ -212,8 +212,9 @@ impl MaxMargin {
         }
         let threshold = certificate_threshold(data, self.params.certificate_tolerance);
         let hull = HullPoint::evaluate(data, self.params.bias, &raw);
+        let tolerance = self.params.certificate_tolerance;
         if let Some(hull) = hull.as_ref()
-            && (hull.gap_upper <= threshold || hull.gap_upper == 0.0)
+            && hull.certifies(threshold, tolerance)
         {
             return MarginResult::NotSeparable {
                 certificate: Certificate {
@@ -224,16 +225,18 @@ impl MaxMargin {
                 stats: rounds.stats,
             };
         }
-        let residual = hull.map_or(f64::INFINITY, |h| h.gap_upper);
+        let (residual, mixed_length) =
+            hull.map_or((f64::INFINITY, 0.0), |h| (h.gap_upper, h.mixed_length));
         // In units of R: the working data are the user's scaled by a power of two.
         let radius = data.radius();
         let reason = format!(
-            "no separator found and the best certificate's residual, {:.3e}·R, is above the largest \
-             accepted, {:.3e}·R: the tolerance {:.1e} times the smaller of R and the smallest scale \
-             max|xᵢⱼ| of a non-zero feature (polish: {:?} after {} iterations)",
+            "no separator found and the best certificate is refused: its residual, {:.3e}·R, must be \
+             at most {:.3e}·R (the tolerance {tolerance:.1e} times the smaller of R and the smallest \
+             scale max|xᵢⱼ| of a non-zero feature) and at most the tolerance times the mean length of \
+             the rows it mixes, {:.3e}·R (polish: {:?} after {} iterations)",
             residual / radius,
             threshold / radius,
-            self.params.certificate_tolerance,
+            mixed_length / radius,
             polished.status,
             polished.iterations
         );

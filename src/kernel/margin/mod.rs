@@ -31,7 +31,7 @@ use certify::{evaluate, group_of};
 /// | `bias` | (required) | [`Bias::Free`] or [`Bias::ThroughOrigin`] |
 /// | `augment` | 0 | the constant `c` of the kernel `K + c²` (a bias rule's vectors `(φ(x), c)`) |
 /// | `tolerance` | `1e-6` | the largest relative bracket width reported as `Separable` |
-/// | `certificate_tolerance` | `1e-6` | the largest certificate residual, relative to `R̂_K` |
+/// | `certificate_tolerance` | `1e-6` | the largest certificate residual, relative to `R̂_K` and to the mean length in the feature space of the rows it mixes |
 /// | `max_iterations` | `200·n + 10⁶` | pair updates of the solver |
 /// | `time_limit` | none | seconds |
 /// | `cache_bytes` | [`DEFAULT_CACHE_BYTES`] | the Gram cache's budget |
@@ -254,7 +254,14 @@ impl KernelMaxMargin {
             Bias::Free => (0.5 * evaluation.hull_length).next_up(),
             Bias::ThroughOrigin => evaluation.hull_length,
         };
-        if evaluation.hull_length <= threshold && evaluation.lower <= 0.0 {
+        let mixed_length =
+            mixed_length_lower(cache.diagonal(), labels, p.bias, c, &solution.lambda);
+        // As for the linear solver's certificates (`HullPoint::certifies`): a point far below `R` but
+        // not below the rows it mixes (rows of 10⁻¹⁵⁰ among rows of 10¹⁵⁰) proves only their size.
+        if evaluation.hull_length <= threshold
+            && evaluation.hull_length <= p.certificate_tolerance * mixed_length
+            && evaluation.lower <= 0.0
+        {
             let mut weights = solution.lambda.clone();
             let mut totals = [0.0; 2];
             for (w, &y) in weights.iter().zip(labels) {
@@ -361,4 +368,27 @@ pub(crate) fn unit_margins(
     let length = evaluation.norm_sq.mid().max(0.0).sqrt();
     Ok((evaluation.norm_sq.lo > 0.0 && length.is_finite())
         .then_some((evaluation.margins_lower, length)))
+}
+
+/// A lower bound on the mean length in the feature space of the rows that `lambda` weighs,
+/// `Σᵢ λᵢ·√(K(xᵢ, xᵢ) + c²)` with each group's weights divided by its total. The diagonal is the
+/// kernel's plain evaluation, within `p·(d + 4)·u` of exact for a kernel of degree `p` (RBF's is 1
+/// exactly); the factor `1 − 10⁻⁶` covers that and the sums' rounding for any `p·d` below 10⁹.
+fn mixed_length_lower(diagonal: &[f64], labels: &[f64], bias: Bias, c: f64, lambda: &[f64]) -> f64 {
+    let mut sums = [0.0; 2];
+    let mut totals = [0.0; 2];
+    for ((&l, &k), &y) in lambda.iter().zip(diagonal).zip(labels) {
+        if l > 0.0 {
+            let g = group_of(bias, y);
+            sums[g] += l * (k.max(0.0) + c * c).sqrt();
+            totals[g] += l;
+        }
+    }
+    let lower: f64 = sums
+        .iter()
+        .zip(&totals)
+        .filter(|&(_, &total)| total > 0.0)
+        .map(|(&sum, &total)| sum / total)
+        .sum();
+    lower * (1.0 - 1e-6)
 }
