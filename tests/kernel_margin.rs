@@ -114,3 +114,25 @@ fn rows_far_shorter_than_the_rest_are_no_certificate_in_the_feature_space() {
         assert!(result.certificate().is_none(), "{kernel:?}: {result:?}");
     }
 }
+
+/// Random 0/1 rows with a row of zeros, under the linear kernel: never separable through the origin,
+/// and always proved so, whatever rounding leaves on the other rows.
+#[test]
+fn zero_rows_among_binary_rows_are_proved_not_separable_in_the_feature_space() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(31);
+    for trial in 0..200 {
+        let (n, d) = (rng.random_range(3..40), rng.random_range(2..10));
+        let mut x =
+            ndarray::Array2::from_shape_fn((n, d), |_| f64::from(rng.random::<f64>() < 0.2));
+        x.row_mut(rng.random_range(0..n)).fill(0.0);
+        let y =
+            ndarray::Array1::from_shape_fn(n, |_| if rng.random::<bool>() { 1.0 } else { -1.0 });
+        let data = Dataset::new(x, y).unwrap();
+        let result = kernel::max_margin(&data, &Kernel::linear(), Bias::ThroughOrigin).unwrap();
+        assert!(
+            result.certificate().is_some(),
+            "trial {trial} ({n} × {d}): {result:?}"
+        );
+    }
+}

@@ -397,3 +397,26 @@ fn rows_far_shorter_than_the_rest_are_no_certificate() {
         "{reference:?}"
     );
 }
+
+/// Random 0/1 rows with at least one row of zeros: never separable through the origin (the zero row
+/// is on every plane through it), and every one of them must be proved so. The exact solve can leave
+/// weights of 10⁻¹⁵ on non-zero rows beside the zero ones, which alone would make the certificate
+/// as long as the rows it mixes; without that dust it is exactly zero.
+#[test]
+fn zero_rows_among_binary_rows_are_always_proved_not_separable() {
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    for trial in 0..400 {
+        let (n, d) = (rng.random_range(3..60), rng.random_range(2..12));
+        let mut x = Array2::from_shape_fn((n, d), |_| f64::from(rng.random::<f64>() < 0.2));
+        x.row_mut(rng.random_range(0..n)).fill(0.0);
+        let data = Dataset::new(x, random_labels(&mut rng, n)).unwrap();
+        let result = max_margin(&data, Bias::ThroughOrigin).unwrap();
+        let Some(certificate) = result.certificate() else {
+            panic!("trial {trial} ({n} × {d}): {result:?}");
+        };
+        assert!(
+            certificate.verify(&data, 1e-9 * data.radius()),
+            "trial {trial}"
+        );
+    }
+}

@@ -425,6 +425,54 @@ impl HullPoint {
     }
 }
 
+/// Weights below this fraction of their group's largest are rounding dust when a certificate is
+/// refused with them: an exact optimum leaves such rows out.
+const DUST: f64 = 1e-9;
+
+/// The hull point of the weights `raw` (one a row) if it proves that no separator exists
+/// ([`HullPoint::certifies`]); failing that, the point of `raw` without its dust (weights below
+/// [`DUST`] of their group's largest), if that one does. Rounding in the exact solve can leave
+/// weights of 10⁻¹⁵ on rows of length `R` beside the zero rows that alone make data inseparable
+/// through the origin, and those few make a point whose length is all theirs. `Err` holds the point of
+/// `raw` itself, for the reason it was refused (`None` when a group has no weight).
+pub(crate) fn certificate_point(
+    data: Points<'_>,
+    bias: Bias,
+    raw: &[f64],
+    threshold: f64,
+    tolerance: f64,
+) -> Result<HullPoint, Option<HullPoint>> {
+    let hull = HullPoint::evaluate(data, bias, raw);
+    if let Some(hull) = hull.as_ref().filter(|h| h.certifies(threshold, tolerance)) {
+        return Ok(hull.clone());
+    }
+    let mut largest = [0.0f64; 2];
+    for (&c, &y) in raw.iter().zip(data.labels()) {
+        if counts(c) {
+            let g = group(bias, y);
+            largest[g] = largest[g].max(c);
+        }
+    }
+    let pruned: Vec<f64> = raw
+        .iter()
+        .zip(data.labels())
+        .map(|(&c, &y)| {
+            if counts(c) && c >= DUST * largest[group(bias, y)] {
+                c
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    if pruned.iter().zip(raw).any(|(p, r)| p != r)
+        && let Some(clean) = HullPoint::evaluate(data, bias, &pruned)
+        && clean.certifies(threshold, tolerance)
+    {
+        return Ok(clean);
+    }
+    Err(hull)
+}
+
 /// A lower bound on `Σᵢ wᵢ‖xᵢ‖` over the `weighted` rows, each group's weights divided by its total
 /// (`totals`, with their error bounds): every term is non-negative, so each group's plain sum is within
 /// `γₖ` of the exact one, and a product that underflows loses at most a few units of [`TINY`].

@@ -11,7 +11,7 @@ use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, S
 use ndarray::Array1;
 
 use super::Bias;
-use super::certificate::{Certificate, HullPoint, certificate_threshold};
+use super::certificate::{Certificate, certificate_point, certificate_threshold};
 use super::certify::{best_bias, certified_margin};
 use super::clarabel_socp::MarginRows;
 use super::points::Points;
@@ -278,23 +278,24 @@ fn certificate_from_farkas(
         raw[i] = c;
     }
     let radius = data.radius();
-    match HullPoint::evaluate(Points::from(data), bias, &raw) {
-        Some(hull) if hull.certifies(certificate_threshold(Points::from(data), 1e-9), 1e-9) => {
-            Separability::NotSeparable {
-                certificate: Certificate {
-                    bias,
-                    weights: hull.weights,
-                    residual: hull.gap_upper,
-                },
-            }
-        }
-        Some(hull) => Separability::Unknown {
+    let threshold = certificate_threshold(Points::from(data), 1e-9);
+    match certificate_point(Points::from(data), bias, &raw, threshold, 1e-9) {
+        Ok(hull) => Separability::NotSeparable {
+            certificate: Certificate {
+                bias,
+                weights: hull.weights,
+                residual: hull.gap_upper,
+            },
+        },
+        Err(Some(hull)) => Separability::Unknown {
             reason: format!(
-                "the LP is infeasible but its certificate has residual {:.3e}·R",
-                hull.gap_upper / radius
+                "the LP is infeasible but its certificate has residual {:.3e}·R, against a mean \
+                 length of the rows it mixes of {:.3e}·R",
+                hull.gap_upper / radius,
+                hull.mixed_length / radius
             ),
         },
-        None => Separability::Unknown {
+        Err(None) => Separability::Unknown {
             reason: "the LP's infeasibility certificate misses a class".into(),
         },
     }

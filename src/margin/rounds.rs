@@ -50,7 +50,7 @@
 use std::time::{Duration, Instant};
 
 use super::Bias;
-use super::certificate::{Certificate, HullPoint, certificate_threshold};
+use super::certificate::{Certificate, certificate_point, certificate_threshold};
 use super::certify::INTERIOR_POINT_MAX_DIM;
 use super::clarabel_socp::socp_dual;
 use super::params::MaxMargin;
@@ -162,6 +162,7 @@ impl MaxMargin {
     /// The answer when no row violates the working set's optimum.
     fn finish(&self, rounds: &mut Rounds<'_>, found: Candidate) -> MarginResult {
         let (status, iterations) = (found.status, found.iterations);
+        let duals = found.duals.clone();
         let Bracketed { w, b, lower, upper } = rounds.bracket(found);
         let gamma = 0.5 * (lower.max(0.0) + upper);
         if lower > 0.0 && upper - lower <= self.params.tolerance * upper {
@@ -183,10 +184,25 @@ impl MaxMargin {
                 self.params.tolerance,
             )
         } else {
-            format!(
-                "no separator found and no certificate either (polish: {status:?} after {iterations} \
-                 iterations)"
-            )
+            // The exact solve ended at a hull point too long to count as zero in its own coordinates,
+            // where plain arithmetic cannot tell (duplicates, ties, points on a lattice): measured on
+            // the data, with their own thresholds, it may still prove that no separator exists.
+            let mut raw = vec![0.0; rounds.data.n_samples()];
+            for (i, c) in duals {
+                raw[i] = c;
+            }
+            match self.certificate(rounds, &raw) {
+                Ok(certificate) => {
+                    return MarginResult::NotSeparable {
+                        certificate,
+                        stats: rounds.stats,
+                    };
+                }
+                Err(refused) => format!(
+                    "no separator found and {refused} (polish: {status:?} after {iterations} \
+                     iterations)"
+                ),
+            }
         };
         MarginResult::Inaccurate {
             gamma,
@@ -205,44 +221,26 @@ impl MaxMargin {
         polished: Polished,
         last: Option<Candidate>,
     ) -> MarginResult {
-        let data = rounds.data;
-        let mut raw = vec![0.0; data.n_samples()];
+        let mut raw = vec![0.0; rounds.data.n_samples()];
         for (&k, &c) in polished.rows.iter().zip(&polished.weights) {
             raw[rounds.store.rows()[k]] = c;
         }
-        let threshold = certificate_threshold(data, self.params.certificate_tolerance);
-        let hull = HullPoint::evaluate(data, self.params.bias, &raw);
-        let tolerance = self.params.certificate_tolerance;
-        if let Some(hull) = hull.as_ref()
-            && hull.certifies(threshold, tolerance)
-        {
-            return MarginResult::NotSeparable {
-                certificate: Certificate {
-                    bias: self.params.bias,
-                    weights: hull.weights.clone(),
-                    residual: hull.gap_upper,
-                },
-                stats: rounds.stats,
-            };
-        }
-        let (residual, mixed_length) =
-            hull.map_or((f64::INFINITY, 0.0), |h| (h.gap_upper, h.mixed_length));
-        // In units of R: the working data are the user's scaled by a power of two.
-        let radius = data.radius();
+        let refused = match self.certificate(rounds, &raw) {
+            Ok(certificate) => {
+                return MarginResult::NotSeparable {
+                    certificate,
+                    stats: rounds.stats,
+                };
+            }
+            Err(refused) => refused,
+        };
         let reason = format!(
-            "no separator found and the best certificate is refused: its residual, {:.3e}·R, must be \
-             at most {:.3e}·R (the tolerance {tolerance:.1e} times the smaller of R and the smallest \
-             scale max|xᵢⱼ| of a non-zero feature) and at most the tolerance times the mean length of \
-             the rows it mixes, {:.3e}·R (polish: {:?} after {} iterations)",
-            residual / radius,
-            threshold / radius,
-            mixed_length / radius,
-            polished.status,
-            polished.iterations
+            "no separator found and {refused} (polish: {:?} after {} iterations)",
+            polished.status, polished.iterations
         );
         let upper = match self.params.bias {
-            Bias::Free => 0.5 * residual,
-            Bias::ThroughOrigin => residual,
+            Bias::Free => 0.5 * refused.residual,
+            Bias::ThroughOrigin => refused.residual,
         };
         let mut result = rounds.inaccurate(last, reason);
         if let MarginResult::Inaccurate { bracket, gamma, .. } = &mut result
@@ -252,6 +250,59 @@ impl MaxMargin {
             *gamma = 0.5 * (bracket.0.max(0.0) + bracket.1);
         }
         result
+    }
+
+    /// The certificate of the hull point of the weights `raw` (one a row), or why it is refused
+    /// ([`HullPoint::certifies`]).
+    fn certificate(&self, rounds: &Rounds<'_>, raw: &[f64]) -> Result<Certificate, Refused> {
+        let data = rounds.data;
+        let bias = self.params.bias;
+        let tolerance = self.params.certificate_tolerance;
+        let threshold = certificate_threshold(data, tolerance);
+        match certificate_point(data, bias, raw, threshold, tolerance) {
+            Ok(hull) => Ok(Certificate {
+                bias,
+                weights: hull.weights,
+                residual: hull.gap_upper,
+            }),
+            Err(hull) => {
+                let (residual, mixed_length) =
+                    hull.map_or((f64::INFINITY, 0.0), |h| (h.gap_upper, h.mixed_length));
+                Err(Refused {
+                    residual,
+                    threshold,
+                    mixed_length,
+                    tolerance,
+                    radius: data.radius(),
+                })
+            }
+        }
+    }
+}
+
+/// A hull point refused as a certificate, with what it was measured against (in the working data's
+/// units, which are the user's scaled by a power of two: its `Display` gives them in units of `R`).
+struct Refused {
+    residual: f64,
+    threshold: f64,
+    mixed_length: f64,
+    tolerance: f64,
+    radius: f64,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let r = self.radius;
+        write!(
+            f,
+            "the best certificate is refused: its residual, {:.3e}·R, must be at most {:.3e}·R (the \
+             tolerance {:.1e} times the smaller of R and the smallest scale max|xᵢⱼ| of a non-zero \
+             feature) and at most the tolerance times the mean length of the rows it mixes, {:.3e}·R",
+            self.residual / r,
+            self.threshold / r,
+            self.tolerance,
+            self.mixed_length / r
+        )
     }
 }
 

@@ -256,8 +256,20 @@ impl KernelMaxMargin {
         };
         let mixed_length =
             mixed_length_lower(cache.diagonal(), labels, p.bias, c, &solution.lambda);
+        let at_origin = origin_certificate(data, cache.diagonal(), p.bias, c, &solution.lambda);
         // As for the linear solver's certificates (`HullPoint::certifies`): a point far below `R` but
         // not below the rows it mixes (rows of 10⁻¹⁵⁰ among rows of 10¹⁵⁰) proves only their size.
+        if let Some(weights) = at_origin {
+            return Ok(KernelMarginResult::NotSeparable {
+                certificate: KernelCertificate {
+                    bias: p.bias,
+                    augment: c,
+                    weights: weights.into(),
+                    residual: 0.0,
+                },
+                stats,
+            });
+        }
         if evaluation.hull_length <= threshold
             && evaluation.hull_length <= p.certificate_tolerance * mixed_length
             && evaluation.lower <= 0.0
@@ -391,4 +403,49 @@ fn mixed_length_lower(diagonal: &[f64], labels: &[f64], bias: Bias, c: f64, lamb
         .map(|(&sum, &total)| sum / total)
         .sum();
     lower * (1.0 - 1e-6)
+}
+
+/// The weights of `lambda` without their dust (below `10⁻⁹` of their group's largest), normalised per
+/// group, when they fall only on rows that the kernel maps to the origin of its feature space: rows
+/// that are exactly zero, with `K(0, 0) = 0` (computed exactly, from zeros) and no augmentation. Their
+/// point is then exactly the origin, although its computed length keeps an underflow floor that no
+/// relative threshold accepts; the exact solve may leave weights of 10⁻¹⁵ on other rows beside them.
+fn origin_certificate(
+    data: &Dataset,
+    diagonal: &[f64],
+    bias: Bias,
+    c: f64,
+    lambda: &[f64],
+) -> Option<Vec<f64>> {
+    if c != 0.0 {
+        return None;
+    }
+    let labels = data.labels();
+    let mut largest = [0.0f64; 2];
+    for (&l, &y) in lambda.iter().zip(labels) {
+        largest[group_of(bias, y)] = largest[group_of(bias, y)].max(l);
+    }
+    let kept = |i: usize| lambda[i] > 0.0 && lambda[i] >= 1e-9 * largest[group_of(bias, labels[i])];
+    let groups = if bias == Bias::Free { 2 } else { 1 };
+    let mut totals = [0.0; 2];
+    for i in (0..lambda.len()).filter(|&i| kept(i)) {
+        if diagonal[i] != 0.0 || data.row_view(i).entries().any(|(_, x)| x != 0.0) {
+            return None;
+        }
+        totals[group_of(bias, labels[i])] += lambda[i];
+    }
+    if totals[..groups].iter().any(|&t| t <= 0.0) {
+        return None;
+    }
+    Some(
+        (0..lambda.len())
+            .map(|i| {
+                if kept(i) {
+                    lambda[i] / totals[group_of(bias, labels[i])]
+                } else {
+                    0.0
+                }
+            })
+            .collect(),
+    )
 }
