@@ -253,7 +253,7 @@ impl MaxMargin {
     }
 
     /// The certificate of the hull point of the weights `raw` (one a row), or why it is refused
-    /// ([`HullPoint::certifies`]).
+    /// ([`super::certificate::HullPoint::certifies`]).
     fn certificate(&self, rounds: &Rounds<'_>, raw: &[f64]) -> Result<Certificate, Refused> {
         let data = rounds.data;
         let bias = self.params.bias;
