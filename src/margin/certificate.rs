@@ -181,30 +181,6 @@ impl Certificate {
     }
 }
 
-#[inline]
-/// The largest residual that [`max_margin`](super::max_margin()) and
-/// [`separable_lp`](super::separable_lp) accept as a certificate of non-separability:
-/// `tolerance · min(R, s)`, with `s` the smallest scale `maxᵢ |xᵢⱼ|` of a feature that is not zero.
-///
-/// A hull point of length `ε` proves only `γ* ≤ ε`. Against the radius alone, data whose features live on
-/// very different scales (say `(x, 1)` with `|x| ≈ 10⁻³⁰⁰`) have separators of margin far below
-/// `tolerance·R` along their smallest feature, and a certificate at that level would be false. Measuring
-/// the residual against the smallest feature scale as well turns such cases into an honest
-/// `Inaccurate`, at no cost to well-scaled data.
-pub(crate) fn certificate_threshold(data: Points<'_>, tolerance: f64) -> f64 {
-    let mut column_scales = vec![0.0f64; data.n_features()];
-    for i in 0..data.n_samples() {
-        for (j, v) in data.row(i).entries() {
-            column_scales[j] = column_scales[j].max(v.abs());
-        }
-    }
-    let smallest_scale = column_scales
-        .into_iter()
-        .filter(|&scale| scale > 0.0)
-        .fold(f64::INFINITY, f64::min);
-    tolerance * data.radius().min(smallest_scale)
-}
-
 /// The columns of sparse data a hull point's accumulators cover at a time (with two groups, 64 bytes
 /// a column).
 const HULL_BLOCK: usize = 4096;
@@ -284,7 +260,8 @@ impl HullPoint {
     }
 
     /// Whether the point proves, to `tolerance`, that no separator exists: it is exactly zero, or its
-    /// length is at most `threshold` ([`certificate_threshold`]) and at most `tolerance` times the
+    /// length is at most `threshold` ([`super::acceptance::certificate_threshold`]) and at most
+    /// `tolerance` times the
     /// mean length of the rows it mixes. The second condition is what makes it a proof about the rows
     /// it mixes and not only about their size: the rows, each changed by at most `tolerance` of its
     /// own length, are exactly not separable. A few rows far shorter than the rest (rows of 10⁻¹⁵⁰
@@ -425,54 +402,6 @@ impl HullPoint {
     }
 }
 
-/// Weights below this fraction of their group's largest are rounding dust when a certificate is
-/// refused with them: an exact optimum leaves such rows out.
-const DUST: f64 = 1e-9;
-
-/// The hull point of the weights `raw` (one a row) if it proves that no separator exists
-/// ([`HullPoint::certifies`]); failing that, the point of `raw` without its dust (weights below
-/// [`DUST`] of their group's largest), if that one does. Rounding in the exact solve can leave
-/// weights of 10⁻¹⁵ on rows of length `R` beside the zero rows that alone make data inseparable
-/// through the origin, and those few make a point whose length is all theirs. `Err` holds the point of
-/// `raw` itself, for the reason it was refused (`None` when a group has no weight).
-pub(crate) fn certificate_point(
-    data: Points<'_>,
-    bias: Bias,
-    raw: &[f64],
-    threshold: f64,
-    tolerance: f64,
-) -> Result<HullPoint, Option<HullPoint>> {
-    let hull = HullPoint::evaluate(data, bias, raw);
-    if let Some(hull) = hull.as_ref().filter(|h| h.certifies(threshold, tolerance)) {
-        return Ok(hull.clone());
-    }
-    let mut largest = [0.0f64; 2];
-    for (&c, &y) in raw.iter().zip(data.labels()) {
-        if counts(c) {
-            let g = group(bias, y);
-            largest[g] = largest[g].max(c);
-        }
-    }
-    let pruned: Vec<f64> = raw
-        .iter()
-        .zip(data.labels())
-        .map(|(&c, &y)| {
-            if counts(c) && c >= DUST * largest[group(bias, y)] {
-                c
-            } else {
-                0.0
-            }
-        })
-        .collect();
-    if pruned.iter().zip(raw).any(|(p, r)| p != r)
-        && let Some(clean) = HullPoint::evaluate(data, bias, &pruned)
-        && clean.certifies(threshold, tolerance)
-    {
-        return Ok(clean);
-    }
-    Err(hull)
-}
-
 /// A lower bound on `Σᵢ wᵢ‖xᵢ‖` over the `weighted` rows, each group's weights divided by its total
 /// (`totals`, with their error bounds): every term is non-negative, so each group's plain sum is within
 /// `γₖ` of the exact one, and a product that underflows loses at most a few units of [`TINY`].
@@ -502,7 +431,7 @@ fn mixed_length_lower(
 }
 
 /// Weights are clamped at zero; a non-finite one counts as none.
-fn counts(c: f64) -> bool {
+pub(super) fn counts(c: f64) -> bool {
     c > 0.0 && c.is_finite()
 }
 

@@ -11,7 +11,8 @@ use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, S
 use ndarray::Array1;
 
 use super::Bias;
-use super::certificate::{Certificate, certificate_point, certificate_threshold};
+use super::acceptance::{certificate_point, certificate_threshold};
+use super::certificate::Certificate;
 use super::certify::{best_bias, certified_margin};
 use super::clarabel_socp::MarginRows;
 use super::points::Points;

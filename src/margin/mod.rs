@@ -45,6 +45,7 @@
 //! # Ok::<(), novikoff::Error>(())
 //! ```
 
+mod acceptance;
 mod accurate;
 mod certificate;
 mod certify;

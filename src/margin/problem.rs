@@ -76,13 +76,13 @@ impl InPlace<'_> {
                 buffer.extend(values.iter().zip(centre).map(|(&x, &c)| (x - c) * factor));
             }
             RowView::Sparse { .. } => {
-                // Not built for sparse data (a sparse working set lives in its span), but correct.
+                // Sparse data in few columns (`store`): the zeros first, then the stored entries, each
+                // the expression a dense row's value meets (`0 − c` for a zero).
                 let columns = self.data.n_features() - usize::from(point.constant().is_some());
-                let mut dense = vec![0.0; columns];
+                buffer.extend(centre[..columns].iter().map(|&c| (0.0 - c) * factor));
                 for (j, x) in point.row().entries() {
-                    dense[j] = x;
+                    buffer[start + j] = (x - centre[j]) * factor;
                 }
-                buffer.extend(dense.iter().zip(centre).map(|(&x, &c)| (x - c) * factor));
             }
         }
         if let Some(c) = point.constant() {

@@ -107,8 +107,8 @@ impl<'a> Rounds<'a> {
             *negative = (sum_positive + sum_negative) / n as f64;
         }
         let centre_length = crate::dataset::norm(centre.iter().copied());
-        // A sparse working set is not centred (`span`); a shadowed binding would live to the end.
-        let centre = if data.is_sparse() {
+        // A working set in its span is not centred (`span`); a shadowed binding would live to the end.
+        let centre = if !Store::reads_in_place(data) {
             drop(centre);
             Vec::new()
         } else {

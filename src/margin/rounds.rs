@@ -50,7 +50,8 @@
 use std::time::{Duration, Instant};
 
 use super::Bias;
-use super::certificate::{Certificate, certificate_point, certificate_threshold};
+use super::acceptance::{certificate_point, certificate_threshold};
+use super::certificate::Certificate;
 use super::certify::INTERIOR_POINT_MAX_DIM;
 use super::clarabel_socp::socp_dual;
 use super::params::MaxMargin;
