@@ -261,10 +261,9 @@ impl HullPoint {
 
     /// Whether the point proves, to `tolerance`, that no separator exists: it is exactly zero, or its
     /// length is at most `threshold` ([`super::acceptance::certificate_threshold`]) and at most
-    /// `tolerance` times the
-    /// mean length of the rows it mixes. The second condition is what makes it a proof about the rows
-    /// it mixes and not only about their size: the rows, each changed by at most `tolerance` of its
-    /// own length, are exactly not separable. A few rows far shorter than the rest (rows of 10⁻¹⁵⁰
+    /// `tolerance` times the mean length of the rows it mixes. The second condition is what makes it a
+    /// proof about the rows it mixes and not only about their size: the rows, each changed by at most
+    /// `tolerance` of its own length, are exactly not separable. A few rows far shorter than the rest (rows of 10⁻¹⁵⁰
     /// among rows of 10¹⁵⁰) have a combination far below any threshold in `R` or in the features'
     /// scales, whether or not they can be separated, and were once "certified" not separable when
     /// they could be.

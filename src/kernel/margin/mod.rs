@@ -254,12 +254,9 @@ impl KernelMaxMargin {
             Bias::Free => (0.5 * evaluation.hull_length).next_up(),
             Bias::ThroughOrigin => evaluation.hull_length,
         };
-        let mixed_length =
-            mixed_length_lower(cache.diagonal(), labels, p.bias, c, &solution.lambda);
-        let at_origin = origin_certificate(data, cache.diagonal(), p.bias, c, &solution.lambda);
-        // As for the linear solver's certificates (`HullPoint::certifies`): a point far below `R` but
-        // not below the rows it mixes (rows of 10⁻¹⁵⁰ among rows of 10¹⁵⁰) proves only their size.
-        if let Some(weights) = at_origin {
+        if let Some(weights) =
+            origin_certificate(data, cache.diagonal(), p.bias, c, &solution.lambda)
+        {
             return Ok(KernelMarginResult::NotSeparable {
                 certificate: KernelCertificate {
                     bias: p.bias,
@@ -270,6 +267,10 @@ impl KernelMaxMargin {
                 stats,
             });
         }
+        // As for the linear solver's certificates (`HullPoint::certifies`): a point far below `R` but
+        // not below the rows it mixes (rows of 10⁻¹⁵⁰ among rows of 10¹⁵⁰) proves only their size.
+        let mixed_length =
+            mixed_length_lower(cache.diagonal(), labels, p.bias, c, &solution.lambda);
         if evaluation.hull_length <= threshold
             && evaluation.hull_length <= p.certificate_tolerance * mixed_length
             && evaluation.lower <= 0.0
