@@ -5,7 +5,8 @@
 //! mean with a free bias, scaled into the unit ball; [`Problem::in_place`] computes a point when it is
 //! read, and keeps a compact copy only while the working set is a small fraction of the data), so a row
 //! keeps its point when others join, and the active set's factorisation carries over from one round to
-//! the next. A sparse working set is held as its rows' coordinates in their span ([`Span`]), packed
+//! the next; so are sparse data in few columns ([`SPARSE_IN_PLACE_COLUMNS`]). A sparse working set in
+//! many columns is held as its rows' coordinates in their span ([`Span`]), packed
 //! (about `|W| × rank / 2` values whatever the columns its rows use) and read where they are. Those
 //! coordinates gain dimensions as rows join, but a row's own never change (zeros in the new ones), so
 //! the factorisation carries over too; a direction comes back as the rows' combination with the
@@ -74,7 +75,7 @@ impl<'a> Store<'a> {
         radius: f64,
         memory: usize,
     ) -> Self {
-        let dense = Self::reads_in_place(data);
+        let in_place = Self::reads_in_place(data);
         let centre = if bias == Bias::Free {
             centre
         } else {
@@ -91,11 +92,11 @@ impl<'a> Store<'a> {
             bias,
             rows: Vec::new(),
             position: vec![OUTSIDE; data.n_samples()],
-            problem: dense.then(|| {
+            problem: in_place.then(|| {
                 let copy_limit = data.n_samples().saturating_mul(data.n_features()) / COPY_FRACTION;
                 Problem::in_place(data, bias, centre, factor, copy_limit)
             }),
-            span: (!dense).then(|| Span::new(data)),
+            span: (!in_place).then(|| Span::new(data)),
             corral: None,
             weights: Vec::new(),
             budget_values: memory / size_of::<f64>(),
