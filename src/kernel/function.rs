@@ -184,6 +184,9 @@ impl Kernel {
     /// ```
     /// use novikoff::kernel::{Gamma, KernelParams};
     /// assert_eq!(KernelParams::rbf().gamma(Gamma::Value(0.5)).check()?.describe(), "rbf(gamma=0.5)");
+    /// // Far from 1 in scientific notation, not three hundred zeros.
+    /// let tiny = KernelParams::rbf().gamma(Gamma::Value(3e-300)).check()?;
+    /// assert_eq!(tiny.describe(), "rbf(gamma=3e-300)");
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn describe(&self) -> String {
@@ -193,8 +196,12 @@ impl Kernel {
                 degree,
                 coef0,
                 gamma,
-            } => format!("poly(degree={degree}, coef0={coef0}, gamma={gamma})"),
-            Kind::Rbf { gamma } => format!("rbf(gamma={gamma})"),
+            } => format!(
+                "poly(degree={degree}, coef0={}, gamma={})",
+                short(*coef0),
+                short(*gamma)
+            ),
+            Kind::Rbf { gamma } => format!("rbf(gamma={})", short(*gamma)),
             Kind::Precomputed(gram) => format!("precomputed({0} × {0})", gram.n()),
         }
     }
@@ -248,5 +255,15 @@ impl KernelSummary {
             coef0: kernel.coef0(),
             gamma: kernel.gamma(),
         }
+    }
+}
+
+/// `x` as `{}` prints it, but in scientific notation far from 1: `{}` writes 3.4·10⁻³⁰⁰ with three
+/// hundred zeros (a default `gamma` of data on the scale 10¹⁵⁰).
+fn short(x: f64) -> String {
+    if x != 0.0 && !(1e-4..1e16).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
     }
 }
