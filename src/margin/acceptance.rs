@@ -50,24 +50,7 @@ pub(crate) fn certificate_point(
     if let Some(hull) = hull.as_ref().filter(|h| h.certifies(threshold, tolerance)) {
         return Ok(hull.clone());
     }
-    let mut largest = [0.0f64; 2];
-    for (&c, &y) in raw.iter().zip(data.labels()) {
-        if counts(c) {
-            let g = group(bias, y);
-            largest[g] = largest[g].max(c);
-        }
-    }
-    let pruned: Vec<f64> = raw
-        .iter()
-        .zip(data.labels())
-        .map(|(&c, &y)| {
-            if counts(c) && c >= DUST * largest[group(bias, y)] {
-                c
-            } else {
-                0.0
-            }
-        })
-        .collect();
+    let pruned = without_dust(raw, data.labels(), bias);
     if pruned.iter().zip(raw).any(|(p, r)| p != r)
         && let Some(clean) = HullPoint::evaluate(data, bias, &pruned)
         && clean.certifies(threshold, tolerance)
@@ -75,4 +58,28 @@ pub(crate) fn certificate_point(
         return Ok(clean);
     }
     Err(hull)
+}
+
+/// `weights` (one a row, with its label in `labels`) without their dust: zero where a weight is not
+/// positive and finite or is below [`DUST`] of its group's largest. The kernel solver's certificates
+/// use it too.
+pub(crate) fn without_dust(weights: &[f64], labels: &[f64], bias: Bias) -> Vec<f64> {
+    let mut largest = [0.0f64; 2];
+    for (&c, &y) in weights.iter().zip(labels) {
+        if counts(c) {
+            let g = group(bias, y);
+            largest[g] = largest[g].max(c);
+        }
+    }
+    weights
+        .iter()
+        .zip(labels)
+        .map(|(&c, &y)| {
+            if counts(c) && c >= DUST * largest[group(bias, y)] {
+                c
+            } else {
+                0.0
+            }
+        })
+        .collect()
 }

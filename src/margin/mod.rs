@@ -72,6 +72,7 @@ mod store;
 pub mod svd;
 mod working_set;
 
+pub(crate) use acceptance::without_dust;
 pub use certificate::Certificate;
 pub use lp::{Separability, separable_lp};
 pub use max_margin::max_margin;

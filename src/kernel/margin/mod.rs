@@ -406,7 +406,7 @@ fn mixed_length_lower(diagonal: &[f64], labels: &[f64], bias: Bias, c: f64, lamb
     lower * (1.0 - 1e-6)
 }
 
-/// The weights of `lambda` without their dust (below `10⁻⁹` of their group's largest), normalised per
+/// The weights of `lambda` without their dust ([`crate::margin::without_dust`]), normalised per
 /// group, when they fall only on rows that the kernel maps to the origin of its feature space: rows
 /// that are exactly zero, with `K(0, 0) = 0` (computed exactly, from zeros) and no augmentation. Their
 /// point is then exactly the origin, although its computed length keeps an underflow floor that no
@@ -422,31 +422,20 @@ fn origin_certificate(
         return None;
     }
     let labels = data.labels();
-    let mut largest = [0.0f64; 2];
-    for (&l, &y) in lambda.iter().zip(labels) {
-        largest[group_of(bias, y)] = largest[group_of(bias, y)].max(l);
-    }
-    let kept = |i: usize| lambda[i] > 0.0 && lambda[i] >= 1e-9 * largest[group_of(bias, labels[i])];
+    let mut kept = crate::margin::without_dust(lambda, labels, bias);
     let groups = if bias == Bias::Free { 2 } else { 1 };
     let mut totals = [0.0; 2];
-    for i in (0..lambda.len()).filter(|&i| kept(i)) {
+    for (i, &k) in kept.iter().enumerate().filter(|&(_, &k)| k > 0.0) {
         if diagonal[i] != 0.0 || data.row_view(i).entries().any(|(_, x)| x != 0.0) {
             return None;
         }
-        totals[group_of(bias, labels[i])] += lambda[i];
+        totals[group_of(bias, labels[i])] += k;
     }
     if totals[..groups].iter().any(|&t| t <= 0.0) {
         return None;
     }
-    Some(
-        (0..lambda.len())
-            .map(|i| {
-                if kept(i) {
-                    lambda[i] / totals[group_of(bias, labels[i])]
-                } else {
-                    0.0
-                }
-            })
-            .collect(),
-    )
+    for (k, &y) in kept.iter_mut().zip(labels) {
+        *k /= totals[group_of(bias, y)];
+    }
+    Some(kept)
 }
