@@ -115,6 +115,30 @@ fn rows_far_shorter_than_the_rest_are_no_certificate_in_the_feature_space() {
     }
 }
 
+/// A handed-in certificate meets the solver's rule: two rows of 10⁻¹⁵⁰ mix to a point of 10⁻¹⁵⁰, far
+/// below `10⁻⁶·R̂` beside a row of 10¹⁵⁰, but not below the rows they mix, and `w = (1, 0)` separates.
+#[test]
+fn a_forged_certificate_of_rows_far_shorter_than_the_rest_does_not_verify_in_the_feature_space() {
+    let data = Dataset::new(
+        array![[1e-150, 1e-150], [1e-150, -1e-150], [1e150, 5e149]],
+        array![1.0, 1.0, 1.0],
+    )
+    .unwrap();
+    let forged = KernelCertificate {
+        bias: Bias::ThroughOrigin,
+        augment: 0.0,
+        weights: array![0.5, 0.5, 0.0],
+        residual: 0.0,
+    };
+    assert!(!forged.verify(&data, &Kernel::linear(), 1e-6).unwrap());
+    let cancelling = Dataset::new(
+        array![[1e-150, 1e-150], [-1e-150, -1e-150], [1e150, 5e149]],
+        array![1.0, 1.0, 1.0],
+    )
+    .unwrap();
+    assert!(forged.verify(&cancelling, &Kernel::linear(), 1e-6).unwrap());
+}
+
 /// Random 0/1 rows with a row of zeros, under the linear kernel: never separable through the origin,
 /// and always proved so, whatever rounding leaves on the other rows.
 #[test]

@@ -398,6 +398,34 @@ fn rows_far_shorter_than_the_rest_are_no_certificate() {
     );
 }
 
+/// A certificate anyone hands in is checked by the same rule the solver certifies by: a mix of two rows
+/// of 10⁻¹⁰⁰ has a residual of 10⁻¹⁰⁰, far below `10⁻⁹·R` beside a row of 10¹⁰⁰, yet `w = (1, 0)`
+/// separates all three. Two short rows that cancel exactly still prove what they prove.
+#[test]
+fn a_forged_certificate_of_rows_far_shorter_than_the_rest_does_not_verify() {
+    let x =
+        Array2::from_shape_vec((3, 2), vec![1e-100, 1e-100, 1e-100, -1e-100, 1e100, 5e99]).unwrap();
+    let data = Dataset::new(x, Array1::from(vec![1.0, 1.0, 1.0])).unwrap();
+    let forged =
+        margin::Certificate::new(&data, Bias::ThroughOrigin, ndarray::array![1.0, 1.0, 0.0])
+            .unwrap();
+    assert!(forged.residual > 0.0 && forged.residual < 1e-9 * data.radius());
+    assert!(!forged.verify(&data, 1e-9 * data.radius()), "{forged:?}");
+    let x = Array2::from_shape_vec((3, 2), vec![1e-100, 1e-100, -1e-100, -1e-100, 1e100, 5e99])
+        .unwrap();
+    let cancelling = Dataset::new(x, Array1::from(vec![1.0, 1.0, 1.0])).unwrap();
+    let genuine = margin::Certificate::new(
+        &cancelling,
+        Bias::ThroughOrigin,
+        ndarray::array![1.0, 1.0, 0.0],
+    )
+    .unwrap();
+    assert!(
+        genuine.verify(&cancelling, 1e-9 * cancelling.radius()),
+        "{genuine:?}"
+    );
+}
+
 /// Random 0/1 rows with at least one row of zeros: never separable through the origin (the zero row
 /// is on every plane through it), and every one of them must be proved so. The exact solve can leave
 /// weights of 10⁻¹⁵ on non-zero rows beside the zero ones, which alone would make the certificate

@@ -96,10 +96,20 @@ impl Certificate {
     }
 
     /// Check the certificate against the data: one weight per row, every weight finite and non-negative,
-    /// each group summing to 1 (within 10⁻⁹), and the residual, recomputed from the data, at most `tol`.
-    /// A good `tol` is a small multiple of the data's radius, such as `1e-9 · R`. An infinite or NaN
-    /// `tol` proves nothing, so it fails; so do data no power-of-two scaling brings into range. The
-    /// residual is recomputed on the data scaled exactly into range, so it cannot underflow to 0.
+    /// each group summing to 1 (within 10⁻⁹), and the residual `ε`, recomputed from the data, either
+    /// exactly zero or both
+    /// * at most `tol`, and
+    /// * at most `tol/R` times `M = Σᵢ wᵢ‖xᵢ‖`, the mean length of the rows it mixes (summed over the
+    ///   classes with a free bias), `R` the data's radius.
+    ///
+    /// A good `tol` is a small multiple of the radius, such as `1e-9 · R`: the certificate then says
+    /// that the rows, each moved by at most 10⁻⁹ of its own length (`‖xᵢ‖·ε/M`), cannot be separated,
+    /// which is what [`max_margin`](super::max_margin()) certifies. The second condition refuses a mix
+    /// of rows far shorter than the rest (rows of 10⁻¹⁵⁰ beside rows of 10¹⁵⁰): its residual is tiny
+    /// against `R` whatever the rows' directions, so it would pass the first alone even where a
+    /// separator exists. An infinite or NaN `tol` proves nothing, so it fails; so do data no
+    /// power-of-two scaling brings into range. The residual is recomputed on the data scaled exactly
+    /// into range, so it cannot underflow to 0.
     ///
     /// ```
     /// use ndarray::array;
@@ -152,14 +162,18 @@ impl Certificate {
         let Ok(scaled) = Scaled::points(data) else {
             return false;
         };
-        match HullPoint::evaluate(
+        let Some(point) = HullPoint::evaluate(
             scaled.working_points(),
             self.bias,
             self.weights.as_slice().unwrap_or(&[]),
-        ) {
-            Some(point) => scaled.back_upper(point.gap_upper) <= tol,
-            None => false,
-        }
+        ) else {
+            return false;
+        };
+        // `M / R` is taken on the scaled points, where neither can overflow; it is a ratio, the same at
+        // every scale. Exactly zero proves non-separability at any scale.
+        let residual = scaled.back_upper(point.gap_upper);
+        let mixed_over_radius = point.mixed_length / scaled.working_points().radius();
+        point.gap_upper == 0.0 || (residual <= tol && residual <= tol * mixed_over_radius)
     }
 
     /// The rows with positive weight, heaviest first: the examples that make the data non-separable.

@@ -339,8 +339,10 @@ impl KernelMaxMargin {
 
 impl KernelCertificate {
     /// Check the certificate on `data` with `kernel`: one weight per row, each finite and non-negative,
-    /// each group summing to 1 (within 10⁻⁹), and the residual, recomputed rigorously, at most
-    /// `tolerance·R̂_K` with `R̂_K² = R_K² + c²`.
+    /// each group summing to 1 (within 10⁻⁹), and the residual, recomputed rigorously, exactly zero or
+    /// at most both `tolerance·R̂_K`, with `R̂_K² = R_K² + c²`, and `tolerance` times the mean length in
+    /// the feature space of the rows it mixes, as the solver accepts it. The second condition refuses
+    /// a mix of rows far shorter than the rest, which is short whatever their directions.
     ///
     /// # Errors
     /// [`Error::Parameter`] for a Gram matrix found not positive semi-definite.
@@ -366,7 +368,10 @@ impl KernelCertificate {
         let scale = (radius * radius + self.augment * self.augment).sqrt();
         let weights = self.weights.as_slice().expect("contiguous weights");
         let residual = certify::hull_length(on, self.bias, self.augment, weights)?;
-        Ok(residual <= tolerance * scale)
+        let mixed_length =
+            mixed_length_lower(&on.diagonal(), labels, self.bias, self.augment, weights);
+        Ok(residual == 0.0
+            || (residual <= tolerance * scale && residual <= tolerance * mixed_length))
     }
 }
 
