@@ -251,6 +251,37 @@ fn dependent_sparse_rows_give_the_dense_answer() {
     }
 }
 
+/// Two of the generator's sparse sets with a few values a row in hundreds to a thousand columns: rows nearly
+/// dependent on others, whose span coordinates (from the Gram matrix) lost digits along dimensions
+/// opened by tiny pivots. Each ended `Inaccurate`, some with a lower end below zero, though the
+/// generator proves a margin of 0.01; they are read in place now (in up to 1024 columns), or done
+/// again in place when the span leaves them `Inaccurate` (up to 4096), and certified.
+#[test]
+fn sparse_sets_of_a_few_values_a_row_in_a_thousand_columns_are_certified() {
+    for (n, d, nnz, seed) in [(2000, 400, 3, 24), (1200, 1050, 2, 57)] {
+        let data = SparseParams::new(n, d)
+            .nnz(nnz)
+            .margin(0.01)
+            .seed(seed)
+            .check()
+            .unwrap()
+            .generate()
+            .unwrap()
+            .data;
+        assert!(data.is_sparse());
+        let result = margin::max_margin(&data, Bias::Free).unwrap();
+        let case = format!("{n} × {d}, {nnz} a row, seed {seed}");
+        let MarginResult::Separable { bracket, .. } = result else {
+            panic!("{case}: {result:?}");
+        };
+        assert!(bracket.0 >= 0.01 * (1.0 - 1e-9), "{case}: {bracket:?}");
+        assert!(
+            bracket.1 - bracket.0 <= 1e-9 * bracket.1,
+            "{case}: {bracket:?}"
+        );
+    }
+}
+
 #[test]
 fn the_row_subset_solver_certifies_sparse_data_without_the_dense_matrix() {
     // Enough rows that the first subset (32 a class) misses some of the support.

@@ -7,8 +7,10 @@ use super::params::{MaxMargin, MaxMarginParams};
 use super::points::Points;
 use super::result::MarginResult;
 use super::scale::Scaled;
+use super::store::Representation;
 use crate::dataset::Dataset;
 use crate::error::Result;
+use std::time::Instant;
 
 /// The maximum margin `γ*` of the data with the default settings; see [`MaxMarginParams`] for the
 /// tolerances and the [module documentation](super) for what the result guarantees.
@@ -31,6 +33,18 @@ pub fn max_margin(data: &Dataset, bias: Bias) -> Result<MarginResult> {
 }
 
 impl MaxMargin {
+    /// The solver with `spent` seconds taken off its time limit; `None` once none is left.
+    fn with_time_spent(&self, spent: f64) -> Option<MaxMargin> {
+        let mut params = self.params.clone();
+        if let Some(limit) = params.time_limit {
+            if spent >= limit {
+                return None;
+            }
+            params.time_limit = Some(limit - spent);
+        }
+        Some(MaxMargin { params })
+    }
+
     /// The relative bracket tolerance.
     ///
     /// ```
@@ -153,7 +167,16 @@ impl MaxMargin {
         points.radius();
         let scaled = Scaled::points(points)?;
         let working = scaled.working_points();
-        let result = self.solve_in_rounds(working, hint);
+        let started = Instant::now();
+        let representation = Representation::first_choice(working);
+        let mut result = self.solve_in_rounds(working, hint, representation);
+        if let MarginResult::Inaccurate { .. } = result
+            && let Some(again) = representation.retry(working)
+            && let Some(solver) = self.with_time_spent(started.elapsed().as_secs_f64())
+        {
+            let retried = solver.solve_in_rounds(working, hint, again);
+            result = narrower(result, retried);
+        }
         let tolerance = self.params.certificate_tolerance * working.radius();
         checked(
             points,
@@ -161,4 +184,25 @@ impl MaxMargin {
             scaled.back_upper(tolerance),
         )
     }
+}
+
+/// Of a first attempt that ended `Inaccurate` and the attempt that followed it, the second unless the
+/// first has the narrower bracket (both are rigorous), with the passes and rounds of both: every pass
+/// was read, and `stats` says where the time went.
+fn narrower(first: MarginResult, second: MarginResult) -> MarginResult {
+    let relative_width = |result: &MarginResult| {
+        result
+            .bracket()
+            .map_or(0.0, |(lower, upper)| (upper - lower) / upper.abs())
+    };
+    let (spent, mut kept) = match second {
+        MarginResult::Inaccurate { .. } if relative_width(&first) < relative_width(&second) => {
+            (second.stats(), first)
+        }
+        _ => (first.stats(), second),
+    };
+    let stats = kept.stats_mut();
+    stats.passes += spent.passes;
+    stats.rounds += spent.rounds;
+    kept
 }

@@ -257,6 +257,14 @@ impl MarginResult {
         }
     }
 
+    pub(super) fn stats_mut(&mut self) -> &mut SolveStats {
+        match self {
+            MarginResult::Separable { stats, .. }
+            | MarginResult::NotSeparable { stats, .. }
+            | MarginResult::Inaccurate { stats, .. } => stats,
+        }
+    }
+
     /// The certificate of non-separability, if that is the result.
     ///
     /// ```

@@ -11,7 +11,7 @@ use super::points::Points;
 use super::polish::{PolishStatus, Polished};
 use super::result::{MarginResult, SolveStats};
 use super::scan::{best_bias_of_scores, certified_lower, scores_into};
-use super::store::Store;
+use super::store::{Representation, Store};
 
 /// The most rows of a sparse solve's first working set (chosen by [`descend`]).
 const FIRST_SPARSE_SET: usize = 2048;
@@ -82,12 +82,13 @@ impl<'a> Rounds<'a> {
     /// [`DENSE_DESCENT_DIMENSIONS`] up, the weights [`descend`] gives that set start the solve. Sparse
     /// data: the `hint` (a related problem's support) when there is one, otherwise the rows that a few
     /// passes of coordinate descent leave with a positive weight ([`descend`]), with those weights as the
-    /// first solve's start.
+    /// first solve's start. The working set holds its points as `representation` says.
     pub(super) fn start(
         data: Points<'a>,
         bias: Bias,
         hint: &[usize],
         working_set_memory: usize,
+        representation: Representation,
     ) -> Rounds<'a> {
         let (n, d) = (data.n_samples(), data.n_features());
         let labels = data.labels();
@@ -108,7 +109,7 @@ impl<'a> Rounds<'a> {
         }
         let centre_length = crate::dataset::norm(centre.iter().copied());
         // A working set in its span is not centred (`span`); a shadowed binding would live to the end.
-        let centre = if !Store::reads_in_place(data) {
+        let centre = if representation == Representation::Span {
             drop(centre);
             Vec::new()
         } else {
@@ -123,7 +124,7 @@ impl<'a> Rounds<'a> {
         };
         let mut start_weights = Vec::new();
         let mut passes = 2;
-        let first = if data.is_sparse() && !hint.is_empty() {
+        let first = if representation == Representation::Span && !hint.is_empty() {
             // A related problem's support: most of this one's, found already.
             let mut first: Vec<usize> = hint.iter().copied().filter(|&i| i < n).collect();
             first.sort_unstable();
@@ -148,12 +149,16 @@ impl<'a> Rounds<'a> {
             first.extend(lowest_per_group(labels, groups, 8, |i| {
                 (found.alpha[i] == 0.0).then(|| found.margins[i])
             }));
-            start_weights = first
-                .iter()
-                .enumerate()
-                .filter(|&(_, &i)| found.alpha[i] > 0.0)
-                .map(|(k, &i)| (k, found.alpha[i]))
-                .collect();
+            start_weights = if representation == Representation::Span {
+                first
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &i)| found.alpha[i] > 0.0)
+                    .map(|(k, &i)| (k, found.alpha[i]))
+                    .collect()
+            } else {
+                heaviest(&first, &found.alpha, (DENSE_START_TENTHS * d).div_ceil(10))
+            };
             first
         } else {
             // Enough rows that the first set often holds the support of random data (at most d + 1 rows
@@ -180,7 +185,14 @@ impl<'a> Rounds<'a> {
             Bias::Free => (data.radius() + centre_length) * (1.0 + 1e-12),
             Bias::ThroughOrigin => data.radius(),
         };
-        let mut store = Store::new(data, bias, centre, radius, working_set_memory);
+        let mut store = Store::new(
+            data,
+            bias,
+            centre,
+            radius,
+            working_set_memory,
+            representation,
+        );
         store.extend(&first);
         store.start_from(start_weights);
         Rounds {

@@ -60,21 +60,33 @@ use super::polish::{PolishSettings, PolishStatus, Polished, Start, polish};
 use super::problem::Problem;
 use super::result::MarginResult;
 use super::round_state::{Bracketed, Candidate, Rounds};
+use super::store::Representation;
 
 /// How a solve stopped by its memory budget can be certified.
 const RAISE_BUDGET: &str = "a larger budget (MaxMarginParams::working_set_memory; `--working-set-mb` \
      of `margin` and `verify`, `working_set_mb` in an experiment's [measure]) may certify it";
 
 impl MaxMargin {
-    /// Solve `data` (already scaled into the safe range) in rounds; see the module documentation.
-    pub(super) fn solve_in_rounds(&self, data: Points<'_>, hint: &[usize]) -> MarginResult {
+    /// Solve `data` (already scaled into the safe range) in rounds, the working set holding its points as
+    /// `representation` says; see the module documentation.
+    pub(super) fn solve_in_rounds(
+        &self,
+        data: Points<'_>,
+        hint: &[usize],
+        representation: Representation,
+    ) -> MarginResult {
         let started = Instant::now();
         let deadline = self
             .params
             .time_limit
             .map(|seconds| started + Duration::from_secs_f64(seconds));
-        let mut rounds =
-            Rounds::start(data, self.params.bias, hint, self.params.working_set_memory);
+        let mut rounds = Rounds::start(
+            data,
+            self.params.bias,
+            hint,
+            self.params.working_set_memory,
+            representation,
+        );
         let settings = PolishSettings {
             relative_gap: (self.params.tolerance * 0.1).min(1e-12),
             max_iterations: self.params.max_polish_iterations,

@@ -5,7 +5,7 @@
 //! mean with a free bias, scaled into the unit ball; [`Problem::in_place`] computes a point when it is
 //! read, and keeps a compact copy only while the working set is a small fraction of the data), so a row
 //! keeps its point when others join, and the active set's factorisation carries over from one round to
-//! the next; so are sparse data in few columns ([`SPARSE_IN_PLACE_COLUMNS`]). A sparse working set in
+//! the next; so are sparse data in up to a thousand columns ([`Representation`]). A sparse working set in
 //! many columns is held as its rows' coordinates in their span ([`Span`]), packed
 //! (about `|W| × rank / 2` values whatever the columns its rows use) and read where they are. Those
 //! coordinates gain dimensions as rows join, but a row's own never change (zeros in the new ones), so
@@ -29,13 +29,57 @@ use ndarray::Array1;
 const COPY_FRACTION: usize = 8;
 
 /// Sparse data in at most this many columns are read in place like dense rows (each read written out
-/// in full), not held in their span. The span's coordinates come from the rows' Gram matrix, whose
-/// rounding, about `u·R²`, moves `γ*²` by as much: where `γ*/R` is small (features on scales 10⁻³ to
-/// 10³ give 10⁻⁶) that leaves the bracket wider than the tolerance, and 43 % of such sets of up to 24
-/// columns ended `Inaccurate` stored sparse and none stored dense (session 31, 3000 random sets). In
-/// few columns a row written out costs no more than its span coordinates, and the copy of the working
-/// set is bounded as for dense data.
-const SPARSE_IN_PLACE_COLUMNS: usize = 256;
+/// in full), not held in their span. The span's coordinates come from the rows' Gram matrix, a
+/// Cholesky factor without pivoting: where the working set's rows are nearly dependent (rows of a few
+/// values in a few hundred columns, or features on scales 10⁻³ to 10³), a dimension opened by a row
+/// barely out of the span has a pivot near `√u·‖x‖`, later coordinates along it lose digits by the
+/// same factor, and the bracket ends far wider than the tolerance. Measured (session 32, release build):
+/// * the generator's 2·10⁴ × 1000 sparse set with 5 values a row (`generate sparse --nnz 5`, margin
+///   ≥ 0.01 by construction) ended `Inaccurate` in the span with a lower end of −0.0027, and is
+///   certified in place in the same time (1.20 → 1.27 s) and less memory (32 → 25 MB);
+/// * 12 % of 764 random sets in 257–500 columns ended `Inaccurate` stored sparse and were decided
+///   stored dense; 43 % of badly scaled sets in up to 24 columns had (session 31);
+/// * in place is as fast or faster where the span was accurate: 2·10⁴ × 500 with 10 values a row
+///   0.26 → 0.17 s, 2·10⁴ × 1000 with 30 values 0.35 → 0.29 s, at the same memory.
+///
+/// Between this and [`RETRY_IN_PLACE_COLUMNS`] the span is tried first, being faster there (2·10⁴ ×
+/// 4000, 30 values a row: 1.9 s in the span, 4.4 s in place), and a solve it leaves `Inaccurate` is
+/// done again in place.
+const SPARSE_IN_PLACE_COLUMNS: usize = 1024;
+
+/// The most columns in which a sparse solve that the span left `Inaccurate` is done again in place.
+/// Each read of a row in place writes out its `d` values, so wider data would pay `|W| × d` for every
+/// pricing of the working set, where the span pays about `|W| × rank / 2`.
+const RETRY_IN_PLACE_COLUMNS: usize = 4096;
+
+/// How a working set holds its points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Representation {
+    /// The rows read where the data hold them, in fixed centred coordinates, with a compact copy of the
+    /// working set while it is small against the data's stored values.
+    InPlace,
+    /// The rows' coordinates in their span ([`Span`]).
+    Span,
+}
+
+impl Representation {
+    /// The first choice for `data`: in place for dense data and for sparse data in at most
+    /// [`SPARSE_IN_PLACE_COLUMNS`] columns, the span beyond.
+    pub(super) fn first_choice(data: Points<'_>) -> Representation {
+        if !data.is_sparse() || data.n_features() <= SPARSE_IN_PLACE_COLUMNS {
+            Representation::InPlace
+        } else {
+            Representation::Span
+        }
+    }
+
+    /// The representation to try again in after a solve in `self` ended `Inaccurate`: in place after
+    /// the span, for sparse data in at most [`RETRY_IN_PLACE_COLUMNS`] columns.
+    pub(super) fn retry(self, data: Points<'_>) -> Option<Representation> {
+        (self == Representation::Span && data.n_features() <= RETRY_IN_PLACE_COLUMNS)
+            .then_some(Representation::InPlace)
+    }
+}
 
 /// A row's position in the working set, for rows outside it.
 pub(super) const OUTSIDE: usize = usize::MAX;
@@ -65,17 +109,19 @@ pub(super) struct Store<'a> {
 }
 
 impl<'a> Store<'a> {
-    /// An empty working set. `centre` is the translation of the fixed coordinates (ignored through the
-    /// origin), `radius` bounds the length of every translated row, and the points with the exact
-    /// solve's factorisation may take `memory` bytes.
+    /// An empty working set holding its points as `representation` says. `centre` is the translation of
+    /// the fixed coordinates (ignored through the origin and in the span), `radius` bounds the length of
+    /// every translated row, and the points with the exact solve's factorisation may take `memory`
+    /// bytes.
     pub(super) fn new(
         data: Points<'a>,
         bias: Bias,
         centre: Vec<f64>,
         radius: f64,
         memory: usize,
+        representation: Representation,
     ) -> Self {
-        let in_place = Self::reads_in_place(data);
+        let in_place = representation == Representation::InPlace;
         let centre = if bias == Bias::Free {
             centre
         } else {
@@ -93,7 +139,10 @@ impl<'a> Store<'a> {
             rows: Vec::new(),
             position: vec![OUTSIDE; data.n_samples()],
             problem: in_place.then(|| {
-                let copy_limit = data.n_samples().saturating_mul(data.n_features()) / COPY_FRACTION;
+                // The data's stored values: a sparse set's copy, written out in full, must not
+                // outgrow the set itself.
+                let stored = data.data().nnz();
+                let copy_limit = stored / COPY_FRACTION;
                 Problem::in_place(data, bias, centre, factor, copy_limit)
             }),
             span: (!in_place).then(|| Span::new(data)),
@@ -101,12 +150,6 @@ impl<'a> Store<'a> {
             weights: Vec::new(),
             budget_values: memory / size_of::<f64>(),
         }
-    }
-
-    /// Whether the working set's points are the rows read in place, in fixed centred coordinates (dense
-    /// data, and sparse data in few columns, [`SPARSE_IN_PLACE_COLUMNS`]), not their span's.
-    pub(super) fn reads_in_place(data: Points<'_>) -> bool {
-        !data.is_sparse() || data.n_features() <= SPARSE_IN_PLACE_COLUMNS
     }
 
     /// The working set's rows of the data.
