@@ -328,7 +328,25 @@ fn solve_working_set(problem: &Problem, start: Start, settings: PolishSettings) 
         pricing: (problem.dim() / 32).clamp(8, 32),
         ..settings
     };
+    let warm = !matches!(&start, Start::Weights(weights) if weights.is_empty());
     let polished = polish(problem, &all, start, settings);
+    // A warm start on nearly dependent rows (the descent's weights on rows of two or three values)
+    // can leave an active set so ill-conditioned that rounding stops Wolfe's method in a few
+    // iterations; from a cold start it builds its own, one row at a time.
+    let polished = if warm
+        && matches!(
+            polished.status,
+            PolishStatus::Stalled | PolishStatus::Breakdown
+        ) {
+        let cold = polish(problem, &all, Start::Weights(Vec::new()), settings);
+        if matches!(cold.status, PolishStatus::Optimal | PolishStatus::Zero) {
+            cold
+        } else {
+            polished
+        }
+    } else {
+        polished
+    };
     if matches!(
         polished.status,
         PolishStatus::Optimal
