@@ -21,8 +21,10 @@
 //!    optimum of the set (an active-set method, not an interior point), which the bracket needs. A
 //!    sparse set's start is factored from its rows' coordinates in their span, without a pass through
 //!    its points, and the passes that remain share their rows or columns among the threads. Should
-//!    it stall from a cold start, clarabel's interior point (when the set is low-dimensional) gives it a
-//!    start, which is what an interior point does best.
+//!    it stall from a warm start, it is solved again from a cold start (the descent's weights on nearly
+//!    dependent rows can start it on an active set too ill-conditioned to move); should it stall from
+//!    a cold start, clarabel's interior point (when the set is low-dimensional) gives it a start, which
+//!    is what an interior point does best.
 //! 3. **One pass.** `w·xᵢ` for every row with the SIMD kernel, in parallel over blocks of rows
 //!    ([`super::scan`]). Rows whose margin falls below the working set's are added, worst first.
 //! 4. **Certify** from the same pass: the lower end is the separator's margin on every stored row with a
