@@ -198,9 +198,12 @@ fn agree(dense: &MarginResult, sparse: &MarginResult, data: &Dataset, case: &str
 
 /// A generated sparse set of `n` rows in `d` dimensions, `nnz` values a row, four support directions.
 fn support_four(n: usize, d: usize, nnz: usize, margin: f64, seed: u64) -> Dataset {
-    SparseParams::new(n, d)
-        .nnz(nnz)
-        .support(4)
+    generated(SparseParams::new(n, d).nnz(nnz).support(4), margin, seed)
+}
+
+/// The set `params` generate with margin `margin` and seed `seed`.
+fn generated(params: SparseParams, margin: f64, seed: u64) -> Dataset {
+    params
         .margin(margin)
         .seed(seed)
         .check()
@@ -262,15 +265,7 @@ fn dependent_sparse_rows_give_the_dense_answer() {
 #[test]
 fn sparse_sets_of_a_few_values_a_row_in_a_thousand_columns_are_certified() {
     for (n, d, nnz, seed) in [(2000, 400, 3, 24), (1500, 1050, 3, 54), (3000, 5000, 2, 61)] {
-        let data = SparseParams::new(n, d)
-            .nnz(nnz)
-            .margin(0.01)
-            .seed(seed)
-            .check()
-            .unwrap()
-            .generate()
-            .unwrap()
-            .data;
+        let data = generated(SparseParams::new(n, d).nnz(nnz), 0.01, seed);
         assert!(data.is_sparse());
         let result = margin::max_margin(&data, Bias::Free).unwrap();
         let case = format!("{n} × {d}, {nnz} a row, seed {seed}");
