@@ -85,8 +85,9 @@ const NORMALISED_VALUES: usize = 1 << 22;
 /// Whether the weights `raw` certify that no separator exists once every feature is brought to the
 /// same scale: each column multiplied by the power of two that puts its largest value in `[½, 1)`.
 ///
-/// A separator of the normalised rows is one of the rows themselves (scale its `w` back), so
-/// separability is the same question in either; but the rounding of a hull point's length is not.
+/// A separator of the normalised rows, its `w` scaled back by the same powers of two, separates the
+/// rows themselves, so separability is the same question in either; the rounding of a hull point's
+/// length is not.
 /// On features of scales 10⁻³ to 10³ it is about `u` times the largest feature, while a certificate
 /// must be below `tolerance` times the smallest ([`certificate_threshold`]) when that is all it is
 /// measured against, which data in which the two are 10⁸ apart cannot reach. Normalised, every

@@ -134,6 +134,21 @@ impl Certificate {
     /// assert!(!forged.verify(&data, 1e-12));
     /// # Ok::<(), novikoff::Error>(())
     /// ```
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::margin::{Bias, Certificate};
+    /// // w = (1, 0) separates all three through the origin; the two short rows mix to (1e-100, 0),
+    /// // far below 1e-9·R, but no shorter than the rows they mix, so they prove nothing.
+    /// let data = novikoff::Dataset::new(
+    ///     array![[1e-100, 1e-100], [1e-100, -1e-100], [1e100, 5e99]],
+    ///     array![1.0, 1.0, 1.0],
+    /// )?;
+    /// let forged = Certificate::new(&data, Bias::ThroughOrigin, array![1.0, 1.0, 0.0])?;
+    /// assert!(forged.residual < 1e-9 * data.radius());
+    /// assert!(!forged.verify(&data, 1e-9 * data.radius()));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
     pub fn verify(&self, data: &Dataset, tol: f64) -> bool {
         self.verify_points(Points::from(data), tol)
     }

@@ -257,6 +257,7 @@ impl MarginResult {
         }
     }
 
+    /// The solve's counts, for a second attempt to add the first one's to.
     pub(super) fn stats_mut(&mut self) -> &mut SolveStats {
         match self {
             MarginResult::Separable { stats, .. }

@@ -80,9 +80,12 @@ impl<'a> Rounds<'a> {
     /// of the class means (through the origin, the rows least aligned with the mean of the `yᵢxᵢ`); the
     /// same pass gives the centre of the dense working set's coordinates (the mean of the rows); from
     /// [`DENSE_DESCENT_DIMENSIONS`] up, the weights [`descend`] gives that set start the solve. Sparse
-    /// data: the `hint` (a related problem's support) when there is one, otherwise the rows that a few
-    /// passes of coordinate descent leave with a positive weight ([`descend`]), with those weights as the
-    /// first solve's start. The working set holds its points as `representation` says.
+    /// data: the `hint` (a related problem's support) when there is one and the working set is held in
+    /// its span, otherwise the rows that a few passes of coordinate descent leave with a positive
+    /// weight ([`descend`]), with those weights as the first solve's start (read in place, only the
+    /// heaviest [`DENSE_START_TENTHS`] rows for ten dimensions, as for dense data: all of them stalled
+    /// Wolfe's method on rows of three values in 400 columns). The working set holds its points as
+    /// `representation` says.
     pub(super) fn start(
         data: Points<'a>,
         bias: Bias,

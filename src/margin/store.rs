@@ -33,14 +33,15 @@ const COPY_FRACTION: usize = 8;
 /// Cholesky factor without pivoting: where the working set's rows are nearly dependent (rows of a few
 /// values in a few hundred columns, or features on scales 10⁻³ to 10³), a dimension opened by a row
 /// barely out of the span has a pivot near `√u·‖x‖`, later coordinates along it lose digits by the
-/// same factor, and the bracket ends far wider than the tolerance. Measured (session 32, release build):
+/// same factor, and the bracket ends far wider than the tolerance. Measured in session 32 (release
+/// build, `solve_seconds`, one run each alternating with the build before):
 /// * the generator's 2·10⁴ × 1000 sparse set with 5 values a row (`generate sparse --nnz 5`, margin
 ///   ≥ 0.01 by construction) ended `Inaccurate` in the span with a lower end of −0.0027, and is
-///   certified in place in the same time (1.20 → 1.27 s) and less memory (32 → 25 MB);
+///   certified in place in less time (1.25 → 1.01 s) and memory (29 → 23 MB);
 /// * 12 % of 764 random sets in 257–500 columns ended `Inaccurate` stored sparse and were decided
 ///   stored dense; 43 % of badly scaled sets in up to 24 columns had (session 31);
 /// * in place is as fast or faster where the span was accurate: 2·10⁴ × 500 with 10 values a row
-///   0.26 → 0.17 s, 2·10⁴ × 1000 with 30 values 0.35 → 0.29 s, at the same memory.
+///   0.255 → 0.124 s, 2·10⁴ × 1000 with 30 values 0.344 → 0.283 s, at the same memory.
 ///
 /// Between this and [`RETRY_IN_PLACE_COLUMNS`] the span is tried first, being faster there (2·10⁴ ×
 /// 4000, 30 values a row: 1.9 s in the span, 4.4 s in place), and a solve it leaves `Inaccurate` is
