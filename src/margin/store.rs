@@ -140,9 +140,11 @@ impl<'a> Store<'a> {
             rows: Vec::new(),
             position: vec![OUTSIDE; data.n_samples()],
             problem: in_place.then(|| {
-                // The data's stored values: a sparse set's copy, written out in full, must not
-                // outgrow the set itself.
-                let stored = data.data().nnz();
+                // The points' stored values (the augmented points' constant counted in each row,
+                // so that dense points get `n × d` as before): a sparse set's copy, written out in
+                // full, must not outgrow the set itself.
+                let constants = data.n_features() - data.data().n_features();
+                let stored = data.data().nnz() + data.n_samples() * constants;
                 let copy_limit = stored / COPY_FRACTION;
                 Problem::in_place(data, bias, centre, factor, copy_limit)
             }),
@@ -172,7 +174,7 @@ impl<'a> Store<'a> {
         }
         match self.problem.as_mut() {
             Some(problem) if self.span.is_none() => problem.push_rows(rows),
-            // A sparse set's problem is rebuilt by `prepare` from its span.
+            // A problem in the span is rebuilt by `prepare` from it.
             _ => self.problem = None,
         }
     }

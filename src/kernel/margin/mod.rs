@@ -364,12 +364,12 @@ impl KernelCertificate {
         }
         kernel.check_data(data)?;
         let on = OnData::new(kernel, data, Summation::Fast);
-        let radius = radius_from(kernel, data, &on.diagonal());
+        let diagonal = on.diagonal();
+        let radius = radius_from(kernel, data, &diagonal);
         let scale = (radius * radius + self.augment * self.augment).sqrt();
         let weights = self.weights.as_slice().expect("contiguous weights");
         let residual = certify::hull_length(on, self.bias, self.augment, weights)?;
-        let mixed_length =
-            mixed_length_lower(&on.diagonal(), labels, self.bias, self.augment, weights);
+        let mixed_length = mixed_length_lower(&diagonal, labels, self.bias, self.augment, weights);
         Ok(residual == 0.0
             || (residual <= tolerance * scale && residual <= tolerance * mixed_length))
     }
