@@ -98,16 +98,23 @@ fn the_gaussian_margin_brackets_agree_across_tolerances_and_cache_sizes() {
     assert!(separator.margins_lower.iter().all(|&m| m >= b.0));
 }
 
+/// Two short rows, `(10⁻¹⁵⁰, 10⁻¹⁵⁰)` and `(first, −10⁻¹⁵⁰)`, beside `(10¹⁵⁰, 5·10¹⁴⁹)`, every label
+/// +1: with `first = 10⁻¹⁵⁰` the short rows do not cancel (and `w = (1, 0)` separates all three), with
+/// `first = −10⁻¹⁵⁰` they do.
+fn far_shorter_rows(first: f64) -> Dataset {
+    Dataset::new(
+        array![[1e-150, 1e-150], [first, -1e-150], [1e150, 5e149]],
+        array![1.0, 1.0, 1.0],
+    )
+    .unwrap()
+}
+
 /// Two rows of length 10⁻¹⁵⁰ and one of 10¹⁵⁰, all separable through the origin by `w = (1, 0)`: the
 /// short rows' combination is far below `10⁻⁹·R` but as long as they are, so it is no certificate,
 /// under the linear kernel or a polynomial one (it once was, under both).
 #[test]
 fn rows_far_shorter_than_the_rest_are_no_certificate_in_the_feature_space() {
-    let data = Dataset::new(
-        array![[1e-150, 1e-150], [1e-150, -1e-150], [1e150, 5e149]],
-        array![1.0, 1.0, 1.0],
-    )
-    .unwrap();
+    let data = far_shorter_rows(1e-150);
     let poly = KernelParams::polynomial(3).check_for(&data).unwrap();
     for kernel in [Kernel::linear(), poly] {
         let result = kernel::max_margin(&data, &kernel, Bias::ThroughOrigin).unwrap();
@@ -119,11 +126,7 @@ fn rows_far_shorter_than_the_rest_are_no_certificate_in_the_feature_space() {
 /// below `10⁻⁶·R̂` beside a row of 10¹⁵⁰, but not below the rows they mix, and `w = (1, 0)` separates.
 #[test]
 fn a_forged_certificate_of_rows_far_shorter_than_the_rest_does_not_verify_in_the_feature_space() {
-    let data = Dataset::new(
-        array![[1e-150, 1e-150], [1e-150, -1e-150], [1e150, 5e149]],
-        array![1.0, 1.0, 1.0],
-    )
-    .unwrap();
+    let data = far_shorter_rows(1e-150);
     let forged = KernelCertificate {
         bias: Bias::ThroughOrigin,
         augment: 0.0,
@@ -131,11 +134,7 @@ fn a_forged_certificate_of_rows_far_shorter_than_the_rest_does_not_verify_in_the
         residual: 0.0,
     };
     assert!(!forged.verify(&data, &Kernel::linear(), 1e-6).unwrap());
-    let cancelling = Dataset::new(
-        array![[1e-150, 1e-150], [-1e-150, -1e-150], [1e150, 5e149]],
-        array![1.0, 1.0, 1.0],
-    )
-    .unwrap();
+    let cancelling = far_shorter_rows(-1e-150);
     assert!(forged.verify(&cancelling, &Kernel::linear(), 1e-6).unwrap());
 }
 
