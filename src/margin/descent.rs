@@ -55,6 +55,10 @@ const AHEAD: [usize; 3] = [12, 8, 4];
 pub(super) struct Descent {
     pub(super) alpha: Vec<f64>,
     pub(super) margins: Vec<f64>,
+    /// The last separator `(w, b)`, in the scale of the constraints `yᵢ(w·xᵢ + b) ≥ 1`: a row it puts
+    /// near or below 1 is one the descent would weigh, had it visited it.
+    pub(super) w: Vec<f64>,
+    pub(super) b: f64,
     /// The rows read, in whole passes over the rows visited (rounded up).
     pub(super) passes: usize,
     /// The sweeps made, the last one over every row (the tests' view of the budget at work).
@@ -202,6 +206,8 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, shrink: bool) -> Descent
     Descent {
         alpha,
         margins,
+        w,
+        b,
         passes: reads.div_ceil(visit.len().max(1)),
         #[cfg(test)]
         sweeps,
