@@ -243,10 +243,13 @@ fn free_solve_with_peak(data: &Dataset) -> (MarginResult, usize) {
 /// (`4(d + 1)` a class) adds the factorisation and `O(n + d)` to the data, never a copy of its rows.
 #[test]
 fn a_dense_working_set_is_never_copied() {
-    // 3000 × 200: a copy of the first working set (2·804 rows) would take 2.6 MB, the factorisation
+    // 3000 × 200 in the unit ball, where most rows lie near the margin, so that the descent keeps
+    // most of the first working set (2·804 rows): a copy of it would take 2.6 MB, the factorisation
     // takes at most 200 columns of Q and R, 0.5 MB.
     let (n, d) = (3_000, 200);
-    let data = planted(21, n, d, 0.05);
+    let data = novikoff::generate::separable(n, d, 0.05, 1.0, 21)
+        .unwrap()
+        .data;
     let dataset_bytes = n * d * 8;
     let (result, peak) = free_solve_with_peak(&data);
     let MarginResult::Separable { stats, .. } = &result else {

@@ -52,6 +52,7 @@ mod certify;
 mod clarabel_socp;
 mod corral;
 mod descent;
+mod lowest;
 mod lp;
 mod max_margin;
 mod packed;

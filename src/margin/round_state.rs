@@ -7,6 +7,7 @@ use super::Bias;
 use super::accurate::{TINY, dot2, gamma};
 use super::certificate::HullPoint;
 use super::descent::{Descent, descend};
+use super::lowest::{Lowest, lowest};
 use super::points::Points;
 use super::polish::{PolishStatus, Polished};
 use super::result::{MarginResult, SolveStats};
@@ -47,7 +48,7 @@ const DENSE_START_TENTHS: usize = 9;
 
 /// Rows outside a dense solve's first set join it before the first exact solve when the descent's
 /// separator, trained on the first set alone, puts them below this margin (its constraints are
-/// `yᵢ(w·xᵢ + b) ≥ 1`), at most `d` of them, lowest first ([`near_the_descents_margin`], one pass).
+/// `yᵢ(w·xᵢ + b) ≥ 1`), at most `d` of them, lowest first ([`fit_to_the_descent`], one pass).
 /// The class means choose the first set, a poor guess in many dimensions, and the rounds found the
 /// rows it missed, an exact solve each: on the 2·10⁴ × 1000 set of `benches/margin_passes` it missed
 /// 14 rows that violate the optimum, and two more rounds took 125 of 424 ms. Measured (session 33, AMD Zen 5, three runs each, `solve_seconds`): 2·10⁴ × 1000 0.44 →
@@ -56,6 +57,16 @@ const DENSE_START_TENTHS: usize = 9;
 /// 10⁴ × 1000, 3000 × 2500 and the noisy 2·10⁴ × 300 (proved inseparable) the same. Margins of 1.01
 /// to 1.2 did as well as 1.05, and up to 4d rows no better than d.
 const DESCENT_NEAR_MARGIN: f64 = 1.05;
+
+/// Rows of a dense solve's first set that the descent leaves at weight zero and puts at this margin or
+/// above (twice its support's) leave the set before the first exact solve, which would price them in
+/// every iteration; should one violate the optimum, a round brings it back. Measured with
+/// [`DESCENT_NEAR_MARGIN`] (session 33, AMD Zen 5, three runs each): the hard 10⁴ × 1000 0.58 → 0.48 s
+/// (a working set of 2406 rows instead of 8009), 10⁴ × 500 0.096 → 0.088 s, 10⁴ × 300 0.051 → 0.046
+/// s, 10⁴ × 180 0.026 → 0.024 s; 2·10⁴ × 1000 (every row of its first set below 1.5), 3000 × 2500 and
+/// the noisy 2·10⁴ × 300 the same. A cut at 1.5 did better on 10⁴ × 500 (0.079 s) and worse on the
+/// hard 10⁴ × 1000 (0.51 s, two rounds), at 3 no better than none.
+const DESCENT_FAR_MARGIN: f64 = 2.0;
 
 /// The state of a solve between rounds.
 pub(super) struct Rounds<'a> {
@@ -191,11 +202,10 @@ impl<'a> Rounds<'a> {
                 // as many pivots (see `descent`).
                 let found = descend(data, bias, first.clone());
                 passes += (found.passes * first.len()).div_ceil(n.max(1)) + 1;
+                // The class means' scores have chosen `first`: their buffer takes the descent's.
+                fit_to_the_descent(data, &found, &mut first, d, &mut scores);
                 let start = (DENSE_START_TENTHS * d).div_ceil(10);
                 start_weights = heaviest(&first, &found.alpha, start);
-                // The class means' scores have chosen `first`: their buffer takes the descent's.
-                let near = near_the_descents_margin(data, &found, &first, d, &mut scores);
-                first.extend(near);
             }
             first
         };
@@ -389,24 +399,29 @@ fn lowest_per_group(
     kept.into_iter().flat_map(Lowest::rows).collect()
 }
 
-/// The rows outside `first` that the descent's separator puts below [`DESCENT_NEAR_MARGIN`], at most
-/// `count`, lowest first: one pass over the data, its scores written into `scores`.
-fn near_the_descents_margin(
+/// `first` fitted to the descent's separator: its rows at weight zero that the separator puts at
+/// [`DESCENT_FAR_MARGIN`] or above leave (in order), and the rows outside it below
+/// [`DESCENT_NEAR_MARGIN`] join after them, at most `count`, lowest first: one pass over the data,
+/// its scores written into `scores`.
+fn fit_to_the_descent(
     data: Points<'_>,
     found: &Descent,
-    first: &[usize],
+    first: &mut Vec<usize>,
     count: usize,
     scores: &mut Vec<f64>,
-) -> Vec<usize> {
+) {
     scores_into(data, &found.w, scores);
     let labels = data.labels();
     let mut outside = vec![true; data.n_samples()];
     first.iter().for_each(|&i| outside[i] = false);
+    // A margin that is not a number (a descent gone non-finite) keeps its row.
+    let far = |i: usize| found.margins[i] >= DESCENT_FAR_MARGIN;
+    first.retain(|&i| found.alpha[i] > 0.0 || !far(i));
     let near = (0..data.n_samples())
         .filter(|&i| outside[i])
         .map(|i| (labels[i] * (scores[i] + found.b), i))
         .filter(|&(margin, _)| margin < DESCENT_NEAR_MARGIN);
-    lowest(near, count)
+    first.extend(lowest(near, count));
 }
 
 /// The start weights of the `count` rows of `first` that the descent weighs most, by position in `first`
@@ -425,110 +440,12 @@ fn heaviest(first: &[usize], alpha: &[f64], count: usize) -> Vec<(usize, f64)> {
     kept
 }
 
-/// The rows of the `count` smallest scores, smallest first (ties by row): one pass with a bounded heap,
-/// so that choosing a few rows among millions costs no more than reading their scores.
-pub(super) fn lowest(scored: impl Iterator<Item = (f64, usize)>, count: usize) -> Vec<usize> {
-    let mut kept = Lowest::new(count);
-    for (score, row) in scored {
-        kept.offer(score, row);
-    }
-    kept.rows()
-}
-
-/// A score and its row, ordered by score, then row.
-#[derive(PartialEq)]
-struct Scored(f64, usize);
-
-impl Eq for Scored {}
-
-impl PartialOrd for Scored {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Scored {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
-    }
-}
-
-/// The `count` lowest of the scored rows offered so far ([`lowest`], a row at a time).
-struct Lowest {
-    /// A max-heap of the `count` best so far: a new row enters only below its top.
-    heap: std::collections::BinaryHeap<Scored>,
-    count: usize,
-}
-
-impl Lowest {
-    fn new(count: usize) -> Lowest {
-        Lowest {
-            heap: std::collections::BinaryHeap::with_capacity(count.saturating_add(1).min(1 << 20)),
-            count,
-        }
-    }
-
-    fn offer(&mut self, score: f64, row: usize) {
-        if self.count == 0 {
-            return;
-        }
-        // Most rows score above the top: `>` rejects them without the total order, whose answer it
-        // is for every pair but NaN and equal values, which take the total order.
-        if self.heap.len() == self.count && self.heap.peek().is_some_and(|top| score > top.0) {
-            return;
-        }
-        let item = Scored(score, row);
-        if self.heap.len() < self.count {
-            self.heap.push(item);
-        } else if self.heap.peek().is_some_and(|top| item < *top) {
-            self.heap.pop();
-            self.heap.push(item);
-        }
-    }
-
-    /// The rows kept, lowest first.
-    fn rows(self) -> Vec<usize> {
-        self.heap
-            .into_sorted_vec()
-            .into_iter()
-            .map(|Scored(_, row)| row)
-            .collect()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn the_lowest_rows_are_those_of_a_full_sort_in_the_total_order() {
-        // Ties, signed zeros and NaN take the total order's answer (then the row), as a sort gives it.
-        let values = [
-            3.0,
-            -0.0,
-            0.0,
-            1.0,
-            f64::NAN,
-            1.0,
-            -2.0,
-            0.0,
-            7.0,
-            -0.0,
-            1.0,
-            -f64::NAN,
-            5.0,
-        ];
-        let scored = || (0..40).map(|i| (values[(i * 7) % values.len()], i));
-        for count in 0..=41 {
-            let mut sorted: Vec<(f64, usize)> = scored().collect();
-            sorted.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            let expected: Vec<usize> = sorted.iter().take(count).map(|&(_, i)| i).collect();
-            assert_eq!(lowest(scored(), count), expected, "count {count}");
-        }
-    }
-
-    #[test]
-    fn rows_outside_the_first_set_near_the_descents_margin_join_it_lowest_first() {
+    fn the_first_set_loses_the_rows_far_from_the_descents_margin_and_gains_those_near_it() {
         let data = crate::generate::separable(600, 12, 0.02, 1.0, 3)
             .unwrap()
             .data;
@@ -537,25 +454,39 @@ mod tests {
         // The first set: every third row; the descent sees those alone.
         let first: Vec<usize> = (0..600).step_by(3).collect();
         let found = descend(points, Bias::Free, first.clone());
-        let mut scores = Vec::new();
         let margin = |i: usize| {
-            labels[i] * (data.row_view(i).dot(&found.w, crate::simd::Summation::Fast) + found.b)
+            let score = data.row_view(i).dot(&found.w, crate::simd::Summation::Fast);
+            labels[i] * (score + found.b)
         };
+        let stay: Vec<usize> = first
+            .iter()
+            .copied()
+            .filter(|&i| found.alpha[i] > 0.0 || found.margins[i] < DESCENT_FAR_MARGIN)
+            .collect();
         let below: Vec<usize> = (0..600)
             .filter(|&i| i % 3 != 0 && margin(i) < DESCENT_NEAR_MARGIN)
             .collect();
+        assert!(
+            stay.len() < first.len() && stay.len() > 20,
+            "{} stay",
+            stay.len()
+        );
         assert!(below.len() > 4, "{} rows below", below.len());
-        let all = near_the_descents_margin(points, &found, &first, 600, &mut scores);
-        let mut sorted = all.clone();
+        let (mut fitted, mut scores) = (first.clone(), Vec::new());
+        fit_to_the_descent(points, &found, &mut fitted, 600, &mut scores);
+        assert_eq!(fitted[..stay.len()], stay, "the rows that stay, in order");
+        let joined = &fitted[stay.len()..];
+        let mut sorted = joined.to_vec();
         sorted.sort_unstable();
         assert_eq!(sorted, below, "exactly the rows outside below the margin");
         assert!(
-            all.windows(2).all(|p| margin(p[0]) <= margin(p[1])),
+            joined.windows(2).all(|p| margin(p[0]) <= margin(p[1])),
             "lowest first"
         );
         // A cap keeps the lowest.
-        let capped = near_the_descents_margin(points, &found, &first, 4, &mut scores);
-        assert_eq!(capped, all[..4]);
+        let mut capped = first.clone();
+        fit_to_the_descent(points, &found, &mut capped, 4, &mut scores);
+        assert_eq!(capped[stay.len()..], joined[..4]);
     }
 
     #[test]

@@ -1,0 +1,107 @@
+//! The few rows of smallest score among many, in one pass with a bounded heap: the first working set's
+//! choice and the violators a pass finds.
+
+use std::collections::BinaryHeap;
+
+/// The rows of the `count` smallest scores, smallest first (ties by row): one pass with a bounded heap,
+/// so that choosing a few rows among millions costs no more than reading their scores.
+pub(super) fn lowest(scored: impl Iterator<Item = (f64, usize)>, count: usize) -> Vec<usize> {
+    let mut kept = Lowest::new(count);
+    for (score, row) in scored {
+        kept.offer(score, row);
+    }
+    kept.rows()
+}
+
+/// A score and its row, ordered by score, then row.
+#[derive(PartialEq)]
+struct Scored(f64, usize);
+
+impl Eq for Scored {}
+
+impl PartialOrd for Scored {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Scored {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
+}
+
+/// The `count` lowest of the scored rows offered so far ([`lowest`], a row at a time).
+pub(super) struct Lowest {
+    /// A max-heap of the `count` best so far: a new row enters only below its top.
+    heap: BinaryHeap<Scored>,
+    count: usize,
+}
+
+impl Lowest {
+    pub(super) fn new(count: usize) -> Lowest {
+        Lowest {
+            heap: BinaryHeap::with_capacity(count.saturating_add(1).min(1 << 20)),
+            count,
+        }
+    }
+
+    pub(super) fn offer(&mut self, score: f64, row: usize) {
+        if self.count == 0 {
+            return;
+        }
+        // Most rows score above the top: `>` rejects them without the total order, whose answer it
+        // is for every pair but NaN and equal values, which take the total order.
+        if self.heap.len() == self.count && self.heap.peek().is_some_and(|top| score > top.0) {
+            return;
+        }
+        let item = Scored(score, row);
+        if self.heap.len() < self.count {
+            self.heap.push(item);
+        } else if self.heap.peek().is_some_and(|top| item < *top) {
+            self.heap.pop();
+            self.heap.push(item);
+        }
+    }
+
+    /// The rows kept, lowest first.
+    pub(super) fn rows(self) -> Vec<usize> {
+        self.heap
+            .into_sorted_vec()
+            .into_iter()
+            .map(|Scored(_, row)| row)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lowest_rows_are_those_of_a_full_sort_in_the_total_order() {
+        // Ties, signed zeros and NaN take the total order's answer (then the row), as a sort gives it.
+        let values = [
+            3.0,
+            -0.0,
+            0.0,
+            1.0,
+            f64::NAN,
+            1.0,
+            -2.0,
+            0.0,
+            7.0,
+            -0.0,
+            1.0,
+            -f64::NAN,
+            5.0,
+        ];
+        let scored = || (0..40).map(|i| (values[(i * 7) % values.len()], i));
+        for count in 0..=41 {
+            let mut sorted: Vec<(f64, usize)> = scored().collect();
+            sorted.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let expected: Vec<usize> = sorted.iter().take(count).map(|&(_, i)| i).collect();
+            assert_eq!(lowest(scored(), count), expected, "count {count}");
+        }
+    }
+}
