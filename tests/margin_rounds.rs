@@ -505,14 +505,14 @@ fn a_dense_working_set_beyond_its_memory_budget_is_inaccurate_and_says_why() {
 }
 
 /// Dense data in many dimensions start the exact solve from dual coordinate descent on the first working
-/// set, which reads the first set a few tens of times: the same points in 120 columns (below the
+/// set, which reads the first set a few tens of times: the same points in 60 columns (below the
 /// threshold) and with 180 zero columns more (above it) have the same maximum margin, and the wider
 /// copy counts the descent's passes.
 #[test]
 fn a_dense_solve_in_many_dimensions_starts_from_the_descent_with_the_same_answer() {
-    let narrow = planted(17, 600, 120, 0.05);
-    let mut wide_x = Array2::zeros((600, 300));
-    wide_x.slice_mut(ndarray::s![.., ..120]).assign(&narrow.x());
+    let narrow = planted(17, 600, 60, 0.05);
+    let mut wide_x = Array2::zeros((600, 240));
+    wide_x.slice_mut(ndarray::s![.., ..60]).assign(&narrow.x());
     let wide = Dataset::new(wide_x, narrow.y().to_owned()).unwrap();
     let solve = |data: &Dataset| -> ((f64, f64), usize, usize) {
         let result = max_margin(data, Bias::Free).unwrap();

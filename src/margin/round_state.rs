@@ -18,21 +18,19 @@ use super::store::{Representation, Store};
 const FIRST_SPARSE_SET: usize = 2048;
 
 /// Dense data in this many dimensions or more start the exact solve from the weights [`descend`] gives
-/// its first working set, the heaviest [`DENSE_START_TENTHS`] rows for ten dimensions. Wolfe's method
-/// finds a support of `|S|` rows by about as many pivots, each `O(|S|·d)`, so from the class means a
-/// support of about `d` rows costs `O(d³)`, against `O(d²)` a pass of the descent over the `8(d + 1)`
-/// rows of the first set. Measured (Intel Xeon, `benches/margin_passes`' shapes and others): 1.3–1.8 ×
-/// faster from 300 dimensions up (2·10⁴ × 1000, the hard 10⁴ × 1000, 10⁴ × 300 and × 500,
-/// 3000 × 2500), no faster at 200 and up to 1.15 × slower at 100, where the support is a tenth of the
-/// first set. The descent has since learnt to sweep until its support settles and the start to take
-/// `0.9·d` rows, and on the AMD Zen 4 of session 30 (seven runs alternating, medians) the threshold
-/// moved down from 256: 10⁴ × 180, 10⁴ × 200 and 2·10⁴ × 250 took 1.25–1.27 × less time, 10⁴ × 170
-/// 1.19 ×, and 4·10⁴ × 200 the same. A threshold of 64 did not pay: 10⁴ × 150 took 1.06 × more,
-/// 10⁴ × 128 and 5000 × 80 the same or a little more, 10⁴ × 100 1.08–1.13 × less (measured before the
-/// same session's change to partial pricing, `polish`) and 10⁵ × 100 the same. The cost falls on
-/// data that cannot be separated, where the descent's passes buy nothing: `generate noisy --n 20000
-/// --d 200 --margin 0.05 --flip 0.05` is proved inseparable in 0.0256 s instead of 0.0217.
-const DENSE_DESCENT_DIMENSIONS: usize = 160;
+/// its first working set, the heaviest [`DENSE_START_TENTHS`] rows for ten dimensions, and fit the set
+/// to the descent's separator ([`fit_to_the_descent`]). Wolfe's method finds a support of `|S|` rows
+/// by about as many pivots, each `O(|S|·d)`, so from the class means a support of about `d` rows costs
+/// `O(d³)`, against `O(d²)` a pass of the descent over the `8(d + 1)` rows of the first set. Sessions
+/// 22–30 measured the start alone, which paid from 160 dimensions up (at 64 it did not: 10⁴ × 150
+/// 1.06 × slower). With the fit (session 33, AMD Zen 5, five to eleven runs interleaved, medians) it
+/// pays from 80: 5000 × 80 1.2 ×, 10⁴ × 100 (`benches/margin_passes`) 1.19–1.22 ×, 10⁴ × 110 1.5 ×,
+/// 5000 × 120 1.5 ×, 10⁴ × 150 1.37 × and through the origin 1.07–1.34 × faster; the noisy
+/// `generate noisy --n 20000 --d 80` and `--d 100` (`--flip 0.05`, proved inseparable) 1.1–1.2 ×
+/// faster, 10⁴ × 90 and the hard 10⁵ × 100 the same, 10⁵ × 100 1.05–1.1 × slower (0.063 → 0.069 s,
+/// the descent's passes and the fit's on its 10⁵ rows). At 64 and 70 it did not pay (5·10⁴ × 64
+/// 1.14 × slower, 2·10⁴ × 70 the same).
+const DENSE_DESCENT_DIMENSIONS: usize = 80;
 
 /// How many of the descent's heaviest rows a dense solve starts from, in tenths of `d`. A start beyond
 /// the support is slower: each row in it outside the support leaves by a deletion, and beyond `d + 1`

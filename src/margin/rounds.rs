@@ -12,11 +12,11 @@
 //!    difference of the class means (one pass for the means, one for the scores). Sparse data in many
 //!    dimensions can have thousands of support rows, which rounds that grow the set from a guess find
 //!    slowly; there a few passes of dual coordinate descent choose the first set and its weights
-//!    ([`super::descent`]). Dense data in 160 dimensions or more keep the first set and take the
+//!    ([`super::descent`]). Dense data in 80 dimensions or more keep the first set and take the
 //!    descent's weights on it as the exact solve's start, since a support of about `d` rows costs
-//!    Wolfe's method about as many pivots; one more pass adds the rows outside the set that the
-//!    descent's separator puts near its margin, which the rounds would otherwise find one exact
-//!    solve at a time.
+//!    Wolfe's method about as many pivots; one more pass fits the set to the descent's separator
+//!    (rows outside it near its margin join, which the rounds would otherwise find an exact solve
+//!    at a time; rows it leaves unweighted far above the margin leave).
 //! 2. **Exact solve on the working set.** Wolfe's minimum-norm-point algorithm ([`super::polish`]) on
 //!    the working set alone, warm-started from the previous round's support. On the few hundred or
 //!    thousand rows of a working set each of its iterations costs microseconds, and it ends at the exact
