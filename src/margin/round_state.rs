@@ -199,9 +199,9 @@ impl<'a> Rounds<'a> {
                 // finds most of them for a few passes' cost, where the exact solve would find them by
                 // as many pivots (see `descent`).
                 let found = descend(data, bias, first.clone());
-                passes += (found.passes * first.len()).div_ceil(n.max(1)) + 1;
+                passes += (found.passes * first.len()).div_ceil(n.max(1));
                 // The class means' scores have chosen `first`: their buffer takes the descent's.
-                fit_to_the_descent(data, &found, &mut first, d, &mut scores);
+                passes += fit_to_the_descent(data, &found, &mut first, d, &mut scores);
                 let start = (DENSE_START_TENTHS * d).div_ceil(10);
                 start_weights = heaviest(&first, &found.alpha, start);
             }
@@ -399,27 +399,32 @@ fn lowest_per_group(
 
 /// `first` fitted to the descent's separator: its rows at weight zero that the separator puts at
 /// [`DESCENT_FAR_MARGIN`] or above leave (in order), and the rows outside it below
-/// [`DESCENT_NEAR_MARGIN`] join after them, at most `count`, lowest first: one pass over the data,
-/// its scores written into `scores`.
+/// [`DESCENT_NEAR_MARGIN`] join after them, at most `count`, lowest first. Returns the passes over
+/// the data it made: one, its scores written into `scores`, unless `first` holds every row.
 fn fit_to_the_descent(
     data: Points<'_>,
     found: &Descent,
     first: &mut Vec<usize>,
     count: usize,
     scores: &mut Vec<f64>,
-) {
-    scores_into(data, &found.w, scores);
-    let labels = data.labels();
-    let mut outside = vec![true; data.n_samples()];
-    first.iter().for_each(|&i| outside[i] = false);
+) -> usize {
+    let every_row = first.len() == data.n_samples();
     // A margin that is not a number (a descent gone non-finite) keeps its row.
     let far = |i: usize| found.margins[i] >= DESCENT_FAR_MARGIN;
+    let mut outside = vec![true; data.n_samples()];
+    first.iter().for_each(|&i| outside[i] = false);
     first.retain(|&i| found.alpha[i] > 0.0 || !far(i));
+    if every_row {
+        return 0;
+    }
+    scores_into(data, &found.w, scores);
+    let labels = data.labels();
     let near = (0..data.n_samples())
         .filter(|&i| outside[i])
         .map(|i| (labels[i] * (scores[i] + found.b), i))
         .filter(|&(margin, _)| margin < DESCENT_NEAR_MARGIN);
     first.extend(lowest(near, count));
+    1
 }
 
 /// The start weights of the `count` rows of `first` that the descent weighs most, by position in `first`
@@ -471,7 +476,10 @@ mod tests {
         );
         assert!(below.len() > 4, "{} rows below", below.len());
         let (mut fitted, mut scores) = (first.clone(), Vec::new());
-        fit_to_the_descent(points, &found, &mut fitted, 600, &mut scores);
+        assert_eq!(
+            fit_to_the_descent(points, &found, &mut fitted, 600, &mut scores),
+            1
+        );
         assert_eq!(fitted[..stay.len()], stay, "the rows that stay, in order");
         let joined = &fitted[stay.len()..];
         let mut sorted = joined.to_vec();
@@ -485,6 +493,20 @@ mod tests {
         let mut capped = first.clone();
         fit_to_the_descent(points, &found, &mut capped, 4, &mut scores);
         assert_eq!(capped[stay.len()..], joined[..4]);
+        // A first set of every row only loses the far ones, without a pass.
+        let every: Vec<usize> = (0..600).collect();
+        let found = descend(points, Bias::Free, every.clone());
+        let mut fitted = every.clone();
+        assert_eq!(
+            fit_to_the_descent(points, &found, &mut fitted, 600, &mut scores),
+            0
+        );
+        let stay: Vec<usize> = every
+            .into_iter()
+            .filter(|&i| found.alpha[i] > 0.0 || found.margins[i] < DESCENT_FAR_MARGIN)
+            .collect();
+        assert!(stay.len() < 600);
+        assert_eq!(fitted, stay);
     }
 
     #[test]
