@@ -49,8 +49,9 @@ const DENSE_START_TENTHS: usize = 9;
 /// `yᵢ(w·xᵢ + b) ≥ 1`), at most `d` of them, lowest first ([`fit_to_the_descent`], one pass).
 /// The class means choose the first set, a poor guess in many dimensions, and the rounds found the
 /// rows it missed, an exact solve each: on the 2·10⁴ × 1000 set of `benches/margin_passes` it missed
-/// 14 rows that violate the optimum, and two more rounds took 125 of 424 ms. Measured (session 33, AMD Zen 5, three runs each, `solve_seconds`): 2·10⁴ × 1000 0.44 →
-/// 0.35 s in one round instead of three, 10⁴ × 500 0.125 → 0.095 s, 10⁴ × 180 0.036 → 0.025 s,
+/// 14 rows that violate the optimum, and two more rounds took 125 of 424 ms. Measured (session 33,
+/// AMD Zen 5, three runs each, `solve_seconds`): 2·10⁴ × 1000 0.44 → 0.35 s in one round instead of
+/// three, 10⁴ × 500 0.125 → 0.095 s, 10⁴ × 180 0.036 → 0.025 s,
 /// 2·10⁴ × 250 0.063 → 0.050 s, 10⁴ × 300 0.058 → 0.051 s, 4·10⁴ × 200 0.10 → 0.086 s; the hard
 /// 10⁴ × 1000, 3000 × 2500 and the noisy 2·10⁴ × 300 (proved inseparable) the same. Margins of 1.01
 /// to 1.2 did as well as 1.05, and up to 4d rows no better than d.
@@ -100,8 +101,8 @@ impl<'a> Rounds<'a> {
     /// The first working set. Dense data: the rows of each class that score lowest under the difference
     /// of the class means (through the origin, the rows least aligned with the mean of the `yᵢxᵢ`); the
     /// same pass gives the centre of the dense working set's coordinates (the mean of the rows); from
-    /// [`DENSE_DESCENT_DIMENSIONS`] up, the weights [`descend`] gives that set start the solve, and
-    /// the rows outside it that the descent's separator puts near its margin join it. Sparse
+    /// [`DENSE_DESCENT_DIMENSIONS`] up, the weights [`descend`] gives that set start the solve, and the
+    /// set is fitted to the descent's separator ([`fit_to_the_descent`]). Sparse
     /// data: the `hint` (a related problem's support) when there is one and the working set is held in
     /// its span, otherwise the rows that a few passes of coordinate descent leave with a positive
     /// weight ([`descend`]), with those weights as the first solve's start (read in place, only the
@@ -408,18 +409,21 @@ fn fit_to_the_descent(
     count: usize,
     scores: &mut Vec<f64>,
 ) -> usize {
-    let every_row = first.len() == data.n_samples();
+    let n = data.n_samples();
+    let outside = (first.len() < n).then(|| {
+        let mut outside = vec![true; n];
+        first.iter().for_each(|&i| outside[i] = false);
+        outside
+    });
     // A margin that is not a number (a descent gone non-finite) keeps its row.
     let far = |i: usize| found.margins[i] >= DESCENT_FAR_MARGIN;
-    let mut outside = vec![true; data.n_samples()];
-    first.iter().for_each(|&i| outside[i] = false);
     first.retain(|&i| found.alpha[i] > 0.0 || !far(i));
-    if every_row {
+    let Some(outside) = outside else {
         return 0;
-    }
+    };
     scores_into(data, &found.w, scores);
     let labels = data.labels();
-    let near = (0..data.n_samples())
+    let near = (0..n)
         .filter(|&i| outside[i])
         .map(|i| (labels[i] * (scores[i] + found.b), i))
         .filter(|&(margin, _)| margin < DESCENT_NEAR_MARGIN);
