@@ -23,12 +23,12 @@
 //! means, finds a support of about `d` rows by thousands of pivots (about 3300 appends and 2400
 //! deletions for 950 support rows in 1000 dimensions), each `O(|S|·d)`. The descent on the first set
 //! alone names most of the support in passes of `O(d)` a row, and the exact solve starts from its
-//! heaviest rows: on
-//! 2·10⁴ × 1000 its first round took 24 major iterations instead of 113, the whole solve 1.8 × less time
-//! (session 17 ran the descent on every row and kept every weighted row, and lost: its passes cost a
-//! whole dataset each, and each spare row a deletion or a Carathéodory step). The descent's separator
-//! then fits the first set with one pass over every row: rows it puts near its margin join, and rows
-//! it leaves unweighted far above it leave (`round_state::fit_to_the_descent`).
+//! heaviest rows: on 2·10⁴ × 1000 its first round took 24 major iterations instead of 113, the whole
+//! solve 1.8 × less time (session 17 ran the descent on every row and kept every weighted row, and
+//! lost: its passes cost a whole dataset each, and each spare row a deletion or a Carathéodory step).
+//! The descent's separator then fits the first set with one pass over every row: rows it puts near
+//! its margin join, and rows it leaves unweighted far above it leave
+//! (`round_state::fit_to_the_descent`).
 //!
 //! A free bias adds the constraint `Σαᵢyᵢ = 0`, which coordinate steps cannot keep. The bias is instead
 //! held fixed during a sweep (the constraints are `yᵢ(w·xᵢ + b) ≥ 1`) and moved between sweeps to the
