@@ -106,6 +106,11 @@ impl MaxMargin {
     /// The data are never copied whole, and a sparse dataset is never made dense: the solver works on a
     /// working set of rows (in the columns they use) and reads the data in full passes, one per round
     /// (the `rounds` module; the bracket is rigorous for the whole dataset at every round).
+    ///
+    /// The passes, the pricing and the largest projections run on rayon's threads. Called from outside
+    /// rayon's pools, the solve moves onto a thread of the global pool and the caller waits for it; from
+    /// inside a pool ([`rayon::ThreadPool::install`]) it runs where it is called, on that pool. The answer
+    /// has the same bits on any number of threads.
     pub fn solve(&self, data: &Dataset) -> Result<MarginResult> {
         self.solve_near(data, &[])
     }
