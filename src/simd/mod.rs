@@ -264,6 +264,20 @@ pub(crate) fn axpy_dot(alpha: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
     (active().axpy_dot)(alpha, x, y, z)
 }
 
+/// [`axpy_dot`] on two columns against the same `x` and `z`: `(alphas.0, ys.0)` and `(alphas.1, ys.1)`
+/// each get the bits of their own call, but `x` and `z` are read once for both where the path has
+/// registers for both columns' sums (AVX-512). Modified Gram–Schmidt's step on two columns of a batch.
+#[inline]
+pub(crate) fn axpy_dot2(
+    alphas: (f64, f64),
+    x: &[f64],
+    ys: (&mut [f64], &mut [f64]),
+    z: &[f64],
+) -> (f64, f64) {
+    debug_assert!(x.len() == ys.0.len() && x.len() == ys.1.len() && x.len() == z.len());
+    (active().axpy_dot2)(alphas, x, ys, z)
+}
+
 /// The plane rotation `(x, y) ← (c·x + s·y, c·y − s·x)`, element by element (BLAS `drot`): each product
 /// is rounded, then added (no FMA), so every path gives the same bits. The slices should have the same
 /// length; only the common prefix is used. The max-margin solver's factorisation restores its triangle
@@ -285,6 +299,9 @@ pub(crate) fn axpy_compensated(alpha: f64, x: &[f64], sums: &mut [f64], correcti
     (active().axpy_compensated)(alpha, x, sums, corrections)
 }
 
+/// [`axpy_dot2`]'s signature: two steps, `x`, two columns, `z`; the two products.
+type AxpyDot2 = fn((f64, f64), &[f64], (&mut [f64], &mut [f64]), &[f64]) -> (f64, f64);
+
 /// One implementation of the kernels (portable, SSE2, AVX2 or AVX-512F). [`paths`] lists those this CPU
 /// can run; all of them give identical bits.
 ///
@@ -303,6 +320,7 @@ pub struct SimdPath {
     dot_fast_affine: fn(&[f64], &[f64], &[f64], f64) -> f64,
     axpy: fn(f64, &[f64], &mut [f64]),
     axpy_dot: fn(f64, &[f64], &mut [f64], &[f64]) -> f64,
+    axpy_dot2: AxpyDot2,
     rot: fn(f64, f64, &mut [f64], &mut [f64]),
     axpy_compensated: fn(f64, &[f64], &mut [f64], &mut [f64]),
     /// Scan (`TRAIN = false`: stop at the first mistake, weights untouched) or train; returns the mistake
@@ -595,7 +613,7 @@ mod tests {
     }
 
     #[test]
-    fn every_path_fuses_axpy_and_dot_to_the_bit() {
+    fn every_path_fuses_axpy_and_dot_to_the_bit_on_one_column_or_two() {
         for n in [0, 1, 3, 7, 8, 9, 31, 32, 33, 47, 64, 65, 100, 257] {
             let x: Vec<f64> = (0..n)
                 .map(|i| ((i * 7919) % 113) as f64 * 0.37 - 11.0)
@@ -610,12 +628,26 @@ mod tests {
                 let mut expected_y = y.clone();
                 portable::axpy(alpha, &x, &mut expected_y);
                 let expected = documented_fast(&z, &expected_y);
+                // The second column: another start and another step, each column its own bits.
+                let y2: Vec<f64> = y.iter().rev().map(|v| v * 1.3 + 0.1).collect();
+                let alpha2 = 0.7 - alpha;
+                let mut expected_y2 = y2.clone();
+                portable::axpy(alpha2, &x, &mut expected_y2);
+                let expected2 = documented_fast(&z, &expected_y2);
+                let bits = |v: &[f64]| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
                 for path in paths() {
                     let mut got_y = y.clone();
                     let got = (path.axpy_dot)(alpha, &x, &mut got_y, &z);
                     assert_eq!(got.to_bits(), expected.to_bits(), "n={n} {}", path.name());
-                    let bits = |v: &[f64]| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
                     assert_eq!(bits(&got_y), bits(&expected_y), "n={n} {}", path.name());
+                    let (mut pair_y, mut pair_y2) = (y.clone(), y2.clone());
+                    let (got, got2) =
+                        (path.axpy_dot2)((alpha, alpha2), &x, (&mut pair_y, &mut pair_y2), &z);
+                    let name = path.name();
+                    assert_eq!(got.to_bits(), expected.to_bits(), "pair, n={n} {name}");
+                    assert_eq!(got2.to_bits(), expected2.to_bits(), "pair, n={n} {name}");
+                    assert_eq!(bits(&pair_y), bits(&expected_y), "pair, n={n} {name}");
+                    assert_eq!(bits(&pair_y2), bits(&expected_y2), "pair, n={n} {name}");
                 }
             }
         }

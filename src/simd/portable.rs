@@ -8,6 +8,7 @@ pub(super) const PATH: SimdPath = SimdPath {
     dot_fast_affine,
     axpy,
     axpy_dot,
+    axpy_dot2,
     rot,
     axpy_compensated: super::compensated::axpy_compensated,
     run,
@@ -108,6 +109,18 @@ pub(super) fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
 pub(super) fn axpy_dot(alpha: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
     axpy(alpha, x, y);
     dot_fast(z, y)
+}
+
+pub(super) fn axpy_dot2(
+    alphas: (f64, f64),
+    x: &[f64],
+    ys: (&mut [f64], &mut [f64]),
+    z: &[f64],
+) -> (f64, f64) {
+    (
+        axpy_dot(alphas.0, x, ys.0, z),
+        axpy_dot(alphas.1, x, ys.1, z),
+    )
 }
 
 pub(super) fn rot(c: f64, s: f64, x: &mut [f64], y: &mut [f64]) {

@@ -20,6 +20,7 @@ macro_rules! simd_path {
             },
             axpy: |alpha, x, y| unsafe { $isa::axpy(alpha, x, y) },
             axpy_dot: |alpha, x, y, z| unsafe { $isa::axpy_dot(alpha, x, y, z) },
+            axpy_dot2: |alphas, x, ys, z| unsafe { $isa::axpy_dot2(alphas, x, ys, z) },
             rot: |c, s, x, y| unsafe { $isa::rot(c, s, x, y) },
             axpy_compensated: |alpha, x, sums, corrections| unsafe {
                 $isa::axpy_compensated(alpha, x, sums, corrections)
