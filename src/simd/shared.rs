@@ -6,12 +6,23 @@ use super::{LabelSigns, Mistake, Pass, Rows};
 
 /// `simd_path!(NAME, "name", isa)`: the [`SimdPath`](super::SimdPath) of the instruction-set module `isa`, whose `dot_fast`,
 /// `dot_fast_affine`, `axpy`, `axpy_dot`, `rot` and `run` need the CPU feature the path is named after.
+/// `simd_path!(NAME, "name", isa, axpy_dot2)` gives the path a fused `axpy_dot2` of its own.
 ///
 /// SAFETY: the caller must make sure that the constant is only handed out on a CPU with that feature;
 /// the fields of `SimdPath` are private, so no other code can reach the wrappers. The row sources are
 /// built from validated `Rows`, and `Pass` keeps its own invariant (see there).
 macro_rules! simd_path {
+    // A path whose registers cannot hold both columns' sums of a fused `axpy_dot2` (SSE2, AVX2 and NEON
+    // keep 8–16 accumulators a column) makes two calls of its `axpy_dot`.
     ($constant:ident, $name:literal, $isa:ident) => {
+        $crate::simd::shared::simd_path!($constant, $name, $isa, |alphas, x, ys, z| unsafe {
+            (
+                $isa::axpy_dot(alphas.0, x, ys.0, z),
+                $isa::axpy_dot(alphas.1, x, ys.1, z),
+            )
+        });
+    };
+    ($constant:ident, $name:literal, $isa:ident, $axpy_dot2:expr) => {
         const $constant: $crate::simd::SimdPath = $crate::simd::SimdPath {
             name: $name,
             dot_fast: |a, b| unsafe { $isa::dot_fast(a, b) },
@@ -20,7 +31,7 @@ macro_rules! simd_path {
             },
             axpy: |alpha, x, y| unsafe { $isa::axpy(alpha, x, y) },
             axpy_dot: |alpha, x, y, z| unsafe { $isa::axpy_dot(alpha, x, y, z) },
-            axpy_dot2: |alphas, x, ys, z| unsafe { $isa::axpy_dot2(alphas, x, ys, z) },
+            axpy_dot2: $axpy_dot2,
             rot: |c, s, x, y| unsafe { $isa::rot(c, s, x, y) },
             axpy_compensated: |alpha, x, sums, corrections| unsafe {
                 $isa::axpy_compensated(alpha, x, sums, corrections)

@@ -202,23 +202,6 @@ pub(super) unsafe fn axpy_dot(alpha: f64, x: &[f64], y: &mut [f64], z: &[f64]) -
     fold_register(_mm256_add_pd(acc[0], acc[1]))
 }
 
-/// [`axpy_dot`] on two columns `y1`, `y2` against the same `x` and `z`: two calls (with this path's
-/// registers the fused loop would spill its accumulators).
-#[target_feature(enable = "avx2")]
-pub(super) unsafe fn axpy_dot2(
-    alphas: (f64, f64),
-    x: &[f64],
-    ys: (&mut [f64], &mut [f64]),
-    z: &[f64],
-) -> (f64, f64) {
-    unsafe {
-        (
-            axpy_dot(alphas.0, x, ys.0, z),
-            axpy_dot(alphas.1, x, ys.1, z),
-        )
-    }
-}
-
 /// The portable loop, compiled for this path's registers (element by element: the same bits).
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn axpy_compensated(alpha: f64, x: &[f64], sum: &mut [f64], error: &mut [f64]) {
