@@ -20,11 +20,6 @@ const PROJECT_L1_BYTES: usize = 16 << 10;
 /// on: they should stay in a core's L2 cache (2 MiB on the Xeons measured, 512 KiB–1 MiB on others).
 const PROJECT_L2_BYTES: usize = 512 << 10;
 
-/// Values of `Q` (`|Q| × r`, a column's pass) from which a batch's projection shares its columns among
-/// the threads, as `implicit`'s pass does: each column's pass is then about two hundred thousand
-/// multiply-adds, long beside a thread's start.
-const PARALLEL_PROJECTION: usize = 1 << 17;
-
 /// What [`Corral::add_batch`] added.
 pub(crate) struct Added {
     /// The rows that joined, in order.
@@ -340,7 +335,7 @@ where
     let block = (PROJECT_L2_BYTES / bytes).max(1);
     let threads = rayon::current_num_threads();
     let work = q.len().saturating_mul(q[0].len());
-    if threads > 1 && es.len() > 1 && work >= PARALLEL_PROJECTION {
+    if threads > 1 && es.len() > 1 && work >= PARALLEL_PASS {
         // The threads share the columns, each taking `Q` through its own core's caches.
         let share = es.len().div_ceil(threads);
         es.par_chunks_mut(share)
@@ -556,9 +551,9 @@ mod tests {
 
     #[test]
     fn a_projection_on_threads_gives_each_column_the_bits_of_one_column_alone() {
-        // Past `PARALLEL_PROJECTION` the threads share the batch's columns: each keeps its bits.
+        // Past `PARALLEL_PASS` the threads share the batch's columns: each keeps its bits.
         let (dim, m, n) = (1024, 130, 5);
-        assert!(m * dim >= PARALLEL_PROJECTION);
+        assert!(m * dim >= PARALLEL_PASS);
         let rows = crate::margin::problem::scattered_rows(m + n, dim);
         let q = &rows[..m];
         let project = |threads: usize| {

@@ -68,10 +68,6 @@ const IMPLICIT_ORTHOGONALITY: f64 = 1e-11;
 /// column read `R` on its own.
 pub(super) const PASS_BLOCK: usize = 16;
 
-/// Columns times points (`|S| × r`) from which a pass shares its columns among the threads: below it
-/// a column's pass (about four products a value) is too short to pay for a thread's start.
-const PARALLEL_PASS: usize = 1 << 17;
-
 impl Corral<'_> {
     /// The most values `Q` and `R` may take while `Q` is explicit, for points from a dataset that
     /// stores `data_values` values ([`Problem::data_values`]).

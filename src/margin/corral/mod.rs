@@ -94,6 +94,11 @@ const DEPENDENT: f64 = 1e-13;
 /// thousand-dimensional space; that second pass was a fifth of the solve.
 const REORTHOGONALISE: f64 = 0.1;
 
+/// Values read by one column's pass (`|S| × r`: the points through `R` in `implicit`'s pass, the columns
+/// of `Q` in a batch's projection) from which a batch's columns are shared among the threads: below it
+/// a column's pass (a few products a value) is too short to pay for a thread's start.
+const PARALLEL_PASS: usize = 1 << 17;
+
 /// How many times the semi-normal equations' error estimate `κ(R)²·u` a minor cycle's unrefined weight
 /// must be negative by to decide a step ([`Corral::minor_cycle_target`]). The estimate takes a lower
 /// bound of `κ(R)`, hence the room; a row wrongly judged to leave costs a major iteration to come back,
