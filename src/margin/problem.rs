@@ -323,6 +323,35 @@ impl<'a> Problem<'a> {
         }
     }
 
+    /// Coordinates `range` of [`Problem::stored`]'s point `i` (those past its stored ones are zero and
+    /// left out), the same values: a dense row read in place forms the range alone.
+    pub(crate) fn stored_part<'s>(
+        &'s self,
+        i: usize,
+        range: std::ops::Range<usize>,
+        buffer: &'s mut Vec<f64>,
+    ) -> &'s [f64] {
+        if let Storage::InPlace(in_place) = &self.points
+            && in_place.copy.is_none()
+            && in_place.data.constant().is_none()
+            && let RowView::Dense(values) = in_place.data.row(in_place.rows[i]).row()
+        {
+            let factor = in_place.factor;
+            let end = range.end.min(values.len());
+            let within = range.start.min(end)..end;
+            buffer.clear();
+            buffer.extend(
+                values[within.clone()]
+                    .iter()
+                    .zip(&in_place.centre[within])
+                    .map(|(&x, &c)| (x - c) * factor),
+            );
+            return buffer;
+        }
+        let point = self.stored(i, buffer);
+        &point[range.start.min(point.len())..range.end.min(point.len())]
+    }
+
     /// `w · pᵢ` in the [`Summation::Fast`](crate::simd::Summation::Fast) order, the bits of
     /// `dot_fast(w, point(i))`: a dense row read in place is translated and scaled inside the product
     /// ([`crate::simd::dot_fast_affine`]), so the point is neither formed nor stored; otherwise through
@@ -480,6 +509,16 @@ mod tests {
                 .map(|v| v.to_bits())
                 .collect();
             assert_eq!(got, expected, "point {k} of {points:?}");
+            // Any range of it alone: the same bits.
+            for range in [0..got.len(), 1..got.len(), 0..1, 2..got.len() + 3] {
+                let part: Vec<u64> = problem
+                    .stored_part(k, range.clone(), &mut buffer)
+                    .iter()
+                    .map(|v| v.to_bits())
+                    .collect();
+                let within = range.start.min(got.len())..range.end.min(got.len());
+                assert_eq!(part, got[within], "coordinates {range:?} of point {k}");
+            }
             // Priced without forming the point: the bits of the product with the point.
             let w: Vec<f64> = (0..got.len()).map(|j| 0.7 - j as f64 * 0.45).collect();
             let formed = crate::simd::dot_fast(&w, problem.point(k, &mut buffer));

@@ -109,6 +109,14 @@ impl Corral<'_> {
         if !self.implicit {
             return if precise {
                 self.q.iter().map(|q| dot2(q, v).0).collect()
+            } else if by_rows::on_threads(self.q.len() * v.len()) {
+                // Each product whole on one thread: the bits of one thread.
+                let share = self.q.len().div_ceil(rayon::current_num_threads());
+                self.q
+                    .par_iter()
+                    .with_min_len(share)
+                    .map(|q| dot(q, v, Summation::Fast))
+                    .collect()
             } else {
                 self.q.iter().map(|q| dot(q, v, Summation::Fast)).collect()
             };

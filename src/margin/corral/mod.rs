@@ -19,9 +19,10 @@
 
 use super::accurate::CompensatedVector;
 use super::problem::Problem;
-use crate::simd::{Summation, axpy, dot, rot};
+use crate::simd::{Summation, axpy, dot};
 
 mod batch;
+mod by_rows;
 mod implicit;
 mod parts;
 mod qr;
@@ -290,18 +291,18 @@ impl<'a> Corral<'a> {
         acc.values()
     }
 
-    /// `Σ wᵢ·zᵢ` over the members in plain arithmetic.
+    /// `Σ wᵢ·zᵢ` over the members in plain arithmetic; past [`PARALLEL_PASS`] values the threads share
+    /// the coordinates ([`by_rows::add_points`]), with the same bits.
     fn combine_plain(&self, weight: impl Fn(usize) -> f64) -> Vec<f64> {
-        let mut v = vec![0.0; self.problem.dim()];
-        let mut buffer = Vec::new();
-        for &i in &self.rows {
-            let point = self.problem.stored(i, &mut buffer);
-            axpy(
-                weight(i) * self.problem.labels[i],
-                point,
-                &mut v[..point.len()],
-            );
-        }
+        let dim = self.problem.dim();
+        let mut v = vec![0.0; dim];
+        let coefficients: Vec<f64> = self
+            .rows
+            .iter()
+            .map(|&i| weight(i) * self.problem.labels[i])
+            .collect();
+        let threads = by_rows::on_threads(self.rows.len() * dim);
+        by_rows::add_points(self.problem, &self.rows, &coefficients, &mut v, threads);
         v
     }
 
@@ -417,9 +418,15 @@ impl<'a> Corral<'a> {
         if !self.accurate {
             // Well-scaled margins: one plain projection is plenty (two without `Q`, whose products
             // through `R` are less accurate).
-            for _ in 0..if self.implicit { 2 } else { 1 } {
+            if self.implicit {
+                for _ in 0..2 {
+                    let c = self.qt_times(&w, false);
+                    self.q_times_each(&c, |ck, q| axpy(-ck, q, &mut w[..q.len()]));
+                }
+            } else {
                 let c = self.qt_times(&w, false);
-                self.q_times_each(&c, |ck, q| axpy(-ck, q, &mut w[..q.len()]));
+                let threads = by_rows::on_threads(self.q.len() * w.len());
+                by_rows::subtract_combination(&self.q, &c, &mut w, threads);
             }
             let norm = dot(&w, &w, Summation::Fast).sqrt();
             if norm > 0.0 && norm.is_finite() {

@@ -224,17 +224,12 @@ impl Corral<'_> {
     /// tenth of the solve, queued (with the AVX-512 rotation's unmasked loop) 7.5 %. `Q` is read once for
     /// all of them, a block of rows at a time, and every entry meets the same rotations in the same order
     /// (the kernel's rotation works element by element), so the bits are those of rotating at each
-    /// deletion.
+    /// deletion; past [`PARALLEL_PASS`] values the threads share the rows ([`by_rows::rotate_columns`]).
     pub(super) fn apply_rotations(&mut self) {
         if !self.pending.is_empty() {
             let length = self.q.first().map_or(0, Vec::len);
-            for start in (0..length).step_by(Q_ROW_BLOCK) {
-                let end = (start + Q_ROW_BLOCK).min(length);
-                for &(i, c, s) in &self.pending {
-                    let (left, right) = self.q.split_at_mut(i + 1);
-                    rot(c, s, &mut left[i][start..end], &mut right[0][start..end]);
-                }
-            }
+            let threads = by_rows::on_threads(self.q.len() * length);
+            by_rows::rotate_columns(&mut self.q, &self.pending, Q_ROW_BLOCK, threads);
             self.pending.clear();
         }
         self.q.truncate(self.columns.len());
