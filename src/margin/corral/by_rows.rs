@@ -11,6 +11,7 @@
 use rayon::prelude::*;
 
 use super::PARALLEL_PASS;
+use crate::margin::accurate::CompensatedVector;
 use crate::margin::problem::Problem;
 use crate::simd::{axpy, rot};
 
@@ -95,6 +96,38 @@ pub(super) fn subtract_combination(q: &[Vec<f64>], c: &[f64], x: &mut [f64], thr
     } else {
         subtract(0, x);
     }
+}
+
+/// `x − Σₖ cₖ·qₖ` compensated ([`CompensatedVector`]: `x` as a term, then each product, the columns
+/// in order), each component as one accumulator would sum it; shared among the threads by rows when
+/// `threads`.
+pub(super) fn subtract_combination_compensated(
+    q: &[Vec<f64>],
+    c: &[f64],
+    x: &[f64],
+    threads: bool,
+) -> Vec<f64> {
+    let mut out = x.to_vec();
+    let subtract = |start: usize, part: &mut [f64]| {
+        let mut acc = CompensatedVector::zeros(part.len());
+        acc.add(part);
+        for (qk, &ck) in q.iter().zip(c) {
+            let end = (start + part.len()).min(qk.len());
+            if start < end {
+                acc.add_scaled(-ck, &qk[start..end]);
+            }
+        }
+        part.copy_from_slice(&acc.values());
+    };
+    if threads {
+        let rows = part_rows(out.len(), 8);
+        out.par_chunks_mut(rows)
+            .enumerate()
+            .for_each(|(k, part)| subtract(k * rows, part));
+    } else {
+        subtract(0, &mut out);
+    }
+    out
 }
 
 /// `v ← v + Σₖ aₖ·z_{rows[k]}` over the points of `problem` (their stored coordinates,
@@ -192,6 +225,18 @@ mod tests {
         let mut shared = x.clone();
         pool.install(|| subtract_combination(&q, &c, &mut shared, true));
         assert_eq!(bits(&[shared]), bits(&[alone.clone()]));
+        // Compensated: the bits of one accumulator a component, on any number of threads.
+        let compensated = subtract_combination_compensated(&q, &c, &x, false);
+        let on_threads = pool.install(|| subtract_combination_compensated(&q, &c, &x, true));
+        assert_eq!(bits(&[on_threads]), bits(&[compensated.clone()]));
+        for (i, value) in compensated.iter().enumerate() {
+            let mut acc = CompensatedVector::zeros(1);
+            acc.add(&x[i..=i]);
+            for k in 0..40 {
+                acc.add_scaled(-c[k], &q[k][i..=i]);
+            }
+            assert_eq!(value.to_bits(), acc.values()[0].to_bits(), "row {i}");
+        }
         let expected: Vec<f64> = (0..1000)
             .map(|i| x[i] - (0..40).map(|k| c[k] * q[k][i]).sum::<f64>())
             .collect();

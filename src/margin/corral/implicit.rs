@@ -104,50 +104,63 @@ impl Corral<'_> {
         self.implicit = true;
     }
 
-    /// `Qᵀ·v`, each product in the Fast order, or in twice working precision when `precise`.
+    /// `Qᵀ·v`, each product in the Fast order, or in twice working precision when `precise`; past
+    /// [`PARALLEL_PASS`] values shared among the threads, each product whole on one (its bits alone).
     pub(super) fn qt_times(&self, v: &[f64], precise: bool) -> Vec<f64> {
         if !self.implicit {
-            return if precise {
-                self.q.iter().map(|q| dot2(q, v).0).collect()
-            } else if by_rows::on_threads(self.q.len() * v.len()) {
-                // Each product whole on one thread: the bits of one thread.
+            let product = |q: &Vec<f64>| {
+                if precise {
+                    dot2(q, v).0
+                } else {
+                    dot(q, v, Summation::Fast)
+                }
+            };
+            return if by_rows::on_threads(self.q.len() * v.len()) {
                 let share = self.q.len().div_ceil(rayon::current_num_threads());
-                self.q
-                    .par_iter()
-                    .with_min_len(share)
-                    .map(|q| dot(q, v, Summation::Fast))
-                    .collect()
+                self.q.par_iter().with_min_len(share).map(product).collect()
             } else {
-                self.q.iter().map(|q| dot(q, v, Summation::Fast)).collect()
+                self.q.iter().map(product).collect()
             };
         }
         self.forward_substitute(&self.et_times(v, precise))
     }
 
     /// `Eᵀ·v` from the points themselves (not from the rounded differences): `yₖ·pₖ·v − y_b·p_b·v`
-    /// for each column, each base's product once, in the Fast order or in twice working precision.
+    /// for each column, each base's product once, in the Fast order or in twice working precision;
+    /// past [`PARALLEL_PASS`] values the columns are shared among the threads (each its bits alone).
     pub(super) fn et_times(&self, v: &[f64], precise: bool) -> Vec<f64> {
-        let mut buffer = Vec::new();
-        let mut score = |i: usize| {
+        let score = |i: usize, buffer: &mut Vec<f64>| {
             let label = self.problem.labels[i];
             if precise {
-                let point = self.problem.stored(i, &mut buffer);
+                let point = self.problem.stored(i, buffer);
                 label * dot2(&v[..point.len()], point).0
             } else {
-                label * self.problem.dot_fast(i, v, &mut buffer)
+                label * self.problem.dot_fast(i, v, buffer)
             }
         };
+        let mut buffer = Vec::new();
         // A group without a base has no columns (a column is a difference from its base), so its
         // score is never read.
         let base_scores: Vec<f64> = self
             .base
             .iter()
-            .map(|b| b.map_or(0.0, &mut score))
+            .map(|b| b.map_or(0.0, |b| score(b, &mut buffer)))
             .collect();
-        self.columns
-            .iter()
-            .map(|&c| score(c) - base_scores[self.problem.group(c)])
-            .collect()
+        let column_score =
+            |c: usize, buffer: &mut Vec<f64>| score(c, buffer) - base_scores[self.problem.group(c)];
+        if by_rows::on_threads(self.columns.len() * self.problem.dim()) {
+            let share = self.columns.len().div_ceil(rayon::current_num_threads());
+            self.columns
+                .par_iter()
+                .with_min_len(share)
+                .map_init(Vec::new, |buffer, &c| column_score(c, buffer))
+                .collect()
+        } else {
+            self.columns
+                .iter()
+                .map(|&c| column_score(c, &mut buffer))
+                .collect()
+        }
     }
 
     /// Feed `sink` the terms of `Q·y`, `(coefficient, vector)`: the columns of `Q` with `y`, or, when

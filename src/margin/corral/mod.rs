@@ -434,14 +434,19 @@ impl<'a> Corral<'a> {
             }
             return w;
         }
+        let threads = !self.implicit && by_rows::on_threads(self.q.len() * w.len());
         for _ in 0..2 {
             let c = self.qt_times(&w, true);
-            // Fed column by column: the same sums in the same order as a component-by-component loop,
-            // but reading each column of Q contiguously, vectorised.
-            let mut acc = CompensatedVector::zeros(w.len());
-            acc.add(&w);
-            self.q_times_each(&c, |ck, q| acc.add_scaled(-ck, q));
-            w = acc.values();
+            if self.implicit {
+                // Fed column by column: the same sums in the same order as a component-by-component
+                // loop, but reading each column contiguously, vectorised.
+                let mut acc = CompensatedVector::zeros(w.len());
+                acc.add(&w);
+                self.q_times_each(&c, |ck, q| acc.add_scaled(-ck, q));
+                w = acc.values();
+            } else {
+                w = by_rows::subtract_combination_compensated(&self.q, &c, &w, threads);
+            }
         }
         // Refine: the normal must satisfy w·(zₖ − z_base) = 0 for every column. The residuals are
         // computed from the points themselves (not from the rounded differences), in twice working
@@ -460,11 +465,16 @@ impl<'a> Corral<'a> {
                 }
                 y[j] = value / self.r[j][j];
             }
-            self.q_times_each(&y, |yk, q| {
-                for (wj, &qj) in w.iter_mut().zip(q) {
-                    *wj -= yk * qj;
-                }
-            });
+            if self.implicit {
+                self.q_times_each(&y, |yk, q| {
+                    for (wj, &qj) in w.iter_mut().zip(q) {
+                        *wj -= yk * qj;
+                    }
+                });
+            } else {
+                // `w + (−y)·q` is `w − y·q`, bit for bit (rounding is symmetric).
+                by_rows::subtract_combination(&self.q, &y, &mut w, threads);
+            }
         }
         let norm = super::accurate::dot2(&w, &w).0.sqrt();
         if norm > 0.0 && norm.is_finite() {
