@@ -325,6 +325,7 @@ impl<'a> Problem<'a> {
 
     /// Coordinates `range` of [`Problem::stored`]'s point `i` (those past its stored ones are zero and
     /// left out), the same values: a dense row read in place forms the range alone.
+    #[inline]
     pub(crate) fn stored_part<'s>(
         &'s self,
         i: usize,
