@@ -89,11 +89,13 @@ fn row_scores_into(data: &Dataset, w: &[f64], scores: &mut Vec<f64>) {
 /// Working-set points a parallel block of [`problem_scores_into`] holds at least: well above a task's
 /// scheduling cost.
 const BLOCK_VALUES: usize = 1 << 16;
-/// Pricings over fewer values than this stay on the calling thread. Higher than a full pass's
-/// [`PARALLEL_VALUES`]: a pricing alternates with the exact solve's own sequential work on the same
-/// points, which a parallel pricing of the support's 10⁶ values (2·10⁴ × 1000) slowed by more than it
-/// gained (measured; from 2·10⁶ values, 8000 points of 1000 coordinates, it gains about 3 %).
-const PARALLEL_PRICING: usize = 1 << 21;
+/// Pricings over fewer values than this stay on the calling thread: a full pass's [`PARALLEL_VALUES`].
+/// It was 2²¹ while a solve ran outside rayon's pool, each parallel step waking a sleeping thread: a
+/// parallel pricing of the support's 10⁶ values (2·10⁴ × 1000) then slowed the solve by more than it
+/// gained. On the pool (session 35, AMD Zen 5, three runs of 7–11 solves each, alternating) 2¹⁸ took
+/// 2·10⁴ × 1000 and the hard 10⁴ × 1000 1.02–1.04 × faster, with 10⁴ × 100 and 10⁵ × 100 the same;
+/// 2¹⁶ made those two 1.07–1.1 × slower.
+const PARALLEL_PRICING: usize = PARALLEL_VALUES;
 
 /// `w·zₖ` for the working set's points `rows`, each as [`Problem::dot_fast`] computes it alone, written
 /// into `scores` (resized to `rows.len()`); split over the available threads by blocks of points when
