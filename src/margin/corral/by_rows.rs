@@ -186,7 +186,7 @@ mod tests {
             .unwrap();
         let mut shared = vec![0.0; d];
         pool.install(|| add_points(&problem, &rows, &coefficients, &mut shared, true));
-        assert_eq!(bits(&[shared]), bits(&[alone.clone()]));
+        assert_eq!(bits(&[shared]), bits(std::slice::from_ref(&alone)));
         // And it is the sum of the points.
         let mut buffer = Vec::new();
         for j in [0, 511, 999] {
@@ -224,11 +224,14 @@ mod tests {
         subtract_combination(&q, &c, &mut alone, false);
         let mut shared = x.clone();
         pool.install(|| subtract_combination(&q, &c, &mut shared, true));
-        assert_eq!(bits(&[shared]), bits(&[alone.clone()]));
+        assert_eq!(bits(&[shared]), bits(std::slice::from_ref(&alone)));
         // Compensated: the bits of one accumulator a component, on any number of threads.
         let compensated = subtract_combination_compensated(&q, &c, &x, false);
         let on_threads = pool.install(|| subtract_combination_compensated(&q, &c, &x, true));
-        assert_eq!(bits(&[on_threads]), bits(&[compensated.clone()]));
+        assert_eq!(
+            bits(&[on_threads]),
+            bits(std::slice::from_ref(&compensated))
+        );
         for (i, value) in compensated.iter().enumerate() {
             let mut acc = CompensatedVector::zeros(1);
             acc.add(&x[i..=i]);

@@ -16,6 +16,10 @@
 //! dropped, and every product with it goes through `R` and the support's points instead (see
 //! `implicit`). A sparse working set's start is then factored straight from its coordinates in the span,
 //! where the members' columns form a staircase (see `staircase`), not by passes through the points.
+//!
+//! Past [`PARALLEL_PASS`] values the threads share the work with the bits of one thread: a batch's
+//! columns (`batch`, `implicit`), and the rows of the products with `Q` and the support's points
+//! between them (`by_rows`).
 
 use super::accurate::CompensatedVector;
 use super::problem::Problem;
