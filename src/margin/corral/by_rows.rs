@@ -78,24 +78,33 @@ pub(super) fn rotate_columns(
     }
 }
 
-/// `x ← x − Σₖ cₖ·qₖ`, the columns taken in order; shared among the threads by rows when `threads`.
-pub(super) fn subtract_combination(q: &[Vec<f64>], c: &[f64], x: &mut [f64], threads: bool) {
-    let subtract = |start: usize, part: &mut [f64]| {
-        for (qk, &ck) in q.iter().zip(c) {
-            let end = (start + part.len()).min(qk.len());
-            if start < end {
-                axpy(-ck, &qk[start..end], &mut part[..end - start]);
-            }
-        }
-    };
+/// `f(start, part)` on consecutive parts of `x` (rows `start..start + part.len()`): on the threads,
+/// a part each, when `threads`, else on the whole of `x` at once.
+fn in_parts(x: &mut [f64], threads: bool, f: impl Fn(usize, &mut [f64]) + Sync) {
     if threads {
         let rows = part_rows(x.len(), 8);
         x.par_chunks_mut(rows)
             .enumerate()
-            .for_each(|(k, part)| subtract(k * rows, part));
+            .for_each(|(k, part)| f(k * rows, part));
     } else {
-        subtract(0, x);
+        f(0, x);
     }
+}
+
+/// Rows `start..start + length` of `column`, or those of them it has.
+fn rows_of(column: &[f64], start: usize, length: usize) -> &[f64] {
+    let end = (start + length).min(column.len());
+    &column[start.min(end)..end]
+}
+
+/// `x ← x − Σₖ cₖ·qₖ`, the columns taken in order; shared among the threads by rows when `threads`.
+pub(super) fn subtract_combination(q: &[Vec<f64>], c: &[f64], x: &mut [f64], threads: bool) {
+    in_parts(x, threads, |start, part| {
+        for (qk, &ck) in q.iter().zip(c) {
+            let rows = rows_of(qk, start, part.len());
+            axpy(-ck, rows, &mut part[..rows.len()]);
+        }
+    });
 }
 
 /// `x − Σₖ cₖ·qₖ` compensated ([`CompensatedVector`]: `x` as a term, then each product, the columns
@@ -108,25 +117,14 @@ pub(super) fn subtract_combination_compensated(
     threads: bool,
 ) -> Vec<f64> {
     let mut out = x.to_vec();
-    let subtract = |start: usize, part: &mut [f64]| {
+    in_parts(&mut out, threads, |start, part| {
         let mut acc = CompensatedVector::zeros(part.len());
         acc.add(part);
         for (qk, &ck) in q.iter().zip(c) {
-            let end = (start + part.len()).min(qk.len());
-            if start < end {
-                acc.add_scaled(-ck, &qk[start..end]);
-            }
+            acc.add_scaled(-ck, rows_of(qk, start, part.len()));
         }
         part.copy_from_slice(&acc.values());
-    };
-    if threads {
-        let rows = part_rows(out.len(), 8);
-        out.par_chunks_mut(rows)
-            .enumerate()
-            .for_each(|(k, part)| subtract(k * rows, part));
-    } else {
-        subtract(0, &mut out);
-    }
+    });
     out
 }
 
@@ -140,21 +138,13 @@ pub(super) fn add_points(
     v: &mut [f64],
     threads: bool,
 ) {
-    let add = |start: usize, part: &mut [f64]| {
+    in_parts(v, threads, |start, part| {
         let mut buffer = Vec::new();
         for (&i, &a) in rows.iter().zip(coefficients) {
             let point = problem.stored_part(i, start..start + part.len(), &mut buffer);
             axpy(a, point, &mut part[..point.len()]);
         }
-    };
-    if threads {
-        let length = part_rows(v.len(), 8);
-        v.par_chunks_mut(length)
-            .enumerate()
-            .for_each(|(k, part)| add(k * length, part));
-    } else {
-        add(0, v);
-    }
+    });
 }
 
 #[cfg(test)]
