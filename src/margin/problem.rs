@@ -66,15 +66,24 @@ struct InPlace<'a> {
 }
 
 impl InPlace<'_> {
+    /// Dense values from coordinate `from` on, translated and scaled, appended to `buffer`.
+    fn extend_translated(&self, values: &[f64], from: usize, buffer: &mut Vec<f64>) {
+        let factor = self.factor;
+        buffer.extend(
+            values
+                .iter()
+                .zip(&self.centre[from..])
+                .map(|(&x, &c)| (x - c) * factor),
+        );
+    }
+
     /// The point of data row `i` appended to `buffer`.
     fn point_into(&self, i: usize, buffer: &mut Vec<f64>) {
         let (centre, factor) = (&self.centre, self.factor);
         let point = self.data.row(i);
         let start = buffer.len();
         match point.row() {
-            RowView::Dense(values) => {
-                buffer.extend(values.iter().zip(centre).map(|(&x, &c)| (x - c) * factor));
-            }
+            RowView::Dense(values) => self.extend_translated(values, 0, buffer),
             RowView::Sparse { .. } => {
                 // Sparse data in few columns (`store`): the zeros first, then the stored entries, each
                 // the expression a dense row's value meets (`0 − c` for a zero).
@@ -323,6 +332,20 @@ impl<'a> Problem<'a> {
         }
     }
 
+    /// Point `i`'s dense data row, when it is read in place with nothing appended (no copy, no
+    /// constant): its coordinates are the row's values translated and scaled as they are read.
+    #[inline]
+    fn dense_in_place(&self, i: usize) -> Option<(&InPlace<'a>, &[f64])> {
+        if let Storage::InPlace(in_place) = &self.points
+            && in_place.copy.is_none()
+            && in_place.data.constant().is_none()
+            && let RowView::Dense(values) = in_place.data.row(in_place.rows[i]).row()
+        {
+            return Some((in_place, values));
+        }
+        None
+    }
+
     /// Coordinates `range` of [`Problem::stored`]'s point `i` (those past its stored ones are zero and
     /// left out), the same values: a dense row read in place forms the range alone.
     #[inline]
@@ -332,21 +355,11 @@ impl<'a> Problem<'a> {
         range: std::ops::Range<usize>,
         buffer: &'s mut Vec<f64>,
     ) -> &'s [f64] {
-        if let Storage::InPlace(in_place) = &self.points
-            && in_place.copy.is_none()
-            && in_place.data.constant().is_none()
-            && let RowView::Dense(values) = in_place.data.row(in_place.rows[i]).row()
-        {
-            let factor = in_place.factor;
+        if let Some((in_place, values)) = self.dense_in_place(i) {
             let end = range.end.min(values.len());
             let within = range.start.min(end)..end;
             buffer.clear();
-            buffer.extend(
-                values[within.clone()]
-                    .iter()
-                    .zip(&in_place.centre[within])
-                    .map(|(&x, &c)| (x - c) * factor),
-            );
+            in_place.extend_translated(&values[within.clone()], within.start, buffer);
             return buffer;
         }
         let point = self.stored(i, buffer);
@@ -365,11 +378,7 @@ impl<'a> Problem<'a> {
             let row = rows.row(i);
             return crate::simd::dot_fast(&w[..row.len()], row);
         }
-        if let Storage::InPlace(in_place) = &self.points
-            && in_place.copy.is_none()
-            && in_place.data.constant().is_none()
-            && let RowView::Dense(values) = in_place.data.row(in_place.rows[i]).row()
-        {
+        if let Some((in_place, values)) = self.dense_in_place(i) {
             debug_assert_eq!(w.len(), values.len());
             return crate::simd::dot_fast_affine(w, values, &in_place.centre, in_place.factor);
         }

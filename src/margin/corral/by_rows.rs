@@ -1,6 +1,6 @@
-//! The corral's products with `Q` and the support's points shared among the threads by rows: each thread takes a range
-//! of coordinates and meets every column there, so each entry sees the same operations in the same
-//! order as on one thread, and the bits do not depend on the number of threads.
+//! The corral's products with `Q` and the support's points shared among the threads by rows: each
+//! thread takes a range of coordinates and meets every column there, so each entry sees the same
+//! operations in the same order as on one thread, and the bits do not depend on the number of threads.
 //!
 //! A major iteration of the polish on 2·10⁴ × 1000 (`benches/margin_passes`) reads `Q` (900 columns of
 //! 1000 values) and the support's points several times between its parallel steps (the pricing and a

@@ -180,6 +180,33 @@ impl Corral<'_> {
         });
     }
 
+    /// `w ← w − Q·y`: by the columns of `Q`, shared among the threads by rows past [`PARALLEL_PASS`]
+    /// values ([`by_rows::subtract_combination`]), or, when `Q` is implicit, term by term through the
+    /// support's points ([`Corral::q_times_each`]).
+    pub(super) fn subtract_q_times(&self, y: &[f64], w: &mut [f64]) {
+        if self.implicit {
+            self.q_times_each(y, |yk, q| axpy(-yk, q, &mut w[..q.len()]));
+        } else {
+            let threads = by_rows::on_threads(self.q.len() * w.len());
+            by_rows::subtract_combination(&self.q, y, w, threads);
+        }
+    }
+
+    /// `w − Q·y` compensated, each component summed as one [`CompensatedVector`] would: `w` as a term,
+    /// then each product, fed column by column (reading each contiguously, vectorised), shared among
+    /// the threads by rows as [`Corral::subtract_q_times`] is.
+    pub(super) fn subtract_q_times_compensated(&self, y: &[f64], w: &[f64]) -> Vec<f64> {
+        if self.implicit {
+            let mut acc = CompensatedVector::zeros(w.len());
+            acc.add(w);
+            self.q_times_each(y, |yk, q| acc.add_scaled(-yk, q));
+            acc.values()
+        } else {
+            let threads = by_rows::on_threads(self.q.len() * w.len());
+            by_rows::subtract_combination_compensated(&self.q, y, w, threads)
+        }
+    }
+
     /// `E·xₛ` for each `xₛ` of `steps`, fed to `sink(s, coefficient, point)` point by point: `E·x =
     /// Σₖ xₖ·yₖ·pₖ − Σ_g (Σ_{k∈g} xₖ)·y_b·p_b`, each point formed once for all the steps.
     fn points_times_each(&self, steps: &[Vec<f64>], mut sink: impl FnMut(usize, f64, &[f64])) {

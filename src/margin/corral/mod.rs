@@ -422,15 +422,9 @@ impl<'a> Corral<'a> {
         if !self.accurate {
             // Well-scaled margins: one plain projection is plenty (two without `Q`, whose products
             // through `R` are less accurate).
-            if self.implicit {
-                for _ in 0..2 {
-                    let c = self.qt_times(&w, false);
-                    self.q_times_each(&c, |ck, q| axpy(-ck, q, &mut w[..q.len()]));
-                }
-            } else {
+            for _ in 0..if self.implicit { 2 } else { 1 } {
                 let c = self.qt_times(&w, false);
-                let threads = by_rows::on_threads(self.q.len() * w.len());
-                by_rows::subtract_combination(&self.q, &c, &mut w, threads);
+                self.subtract_q_times(&c, &mut w);
             }
             let norm = dot(&w, &w, Summation::Fast).sqrt();
             if norm > 0.0 && norm.is_finite() {
@@ -438,19 +432,9 @@ impl<'a> Corral<'a> {
             }
             return w;
         }
-        let threads = !self.implicit && by_rows::on_threads(self.q.len() * w.len());
         for _ in 0..2 {
             let c = self.qt_times(&w, true);
-            if self.implicit {
-                // Fed column by column: the same sums in the same order as a component-by-component
-                // loop, but reading each column contiguously, vectorised.
-                let mut acc = CompensatedVector::zeros(w.len());
-                acc.add(&w);
-                self.q_times_each(&c, |ck, q| acc.add_scaled(-ck, q));
-                w = acc.values();
-            } else {
-                w = by_rows::subtract_combination_compensated(&self.q, &c, &w, threads);
-            }
+            w = self.subtract_q_times_compensated(&c, &w);
         }
         // Refine: the normal must satisfy w·(zₖ − z_base) = 0 for every column. The residuals are
         // computed from the points themselves (not from the rounded differences), in twice working
@@ -469,16 +453,8 @@ impl<'a> Corral<'a> {
                 }
                 y[j] = value / self.r[j][j];
             }
-            if self.implicit {
-                self.q_times_each(&y, |yk, q| {
-                    for (wj, &qj) in w.iter_mut().zip(q) {
-                        *wj -= yk * qj;
-                    }
-                });
-            } else {
-                // `w + (−y)·q` is `w − y·q`, bit for bit (rounding is symmetric).
-                by_rows::subtract_combination(&self.q, &y, &mut w, threads);
-            }
+            // `w + (−y)·q` is `w − y·q`, bit for bit (rounding is symmetric).
+            self.subtract_q_times(&y, &mut w);
         }
         let norm = super::accurate::dot2(&w, &w).0.sqrt();
         if norm > 0.0 && norm.is_finite() {
