@@ -154,10 +154,7 @@ impl<'a> Points<'a> {
     #[inline]
     pub(crate) fn prefetch_row(self, i: usize) {
         if let RowView::Dense(x) = self.data.row_view(i) {
-            // Eight values a 64-byte line.
-            for k in (0..x.len()).step_by(8) {
-                crate::simd::prefetch(x.as_ptr().wrapping_add(k));
-            }
+            crate::simd::prefetch_values(x);
         }
     }
 

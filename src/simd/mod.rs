@@ -123,7 +123,7 @@ mod sparse;
 pub(crate) use compensated::{two_prod, two_sum};
 pub(crate) use pages::{buffer as advised_buffer, reserve as reserve_advised};
 pub(crate) use rows::LabelSigns;
-pub(crate) use shared::prefetch;
+pub(crate) use shared::{prefetch, prefetch_values};
 // The raw pass: public for the benches and the bit-for-bit tests, not part of the documented API.
 pub(crate) use pass::Pass;
 #[doc(hidden)]

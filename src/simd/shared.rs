@@ -240,6 +240,15 @@ pub(super) fn bias_for_raw(b: f64) -> f64 {
     b + 0.0
 }
 
+/// Ask for every cache line of `values` (eight values a 64-byte line): for a row or a column read next
+/// from another allocation, where the hardware prefetchers do not follow.
+#[inline]
+pub(crate) fn prefetch_values(values: &[f64]) {
+    for k in (0..values.len()).step_by(8) {
+        prefetch(values.as_ptr().wrapping_add(k));
+    }
+}
+
 /// Ask for the cache line holding `p` (a hint: any address is allowed, none is dereferenced).
 #[inline(always)]
 pub(crate) fn prefetch<T>(p: *const T) {

@@ -11,19 +11,6 @@ const ROTATION_BLOCK: usize = 16;
 /// deletions rotate (a thousand columns at most in `benches/margin_passes`) stay in the core's L2 cache.
 const Q_ROW_BLOCK: usize = 64;
 
-/// Ask the caches for every line of a column of `R` that is read next. Each column is an allocation of
-/// its own, and the hardware prefetchers do not cross from one to the next: a back substitution on the
-/// thousand columns of the hard 10⁴ × 1000 set of `benches/margin_passes` waited at each column's start.
-/// With it, its minor cycles took 48.5–52.7 ms instead of 52.0–59.8 (session 35, AMD Zen 5, 28
-/// whole solves each, alternating).
-#[inline]
-fn prefetch_column(column: &[f64]) {
-    // Eight values a 64-byte line.
-    for k in (0..column.len()).step_by(8) {
-        crate::simd::prefetch(column.as_ptr().wrapping_add(k));
-    }
-}
-
 /// The rotation `[c s; −s c]` of entries `i, i+1` of a column of `R` (or of `Qᵀ·z_B`).
 #[inline(always)]
 fn rotate_rows(column: &mut [f64], i: usize, c: f64, s: f64) {
@@ -82,8 +69,13 @@ impl Corral<'_> {
             debug_assert!(xs.iter().all(|x| x.len() == m));
             for j in (0..m).rev() {
                 let (column, diagonal) = (&self.r[j][..j], self.r[j][j]);
+                // Each column is an allocation of its own, and the hardware prefetchers do not cross
+                // from one to the next: a back substitution on the thousand columns of the hard
+                // 10⁴ × 1000 set of `benches/margin_passes` waited at each column's start. Asking for
+                // the next one, its minor cycles took 48.5–52.7 ms instead of 52.0–59.8 (session 35,
+                // AMD Zen 5, 28 whole solves each, alternating).
                 if let Some(next) = j.checked_sub(1).map(|k| &self.r[k][..k]) {
-                    prefetch_column(next);
+                    crate::simd::prefetch_values(next);
                 }
                 for x in xs.iter_mut() {
                     x[j] /= diagonal;
