@@ -237,6 +237,27 @@ impl<'a> Point<'a> {
         }
     }
 
+    /// `w ← w + step·x`, then `next·w`: the bits of [`Point::add_to`] and then `next`'s
+    /// [`Point::dot`] in the fast order, in one pass over `w` where both rows are dense
+    /// ([`crate::simd::axpy_dot`]). The descent's step and its next row's score: apart, the score reads
+    /// `w` once more, and the descent's sweeps over rows held in the cache wait on those reads.
+    #[inline]
+    pub(crate) fn add_to_then_dot(self, step: f64, w: &mut [f64], next: Point<'_>) -> f64 {
+        let (RowView::Dense(x), RowView::Dense(z)) = (self.row, next.row) else {
+            self.add_to(step, w);
+            return next.dot(w, Summation::Fast);
+        };
+        let d = self.d;
+        let s = crate::simd::axpy_dot(step, x, &mut w[..d], z);
+        if let Some(c) = self.constant {
+            w[d] += step * c;
+        }
+        match next.constant {
+            Some(c) => s + c * w[d],
+            None => s,
+        }
+    }
+
     /// The number of stored values, the constant included.
     pub(crate) fn nnz(self) -> usize {
         self.row.nnz() + usize::from(self.constant.is_some())
@@ -385,6 +406,36 @@ mod tests {
                             .filter(|(j, _)| (start..end).contains(j))
                             .collect();
                         assert_eq!(row.entries_in(start..end).collect::<Vec<_>>(), expected);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_step_fused_with_the_next_score_is_the_step_then_the_score_bit_for_bit() {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        // Short rows (inline on every path) and long ones; dense and sparse; plain and augmented.
+        for d in [1, 3, 8, 9, 15, 16, 33, 100] {
+            let x = ndarray::Array2::from_shape_fn((2, d), |(i, j)| {
+                ((i * 37 + j * 11) % 19) as f64 * 0.17 - 1.3 + 1e-16 * (j + 1) as f64
+            });
+            let data = Dataset::new(x, ndarray::array![1.0, -1.0]).unwrap();
+            let sparse = data.to_sparse();
+            for storage in [&data, &sparse] {
+                for points in [Points::from(storage), Points::augmented(storage, 0.7)] {
+                    let start: Vec<f64> = (0..points.n_features())
+                        .map(|j| ((j * 13) % 7) as f64 * 0.31 - 0.9)
+                        .collect();
+                    for step in [0.37, -1.9, 0.0, -0.0] {
+                        let (this, next) = (points.row(0), points.row(1));
+                        let mut apart = start.clone();
+                        this.add_to(step, &mut apart);
+                        let expected = next.dot(&apart, Summation::Fast);
+                        let mut fused = start.clone();
+                        let got = this.add_to_then_dot(step, &mut fused, next);
+                        assert_eq!(got.to_bits(), expected.to_bits(), "d={d} step={step}");
+                        assert_eq!(bits(&fused), bits(&apart), "d={d} step={step}");
                     }
                 }
             }
