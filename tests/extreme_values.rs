@@ -226,6 +226,42 @@ fn cli_train_reports_a_non_finite_stop_and_margin_refuses_wide_data() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("out of range"));
 }
 
+#[test]
+fn cli_tables_write_huge_and_tiny_numbers_in_scientific_notation() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::write(&dir, "huge.csv", "a,b,y\n1e200,2,1\n-1e200,1,-1\n");
+    let out = common::novikoff(&["margin", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let table = String::from_utf8_lossy(&out.stdout);
+    let line = |key: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(key))
+            .unwrap_or_else(|| panic!("no `{key}` in\n{table}"))
+            .to_string()
+    };
+    assert!(line("radius R").ends_with(" 1e200"), "{table}");
+    assert!(line("max margin γ*").ends_with(" 1e200"), "{table}");
+    // The separator's second weight is about 5·10⁻²⁰¹: a few characters, not 200 zeros.
+    let w = line("w (unit)");
+    assert!(w.contains("e-201") && w.len() < 80, "{w}");
+    // Every number still reads back as the JSON output's value.
+    let json = common::json(&common::novikoff(&[
+        "margin",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
+    let w1: f64 = w
+        .trim_end_matches(']')
+        .rsplit(", ")
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(w1, json["w"][1].as_f64().unwrap());
+}
+
 /// Random small datasets, separable or not.
 fn small_dataset() -> impl Strategy<Value = Dataset> {
     (2usize..9, 1usize..4).prop_flat_map(|(n, d)| {

@@ -7,7 +7,7 @@ use novikoff::Result;
 use novikoff::io::Format;
 use serde_json::json;
 
-use super::output::{print_json, print_pairs};
+use super::output::{print_json, print_pairs, round_trip};
 use super::{DataArgs, OutputFormat};
 
 #[derive(Debug, Args)]
@@ -53,7 +53,7 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
                 "classes",
                 format!("{positives} positive, {negatives} negative"),
             ),
-            ("radius R", data.radius().to_string()),
+            ("radius R", round_trip(data.radius())),
         ]),
     }
 }

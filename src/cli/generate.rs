@@ -12,7 +12,7 @@ use novikoff::io::Format;
 use serde_json::json;
 
 use super::OutputFormat;
-use super::output::{print_json, print_pairs, summarise_vector};
+use super::output::{print_json, print_pairs, round_trip, summarise_vector};
 
 #[derive(Debug, Args)]
 pub struct GenerateArgs {
@@ -402,7 +402,7 @@ fn report(
             "description": generated.description,
         })),
         super::OutputFormat::Table => {
-            let optional = |v: Option<f64>| v.map_or("-".to_string(), |v| v.to_string());
+            let optional = |v: Option<f64>| v.map_or("-".to_string(), round_trip);
             print_pairs(&[
                 ("family", spec.family().to_string()),
                 (
@@ -423,7 +423,7 @@ fn report(
                 ("u", u.as_deref().map_or("-".into(), summarise_vector)),
                 ("b", optional(generated.b)),
                 ("min y(u·x + b)", optional(measured)),
-                ("measured radius", data.radius().to_string()),
+                ("measured radius", round_trip(data.radius())),
                 ("description", generated.description.clone()),
             ])
         }

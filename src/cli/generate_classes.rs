@@ -8,7 +8,7 @@ use novikoff::io::Format;
 use serde_json::json;
 
 use super::OutputFormat;
-use super::output::{print_json, print_pairs};
+use super::output::{print_json, print_pairs, round_trip};
 
 /// `novikoff generate multiclass`.
 pub fn run(params: &MulticlassParams, path: &Path, output: OutputFormat) -> Result<()> {
@@ -48,10 +48,10 @@ pub fn run(params: &MulticlassParams, path: &Path, output: OutputFormat) -> Resu
             ("seed", params.seed.to_string()),
             (
                 "prescribed multi-class margin",
-                generated.margin.to_string(),
+                round_trip(generated.margin),
             ),
-            ("prescribed radius R", generated.radius.to_string()),
-            ("measured radius", data.features().radius().to_string()),
+            ("prescribed radius R", round_trip(generated.radius)),
+            ("measured radius", round_trip(data.features().radius())),
             ("description", generated.description.clone()),
         ]),
     }

@@ -15,7 +15,7 @@ use novikoff::{Dataset, Error, Result};
 use serde_json::json;
 
 pub use super::kernel_args::KernelArgs;
-use super::output::{num, opt, print_json, print_pairs, render, yes_no};
+use super::output::{num, opt, print_json, print_pairs, render, round_trip, yes_no};
 use super::{DataArgs, OutputFormat};
 
 /// The kernel perceptron with a run's settings.
@@ -117,7 +117,7 @@ pub fn train(
                     format!("{} × {}", data.n_samples(), data.n_features()),
                 ),
                 ("kernel", fit.kernel.describe()),
-                ("radius R_K", radius.to_string()),
+                ("radius R_K", round_trip(radius)),
                 (
                     "bias rule",
                     format!(
@@ -134,8 +134,8 @@ pub fn train(
                     "support vectors",
                     format!("{} (rows with αᵢ > 0)", fit.support.len()),
                 ),
-                ("b", fit.b.to_string()),
-                ("‖w‖² in the RKHS", fit.norm_sq.to_string()),
+                ("b", round_trip(fit.b)),
+                ("‖w‖² in the RKHS", round_trip(fit.norm_sq)),
             ];
             if let Some(a) = accuracy {
                 pairs.push(("training accuracy", a.to_string()));
@@ -228,7 +228,7 @@ pub fn margin(
                     format!("{} × {}", data.n_samples(), data.n_features()),
                 ),
                 ("kernel", kernel.describe()),
-                ("radius R_K", radius.to_string()),
+                ("radius R_K", round_trip(radius)),
                 ("bias", bias.name().to_string()),
             ];
             match &result {
@@ -275,17 +275,19 @@ pub fn margin(
                     ));
                     pairs.push((
                         "max margin γ_K*",
-                        other.gamma().unwrap_or(f64::NAN).to_string(),
+                        round_trip(other.gamma().unwrap_or(f64::NAN)),
                     ));
                     pairs.push((
                         "certified bracket",
                         format!(
-                            "[{lower}, {upper}] (relative width {:.1e})",
+                            "[{}, {}] (relative width {:.1e})",
+                            round_trip(lower),
+                            round_trip(upper),
                             (upper - lower) / upper
                         ),
                     ));
                     if lower > 0.0 {
-                        pairs.push(("(R_K/γ_K*)²", (radius / lower).powi(2).to_string()));
+                        pairs.push(("(R_K/γ_K*)²", round_trip((radius / lower).powi(2))));
                     }
                     pairs.push(("support vectors", stats.support.to_string()));
                 }

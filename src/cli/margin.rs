@@ -8,7 +8,9 @@ use novikoff::margin::{Bias, Certificate, MarginResult, MaxMarginParams};
 use novikoff::{Dataset, Error, Result};
 use serde::Serialize;
 
-use super::output::{Floats, print_json, print_pairs, summarise_rows, summarise_vector};
+use super::output::{
+    Floats, print_json, print_pairs, round_trip, summarise_rows, summarise_vector,
+};
 use super::{DataArgs, OutputFormat};
 
 #[derive(Debug, Args)]
@@ -281,7 +283,7 @@ fn print_table(
             "n × d",
             format!("{} × {}", data.n_samples(), data.n_features()),
         ),
-        ("radius R", radius.to_string()),
+        ("radius R", round_trip(radius)),
         ("bias", bias.name().to_string()),
     ];
     match result {
@@ -304,19 +306,19 @@ fn print_table(
                     }
                 ),
             ));
-            pairs.push(("max margin γ*", gamma.to_string()));
+            pairs.push(("max margin γ*", round_trip(*gamma)));
             pairs.push((
                 "certified bracket",
                 format!(
                     "[{}, {}] (relative width {:.1e})",
-                    bracket.0,
-                    bracket.1,
+                    round_trip(bracket.0),
+                    round_trip(bracket.1),
                     (bracket.1 - bracket.0) / bracket.1
                 ),
             ));
-            pairs.push(("(R/γ*)²", (radius / gamma).powi(2).to_string()));
+            pairs.push(("(R/γ*)²", round_trip((radius / gamma).powi(2))));
             pairs.push(("w (unit)", summarise_vector(w.as_slice().unwrap_or(&[]))));
-            pairs.push(("b", b.to_string()));
+            pairs.push(("b", round_trip(*b)));
             pairs.push((
                 "support rows",
                 format!(
@@ -352,13 +354,13 @@ fn print_table(
                     "none: the solve stopped before its first separator".into(),
                 ));
             } else {
-                pairs.push(("estimate γ", gamma.to_string()));
+                pairs.push(("estimate γ", round_trip(*gamma)));
                 pairs.push((
                     "certified bracket",
-                    format!("[{}, {}]", bracket.0, bracket.1),
+                    format!("[{}, {}]", round_trip(bracket.0), round_trip(bracket.1)),
                 ));
                 pairs.push(("w (unit)", summarise_vector(w.as_slice().unwrap_or(&[]))));
-                pairs.push(("b", b.to_string()));
+                pairs.push(("b", round_trip(*b)));
             }
         }
         _ => {}

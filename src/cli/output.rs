@@ -42,9 +42,9 @@ impl Serialize for Floats<'_> {
     }
 }
 
-/// A vector of floats as `[a, b, c]` with shortest round-trip formatting.
+/// A vector of floats as `[a, b, c]` with shortest round-trip formatting ([`round_trip`]).
 pub fn format_vector(values: &[f64]) -> String {
-    let parts: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+    let parts: Vec<String> = values.iter().map(|&v| round_trip(v)).collect();
     format!("[{}]", parts.join(", "))
 }
 
@@ -59,7 +59,7 @@ pub fn summarise_vector(v: &[f64]) -> String {
         .iter()
         .enumerate()
         .filter(|(_, x)| **x != 0.0)
-        .map(|(j, x)| format!("{j}:{x}"))
+        .map(|(j, &x)| format!("{j}:{}", round_trip(x)))
         .collect();
     let listed = non_zero
         .iter()
@@ -93,6 +93,9 @@ pub fn summarise_rows(rows: &[usize]) -> String {
 
 /// A number in at most 6 significant digits, trailing zeros trimmed (the library's own formatting).
 pub use novikoff::display::short_number as num;
+
+/// A number in every digit it needs to read back the same, scientific when very large or small.
+pub use novikoff::display::round_trip;
 
 /// A number, or `—` when there is none.
 pub fn opt(v: Option<f64>) -> String {
