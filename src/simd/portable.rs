@@ -5,6 +5,7 @@ use super::{LANES, Mistake, Pass, Rows, SimdPath, Summation};
 pub(super) const PATH: SimdPath = SimdPath {
     name: "portable",
     dot_fast,
+    dots_fast: |x, w, out| super::shared::dots_each(x, w, out, dot_fast),
     dot_fast_affine,
     axpy,
     axpy_dot,

@@ -6,7 +6,8 @@ use super::{LabelSigns, Mistake, Pass, Rows};
 
 /// `simd_path!(NAME, "name", isa)`: the [`SimdPath`](super::SimdPath) of the instruction-set module `isa`, whose `dot_fast`,
 /// `dot_fast_affine`, `axpy`, `axpy_dot`, `rot` and `run` need the CPU feature the path is named after.
-/// `simd_path!(NAME, "name", isa, axpy_dot2)` gives the path a fused `axpy_dot2` of its own.
+/// `simd_path!(NAME, "name", isa, axpy_dot2)` gives the path a fused `axpy_dot2` of its own, and
+/// `simd_path!(NAME, "name", isa, axpy_dot2, dots_fast)` a kernel of its own for many rows' scores.
 ///
 /// SAFETY: the caller must make sure that the constant is only handed out on a CPU with that feature;
 /// the fields of `SimdPath` are private, so no other code can reach the wrappers. The row sources are
@@ -22,10 +23,17 @@ macro_rules! simd_path {
             )
         });
     };
+    // A path without a kernel of its own for many rows' scores calls its `dot_fast` for each row.
     ($constant:ident, $name:literal, $isa:ident, $axpy_dot2:expr) => {
+        $crate::simd::shared::simd_path!($constant, $name, $isa, $axpy_dot2, |x, w, out| {
+            $crate::simd::shared::dots_each(x, w, out, |a, b| unsafe { $isa::dot_fast(a, b) })
+        });
+    };
+    ($constant:ident, $name:literal, $isa:ident, $axpy_dot2:expr, $dots_fast:expr) => {
         const $constant: $crate::simd::SimdPath = $crate::simd::SimdPath {
             name: $name,
             dot_fast: |a, b| unsafe { $isa::dot_fast(a, b) },
+            dots_fast: $dots_fast,
             dot_fast_affine: |w, x, centre, factor| unsafe {
                 $isa::dot_fast_affine(w, x, centre, factor)
             },
@@ -64,6 +72,25 @@ macro_rules! simd_path {
     };
 }
 pub(super) use simd_path;
+
+/// Each of the consecutive rows of `w.len()` values in `x` against `w` by `dot`, into `out`: many rows'
+/// scores on a path without a kernel for them.
+#[inline]
+pub(crate) fn dots_each(
+    x: &[f64],
+    w: &[f64],
+    out: &mut [f64],
+    dot: impl Fn(&[f64], &[f64]) -> f64,
+) {
+    let d = w.len();
+    if d == 0 {
+        out.fill(0.0);
+        return;
+    }
+    for (s, row) in out.iter_mut().zip(x.chunks_exact(d)) {
+        *s = dot(row, w);
+    }
+}
 
 /// Raw access to the rows of a validated [`Rows`] block, for the SIMD loops (no bounds checks there).
 ///

@@ -108,6 +108,79 @@ pub(super) unsafe fn dot_fast_affine(w: &[f64], x: &[f64], centre: &[f64], facto
     fold_register(folded)
 }
 
+/// [`dot_fast`] of `w` and each of the consecutive rows of `w.len()` values in `x`, into `out` (one
+/// score a row). Rows of up to 128 values are read as the short-row scan reads them: `w` in
+/// registers, and four rows' last folds at once ([`fold_four`]), which in a margin solve's full pass
+/// of 100-value rows cost as much as their products when each row was a call of its own. A zero
+/// result keeps the `+` sign of the order's `+0` start (the final `+ 0.0`, as in [`run_short`]).
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn dots_fast(x: &[f64], w: &[f64], out: &mut [f64]) {
+    let d = w.len();
+    debug_assert!(x.len() >= out.len() * d);
+    unsafe {
+        match d {
+            0 => out.fill(0.0),
+            1..=8 => dots_short::<1>(x, w, out),
+            9..=16 => dots_short::<2>(x, w, out),
+            17..=24 => dots_short::<3>(x, w, out),
+            25..=32 => dots_short::<4>(x, w, out),
+            33..=40 => dots_short::<5>(x, w, out),
+            41..=48 => dots_short::<6>(x, w, out),
+            49..=56 => dots_short::<7>(x, w, out),
+            57..=64 => dots_short::<8>(x, w, out),
+            65..=72 => dots_short::<9>(x, w, out),
+            73..=80 => dots_short::<10>(x, w, out),
+            81..=88 => dots_short::<11>(x, w, out),
+            89..=96 => dots_short::<12>(x, w, out),
+            97..=104 => dots_short::<13>(x, w, out),
+            105..=112 => dots_short::<14>(x, w, out),
+            113..=120 => dots_short::<15>(x, w, out),
+            121..=128 => dots_short::<16>(x, w, out),
+            _ => {
+                for (k, s) in out.iter_mut().enumerate() {
+                    *s = dot_fast_ptr(x.as_ptr().add(k * d), w.as_ptr(), d);
+                }
+            }
+        }
+    }
+}
+
+/// [`dots_fast`] of rows of `8(K−1) < d ≤ 8K ≤ 128` values.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn dots_short<const K: usize>(x: &[f64], w: &[f64], out: &mut [f64]) {
+    let d = w.len();
+    let last = first_lanes(d - V * (K - 1));
+    let mut weights = [_mm512_setzero_pd(); MAX_SHORT];
+    for (r, weight) in weights.iter_mut().enumerate().take(K) {
+        *weight = unsafe { load_part::<K>(w.as_ptr(), r, last) };
+    }
+    let mut scratch = [_mm512_setzero_pd(); MAX_SHORT];
+    let row = |k: usize| x.as_ptr().wrapping_add(k * d);
+    let n = out.len();
+    let mut k = 0;
+    while k + 4 <= n {
+        let sums = unsafe {
+            fold_four(
+                row_lanes::<K>(row(k), &weights, last, &mut scratch),
+                row_lanes::<K>(row(k + 1), &weights, last, &mut scratch),
+                row_lanes::<K>(row(k + 2), &weights, last, &mut scratch),
+                row_lanes::<K>(row(k + 3), &weights, last, &mut scratch),
+            )
+        };
+        // Lanes 0, 2, 4, 6 hold the four rows' sums.
+        let sums = _mm512_add_pd(sums, _mm512_setzero_pd());
+        let four = _mm512_permutexvar_pd(_mm512_set_epi64(6, 4, 2, 0, 6, 4, 2, 0), sums);
+        unsafe { _mm256_storeu_pd(out.as_mut_ptr().add(k), _mm512_castpd512_pd256(four)) };
+        k += 4;
+    }
+    while k < n {
+        let lanes = unsafe { row_lanes::<K>(row(k), &weights, last, &mut scratch) };
+        out[k] = fold_register(lanes) + 0.0;
+        k += 1;
+    }
+}
+
 /// The tree's last three folds (`h = 4, 2, 1`) within one register.
 #[inline]
 #[target_feature(enable = "avx512f")]
