@@ -127,7 +127,14 @@ fn problem_scores_split(
     let dim = problem.dim().max(1);
     let fill = |(block, out): (&[usize], &mut [f64])| {
         let mut buffer = Vec::new();
-        for (s, &i) in out.iter_mut().zip(block) {
+        // Four points at a time: rows read in place share the loads of `w` and the centre.
+        let mut fours = block.chunks_exact(4);
+        let mut outs = out.chunks_exact_mut(4);
+        for (four, s) in (&mut fours).zip(&mut outs) {
+            let rows = [four[0], four[1], four[2], four[3]];
+            s.copy_from_slice(&problem.dot_fast4(rows, w, &mut buffer));
+        }
+        for (s, &i) in outs.into_remainder().iter_mut().zip(fours.remainder()) {
             *s = problem.dot_fast(i, w, &mut buffer);
         }
     };

@@ -7,6 +7,7 @@ pub(super) const PATH: SimdPath = SimdPath {
     dot_fast,
     dots_fast: |x, w, out| super::shared::dots_each(x, w, out, dot_fast),
     dot_fast_affine,
+    dot_fast_affine4: |w, xs, centre, factor| xs.map(|x| dot_fast_affine(w, x, centre, factor)),
     axpy,
     axpy_dot,
     axpy_dot2,

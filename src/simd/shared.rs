@@ -37,6 +37,9 @@ macro_rules! simd_path {
             dot_fast_affine: |w, x, centre, factor| unsafe {
                 $isa::dot_fast_affine(w, x, centre, factor)
             },
+            dot_fast_affine4: |w, xs, centre, factor| unsafe {
+                $isa::dot_fast_affine4(w, xs, centre, factor)
+            },
             axpy: |alpha, x, y| unsafe { $isa::axpy(alpha, x, y) },
             axpy_dot: |alpha, x, y, z| unsafe { $isa::axpy_dot(alpha, x, y, z) },
             axpy_dot2: $axpy_dot2,

@@ -108,6 +108,63 @@ pub(super) unsafe fn dot_fast_affine(w: &[f64], x: &[f64], centre: &[f64], facto
     fold_register(folded)
 }
 
+/// [`dot_fast_affine`] of four rows `xs` against the same `w`, `centre` and `factor`: each row meets the
+/// operations of its own call (its own accumulators, the same folds, the last three of the four rows
+/// shared in [`fold_four`]), while `w` and `centre` are loaded once for all four.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn dot_fast_affine4(
+    w: &[f64],
+    xs: [&[f64]; 4],
+    centre: &[f64],
+    factor: f64,
+) -> [f64; 4] {
+    let n = xs
+        .iter()
+        .fold(w.len().min(centre.len()), |n, x| n.min(x.len()));
+    let (w, c) = (w.as_ptr(), centre.as_ptr());
+    let xs = xs.map(<[f64]>::as_ptr);
+    let f = _mm512_set1_pd(factor);
+    let mut acc = [[_mm512_setzero_pd(); REGS]; 4];
+    let full = n - n % LANES;
+    let mut i = 0;
+    while i < full {
+        for r in 0..REGS {
+            let k = i + r * V;
+            unsafe {
+                let (wv, cv) = (_mm512_loadu_pd(w.add(k)), _mm512_loadu_pd(c.add(k)));
+                for (acc, x) in acc.iter_mut().zip(xs) {
+                    let t = _mm512_mul_pd(_mm512_sub_pd(_mm512_loadu_pd(x.add(k)), cv), f);
+                    acc[r] = _mm512_add_pd(acc[r], _mm512_mul_pd(wv, t));
+                }
+            }
+        }
+        i += LANES;
+    }
+    let rest = n - full;
+    for r in 0..REGS {
+        if rest > r * V {
+            let m = first_lanes(rest - r * V);
+            let k = i + r * V;
+            unsafe {
+                let (wv, cv) = (
+                    _mm512_maskz_loadu_pd(m, w.add(k)),
+                    _mm512_maskz_loadu_pd(m, c.add(k)),
+                );
+                for (acc, x) in acc.iter_mut().zip(xs) {
+                    let shifted = _mm512_sub_pd(_mm512_maskz_loadu_pd(m, x.add(k)), cv);
+                    let t = _mm512_maskz_mul_pd(m, shifted, f);
+                    acc[r] = _mm512_add_pd(acc[r], _mm512_mul_pd(wv, t));
+                }
+            }
+        }
+    }
+    let folded = acc.map(|a| _mm512_add_pd(_mm512_add_pd(a[0], a[2]), _mm512_add_pd(a[1], a[3])));
+    let sums = fold_four(folded[0], folded[1], folded[2], folded[3]);
+    let mut lanes = [0.0; 8];
+    unsafe { _mm512_storeu_pd(lanes.as_mut_ptr(), sums) };
+    [lanes[0], lanes[2], lanes[4], lanes[6]]
+}
+
 /// [`dot_fast`] of `w` and each of the consecutive rows of `w.len()` values in `x`, into `out` (one
 /// score a row). Rows of up to 128 values are read as the short-row scan reads them: `w` in
 /// registers, and four rows' last folds at once ([`fold_four`]), which in a margin solve's full pass
