@@ -331,6 +331,9 @@ pub(crate) fn axpy_compensated(alpha: f64, x: &[f64], sums: &mut [f64], correcti
 /// [`axpy_dot2`]'s signature: two steps, `x`, two columns, `z`; the two products.
 type AxpyDot2 = fn((f64, f64), &[f64], (&mut [f64], &mut [f64]), &[f64]) -> (f64, f64);
 
+/// [`dot_fast_affine4`]'s signature: `w`, four rows, the centre, the factor; the four products.
+type DotFastAffine4 = fn(&[f64], [&[f64]; 4], &[f64], f64) -> [f64; 4];
+
 /// One implementation of the kernels (portable, SSE2, AVX2 or AVX-512F). [`paths`] lists those this CPU
 /// can run; all of them give identical bits.
 ///
@@ -348,7 +351,7 @@ pub struct SimdPath {
     dot_fast: fn(&[f64], &[f64]) -> f64,
     dots_fast: fn(&[f64], &[f64], &mut [f64]),
     dot_fast_affine: fn(&[f64], &[f64], &[f64], f64) -> f64,
-    dot_fast_affine4: fn(&[f64], [&[f64]; 4], &[f64], f64) -> [f64; 4],
+    dot_fast_affine4: DotFastAffine4,
     axpy: fn(f64, &[f64], &mut [f64]),
     axpy_dot: fn(f64, &[f64], &mut [f64], &[f64]) -> f64,
     axpy_dot2: AxpyDot2,
