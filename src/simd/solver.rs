@@ -1,0 +1,97 @@
+//! The kernels of the max-margin solver (`crate::margin`): many rows' scores, the pricing of rows read
+//! in place, modified Gram–Schmidt's fused steps, plane rotations and compensated combinations, each
+//! dispatched to the [`active`] path and each with the bits of the documented orders on every path.
+
+use super::{active, portable};
+
+/// [`dot_fast`](super::dot_fast) of `w` and each of the consecutive rows of `w.len()` values in `x` (row-major, at least
+/// `out.len()` rows), into `out`: the bits of a call for each row, in a kernel that reads many rows at
+/// once where the path has one (AVX-512, rows of up to 128 values). The max-margin solver's full passes
+/// over dense rows.
+#[inline]
+pub(crate) fn dots_fast(x: &[f64], w: &[f64], out: &mut [f64]) {
+    assert!(x.len() >= out.len() * w.len(), "fewer rows than scores");
+    (active().dots_fast)(x, w, out)
+}
+
+/// `w · t` in the [`Summation::Fast`](super::Summation::Fast) order with `tⱼ = (xⱼ − centreⱼ)·factor`: the bits of
+/// [`dot_fast`](super::dot_fast) of `w` and the vector `t` (each `tⱼ` rounded as that expression is), without forming `t`.
+/// Only the common prefix of the slices is used. The max-margin solver prices with it the rows it reads
+/// in place, in the coordinates of its working set.
+#[inline]
+pub(crate) fn dot_fast_affine(w: &[f64], x: &[f64], centre: &[f64], factor: f64) -> f64 {
+    let n = w.len().min(x.len()).min(centre.len());
+    // As `dot_fast`: eight values or fewer, inline.
+    if n <= 8 {
+        let mut t = [0.0; 8];
+        for (t, (&x, &c)) in t.iter_mut().zip(x.iter().zip(centre)) {
+            *t = (x - c) * factor;
+        }
+        return portable::dot_fast_short(&w[..n], &t[..n]);
+    }
+    (active().dot_fast_affine)(&w[..n], &x[..n], &centre[..n], factor)
+}
+
+/// [`dot_fast_affine`] of four rows `xs` against the same `w`, `centre` and `factor`: the bits of four
+/// calls, with `w` and `centre` read once for all four where the path can (AVX-512). The max-margin
+/// solver's pricing of the rows it reads in place.
+#[inline]
+pub(crate) fn dot_fast_affine4(
+    w: &[f64],
+    xs: [&[f64]; 4],
+    centre: &[f64],
+    factor: f64,
+) -> [f64; 4] {
+    let n = xs
+        .iter()
+        .fold(w.len().min(centre.len()), |n, x| n.min(x.len()));
+    if n <= 8 {
+        return xs.map(|x| dot_fast_affine(w, x, centre, factor));
+    }
+    (active().dot_fast_affine4)(&w[..n], xs.map(|x| &x[..n]), &centre[..n], factor)
+}
+
+/// `y ← y + alpha·x`, then `z · y` in the [`Summation::Fast`](super::Summation::Fast) order: the bits of [`axpy`](super::axpy) then
+/// [`dot_fast`](super::dot_fast), in one pass over `y` where the path can. The slices should have the same length; only
+/// the common prefix is used. Modified Gram–Schmidt's subtraction of one column and product with the
+/// next, in the max-margin solver's factorisation.
+#[inline]
+pub(crate) fn axpy_dot(alpha: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
+    debug_assert!(x.len() == y.len() && y.len() == z.len());
+    (active().axpy_dot)(alpha, x, y, z)
+}
+
+/// [`axpy_dot`] on two columns against the same `x` and `z`: `(alphas.0, ys.0)` and `(alphas.1, ys.1)`
+/// each get the bits of their own call, but `x` and `z` are read once for both where the path has
+/// registers for both columns' sums (AVX-512). Modified Gram–Schmidt's step on two columns of a batch.
+#[inline]
+pub(crate) fn axpy_dot2(
+    alphas: (f64, f64),
+    x: &[f64],
+    ys: (&mut [f64], &mut [f64]),
+    z: &[f64],
+) -> (f64, f64) {
+    debug_assert!(x.len() == ys.0.len() && x.len() == ys.1.len() && x.len() == z.len());
+    (active().axpy_dot2)(alphas, x, ys, z)
+}
+
+/// The plane rotation `(x, y) ← (c·x + s·y, c·y − s·x)`, element by element (BLAS `drot`): each product
+/// is rounded, then added (no FMA), so every path gives the same bits. The slices should have the same
+/// length; only the common prefix is used. The max-margin solver's factorisation restores its triangle
+/// with these.
+#[inline]
+pub(crate) fn rot(c: f64, s: f64, x: &mut [f64], y: &mut [f64]) {
+    debug_assert_eq!(x.len(), y.len());
+    (active().rot)(c, s, x, y)
+}
+
+/// `sums[j] + corrections[j]` gains `alpha·x[j]` in twice working precision: the product exactly as
+/// `p + e` ([`two_prod`](super::two_prod)), `p` added to `sums[j]` exactly as `s + e′` ([`two_sum`](super::two_sum)), the errors `e + e′`
+/// added to `corrections[j]`. Element by element, so every path gives the same bits. The slices should
+/// have the same length; only the common prefix is used. The compensated combinations of the max-margin
+/// solver's twice-working-precision mode.
+#[inline]
+pub(crate) fn axpy_compensated(alpha: f64, x: &[f64], sums: &mut [f64], corrections: &mut [f64]) {
+    debug_assert!(x.len() == sums.len() && sums.len() == corrections.len());
+    (active().axpy_compensated)(alpha, x, sums, corrections)
+}
