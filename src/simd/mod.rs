@@ -243,7 +243,8 @@ pub fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
 /// [`axpy_dot2`]'s signature: two steps, `x`, two columns, `z`; the two products.
 type AxpyDot2 = fn((f64, f64), &[f64], (&mut [f64], &mut [f64]), &[f64]) -> (f64, f64);
 
-/// [`dot_fast_affine4`]'s signature: `w`, four rows, the centre, the factor; the four products.
+/// [`dot_fast_affine4`]'s signature: `w`, four rows, the centre, the factor (all of one length); the four
+/// products.
 type DotFastAffine4 = fn(&[f64], [&[f64]; 4], &[f64], f64) -> [f64; 4];
 
 /// One implementation of the kernels (portable, SSE2, AVX2 or AVX-512F). [`paths`] lists those this CPU

@@ -5,31 +5,47 @@
 use super::{LabelSigns, Mistake, Pass, Rows};
 
 /// `simd_path!(NAME, "name", isa)`: the [`SimdPath`](super::SimdPath) of the instruction-set module `isa`, whose `dot_fast`,
-/// `dot_fast_affine`, `axpy`, `axpy_dot`, `rot` and `run` need the CPU feature the path is named after.
-/// `simd_path!(NAME, "name", isa, axpy_dot2)` gives the path a fused `axpy_dot2` of its own, and
-/// `simd_path!(NAME, "name", isa, axpy_dot2, dots_fast)` a kernel of its own for many rows' scores.
+/// `dot_fast_affine`, `axpy`, `axpy_dot`, `rot` and `run` need the CPU feature the path is named after;
+/// its kernels over several rows call those for each row or column. `simd_path!(NAME, "name", isa,
+/// several_rows)` takes the module's own `axpy_dot2`, `dots_fast` and `dot_fast_affine4` instead.
 ///
 /// SAFETY: the caller must make sure that the constant is only handed out on a CPU with that feature;
 /// the fields of `SimdPath` are private, so no other code can reach the wrappers. The row sources are
 /// built from validated `Rows`, and `Pass` keeps its own invariant (see there).
 macro_rules! simd_path {
-    // A path whose registers cannot hold both columns' sums of a fused `axpy_dot2` (SSE2, AVX2 and NEON
-    // keep 8–16 accumulators a column) makes two calls of its `axpy_dot`.
+    // A path whose registers cannot hold several rows' or columns' sums at once (SSE2, AVX2 and NEON
+    // keep 8–16 accumulators a row) calls its one-row kernels for each.
     ($constant:ident, $name:literal, $isa:ident) => {
-        $crate::simd::shared::simd_path!($constant, $name, $isa, |alphas, x, ys, z| unsafe {
-            (
-                $isa::axpy_dot(alphas.0, x, ys.0, z),
-                $isa::axpy_dot(alphas.1, x, ys.1, z),
-            )
-        });
+        $crate::simd::shared::simd_path!(
+            @build $constant,
+            $name,
+            $isa,
+            |alphas, x, ys, z| unsafe {
+                (
+                    $isa::axpy_dot(alphas.0, x, ys.0, z),
+                    $isa::axpy_dot(alphas.1, x, ys.1, z),
+                )
+            },
+            |x, w, out| {
+                $crate::simd::shared::dots_each(x, w, out, |a, b| unsafe { $isa::dot_fast(a, b) })
+            },
+            |w, xs, centre, factor| {
+                xs.map(|x| unsafe { $isa::dot_fast_affine(w, x, centre, factor) })
+            }
+        );
     };
-    // A path without a kernel of its own for many rows' scores calls its `dot_fast` for each row.
-    ($constant:ident, $name:literal, $isa:ident, $axpy_dot2:expr) => {
-        $crate::simd::shared::simd_path!($constant, $name, $isa, $axpy_dot2, |x, w, out| {
-            $crate::simd::shared::dots_each(x, w, out, |a, b| unsafe { $isa::dot_fast(a, b) })
-        });
+    ($constant:ident, $name:literal, $isa:ident, several_rows) => {
+        $crate::simd::shared::simd_path!(
+            @build $constant,
+            $name,
+            $isa,
+            |alphas, x, ys, z| unsafe { $isa::axpy_dot2(alphas, x, ys, z) },
+            |x, w, out| unsafe { $isa::dots_fast(x, w, out) },
+            |w, xs, centre, factor| unsafe { $isa::dot_fast_affine4(w, xs, centre, factor) }
+        );
     };
-    ($constant:ident, $name:literal, $isa:ident, $axpy_dot2:expr, $dots_fast:expr) => {
+    (@build $constant:ident, $name:literal, $isa:ident, $axpy_dot2:expr, $dots_fast:expr,
+     $dot_fast_affine4:expr) => {
         const $constant: $crate::simd::SimdPath = $crate::simd::SimdPath {
             name: $name,
             dot_fast: |a, b| unsafe { $isa::dot_fast(a, b) },
@@ -37,9 +53,7 @@ macro_rules! simd_path {
             dot_fast_affine: |w, x, centre, factor| unsafe {
                 $isa::dot_fast_affine(w, x, centre, factor)
             },
-            dot_fast_affine4: |w, xs, centre, factor| unsafe {
-                $isa::dot_fast_affine4(w, xs, centre, factor)
-            },
+            dot_fast_affine4: $dot_fast_affine4,
             axpy: |alpha, x, y| unsafe { $isa::axpy(alpha, x, y) },
             axpy_dot: |alpha, x, y, z| unsafe { $isa::axpy_dot(alpha, x, y, z) },
             axpy_dot2: $axpy_dot2,

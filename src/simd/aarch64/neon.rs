@@ -81,17 +81,6 @@ unsafe fn axpy_ptr(alpha: f64, x: *const f64, y: *mut f64, n: usize) {
     }
 }
 
-/// [`dot_fast_affine`] of four rows, one call each.
-#[target_feature(enable = "neon")]
-pub(super) unsafe fn dot_fast_affine4(
-    w: &[f64],
-    xs: [&[f64]; 4],
-    centre: &[f64],
-    factor: f64,
-) -> [f64; 4] {
-    xs.map(|x| unsafe { dot_fast_affine(w, x, centre, factor) })
-}
-
 /// [`dot_fast`] of `w` and `(x − centre)·factor`: the portable loop, vectorised by the compiler.
 #[target_feature(enable = "neon")]
 pub(super) unsafe fn dot_fast_affine(w: &[f64], x: &[f64], centre: &[f64], factor: f64) -> f64 {

@@ -65,17 +65,6 @@ unsafe fn dot_fast_ptr(a: *const f64, b: *const f64, n: usize) -> f64 {
     fold_register(_mm256_add_pd(acc[0], acc[1]))
 }
 
-/// [`dot_fast_affine`] of four rows, one call each.
-#[target_feature(enable = "avx2")]
-pub(super) unsafe fn dot_fast_affine4(
-    w: &[f64],
-    xs: [&[f64]; 4],
-    centre: &[f64],
-    factor: f64,
-) -> [f64; 4] {
-    xs.map(|x| unsafe { dot_fast_affine(w, x, centre, factor) })
-}
-
 /// [`dot_fast`] of `w` and `tⱼ = (xⱼ − centreⱼ)·factor`, each `tⱼ` computed in the lane that
 /// [`dot_fast_ptr`] loads it into; in the last partial chunk the masked-off lanes of `t` are cleared,
 /// so that they add `0·0 = +0.0` there too, whatever `factor` is.

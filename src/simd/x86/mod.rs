@@ -28,10 +28,4 @@ pub(super) fn detect() -> Vec<SimdPath> {
 // (AVX-512F only where AVX2 is there too: its long rows run the AVX2 loop).
 simd_path!(SSE2, "sse2", sse2);
 simd_path!(AVX2, "avx2", avx2);
-simd_path!(
-    AVX512,
-    "avx512f",
-    avx512,
-    |alphas, x, ys, z| unsafe { avx512::axpy_dot2(alphas, x, ys, z) },
-    |x, w, out| unsafe { avx512::dots_fast(x, w, out) }
-);
+simd_path!(AVX512, "avx512f", avx512, several_rows);

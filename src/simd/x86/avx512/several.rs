@@ -17,9 +17,9 @@ pub(in crate::simd::x86) unsafe fn dot_fast_affine4(
     centre: &[f64],
     factor: f64,
 ) -> [f64; 4] {
-    let n = xs
-        .iter()
-        .fold(w.len().min(centre.len()), |n, x| n.min(x.len()));
+    // The dispatcher cut every slice to their common length.
+    let n = w.len();
+    debug_assert!(centre.len() == n && xs.iter().all(|x| x.len() == n));
     let (w, c) = (w.as_ptr(), centre.as_ptr());
     let xs = xs.map(<[f64]>::as_ptr);
     let f = _mm512_set1_pd(factor);
