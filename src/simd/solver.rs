@@ -2,9 +2,11 @@
 //! in place, modified Gram–Schmidt's fused steps, plane rotations and compensated combinations, each
 //! dispatched to the [`active`] path and each with the bits of the documented orders on every path.
 
+#[cfg(doc)]
+use super::{Summation, axpy, dot_fast, two_prod, two_sum};
 use super::{active, portable};
 
-/// [`dot_fast`](super::dot_fast) of `w` and each of the consecutive rows of `w.len()` values in `x` (row-major, at least
+/// [`dot_fast`] of `w` and each of the consecutive rows of `w.len()` values in `x` (row-major, at least
 /// `out.len()` rows), into `out`: the bits of a call for each row, in a kernel that reads many rows at
 /// once where the path has one (AVX-512, rows of up to 128 values). The max-margin solver's full passes
 /// over dense rows.
@@ -14,8 +16,8 @@ pub(crate) fn dots_fast(x: &[f64], w: &[f64], out: &mut [f64]) {
     (active().dots_fast)(x, w, out)
 }
 
-/// `w · t` in the [`Summation::Fast`](super::Summation::Fast) order with `tⱼ = (xⱼ − centreⱼ)·factor`: the bits of
-/// [`dot_fast`](super::dot_fast) of `w` and the vector `t` (each `tⱼ` rounded as that expression is), without forming `t`.
+/// `w · t` in the [`Summation::Fast`] order with `tⱼ = (xⱼ − centreⱼ)·factor`: the bits of
+/// [`dot_fast`] of `w` and the vector `t` (each `tⱼ` rounded as that expression is), without forming `t`.
 /// Only the common prefix of the slices is used. The max-margin solver prices with it the rows it reads
 /// in place, in the coordinates of its working set.
 #[inline]
@@ -51,8 +53,8 @@ pub(crate) fn dot_fast_affine4(
     (active().dot_fast_affine4)(&w[..n], xs.map(|x| &x[..n]), &centre[..n], factor)
 }
 
-/// `y ← y + alpha·x`, then `z · y` in the [`Summation::Fast`](super::Summation::Fast) order: the bits of [`axpy`](super::axpy) then
-/// [`dot_fast`](super::dot_fast), in one pass over `y` where the path can. The slices should have the same length; only
+/// `y ← y + alpha·x`, then `z · y` in the [`Summation::Fast`] order: the bits of [`axpy`] then
+/// [`dot_fast`], in one pass over `y` where the path can. The slices should have the same length; only
 /// the common prefix is used. Modified Gram–Schmidt's subtraction of one column and product with the
 /// next, in the max-margin solver's factorisation.
 #[inline]
@@ -86,7 +88,7 @@ pub(crate) fn rot(c: f64, s: f64, x: &mut [f64], y: &mut [f64]) {
 }
 
 /// `sums[j] + corrections[j]` gains `alpha·x[j]` in twice working precision: the product exactly as
-/// `p + e` ([`two_prod`](super::two_prod)), `p` added to `sums[j]` exactly as `s + e′` ([`two_sum`](super::two_sum)), the errors `e + e′`
+/// `p + e` ([`two_prod`]), `p` added to `sums[j]` exactly as `s + e′` ([`two_sum`]), the errors `e + e′`
 /// added to `corrections[j]`. Element by element, so every path gives the same bits. The slices should
 /// have the same length; only the common prefix is used. The compensated combinations of the max-margin
 /// solver's twice-working-precision mode.

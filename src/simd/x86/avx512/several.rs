@@ -5,9 +5,11 @@
 use std::arch::x86_64::*;
 
 use super::{MAX_SHORT, REGS, V, dot_fast_ptr, first_lanes, fold_register, load_part, row_lanes};
+#[cfg(doc)]
+use super::{dot_fast, dot_fast_affine, run_short};
 use crate::simd::LANES;
 
-/// [`dot_fast_affine`](super::dot_fast_affine) of four rows `xs` against the same `w`, `centre` and `factor`: each row meets the
+/// [`dot_fast_affine`] of four rows `xs` against the same `w`, `centre` and `factor`: each row meets the
 /// operations of its own call (its own accumulators, the same folds, the last three of the four rows
 /// shared in [`fold_four`]), while `w` and `centre` are loaded once for all four.
 #[target_feature(enable = "avx512f")]
@@ -64,11 +66,11 @@ pub(in crate::simd::x86) unsafe fn dot_fast_affine4(
     [lanes[0], lanes[2], lanes[4], lanes[6]]
 }
 
-/// [`dot_fast`](super::dot_fast) of `w` and each of the consecutive rows of `w.len()` values in `x`, into `out` (one
+/// [`dot_fast`] of `w` and each of the consecutive rows of `w.len()` values in `x`, into `out` (one
 /// score a row). Rows of up to 128 values are read as the short-row scan reads them: `w` in
 /// registers, and four rows' last folds at once ([`fold_four`]), which in a margin solve's full pass
 /// of 100-value rows cost as much as their products when each row was a call of its own. A zero
-/// result keeps the `+` sign of the order's `+0` start (the final `+ 0.0`, as in [`run_short`](super::run_short)).
+/// result keeps the `+` sign of the order's `+0` start (the final `+ 0.0`, as in [`run_short`]).
 #[target_feature(enable = "avx512f")]
 pub(in crate::simd::x86) unsafe fn dots_fast(x: &[f64], w: &[f64], out: &mut [f64]) {
     let d = w.len();
