@@ -148,6 +148,29 @@ fn tiny_data_get_an_ordered_bracket_that_scales() {
 }
 
 #[test]
+fn a_subnormal_margin_is_inaccurate_with_a_rigorous_bracket_and_says_why() {
+    // Two rows at ±10⁻³²⁰ (subnormal): γ* = 10⁻³²⁰ for both biases.
+    let data = Dataset::new(array![[1e-320], [-1e-320]], array![1.0, -1.0]).unwrap();
+    for bias in [Bias::Free, Bias::ThroughOrigin] {
+        let result = margin::max_margin(&data, bias).unwrap();
+        let MarginResult::Inaccurate {
+            bracket, reason, ..
+        } = &result
+        else {
+            panic!("{bias:?}: {result:?}");
+        };
+        assert!(
+            bracket.0 <= 1e-320 && 1e-320 <= bracket.1,
+            "{bias:?}: {bracket:?}"
+        );
+        assert!(
+            reason.contains("below the smallest normal f64"),
+            "{bias:?}: {reason}"
+        );
+    }
+}
+
+#[test]
 fn no_false_certificate_through_the_origin_for_tiny_data() {
     let data = Dataset::new(
         array![[3e-170, 1e-170], [-2e-170, 5e-171]],

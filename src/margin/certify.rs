@@ -96,13 +96,23 @@ pub(super) fn checked(
             stats,
             ..
         } if !(bracket.0 > 0.0 && bracket.1.is_finite() && b.is_finite()) => {
-            // Scaling back overflowed (a margin near f64::MAX): the bracket is still rigorous.
+            // Scaling back overflowed (a margin near f64::MAX) or left the normal numbers (a margin
+            // below f64::MIN_POSITIVE, whose lower end rounds down to 0): the bracket is still rigorous.
+            let reason = if bracket.1.is_finite() && b.is_finite() {
+                format!(
+                    "the margin, about {gamma:e}, is below the smallest normal f64 ({:e}): \
+                     scaled back to the data, its certified lower end rounds down to 0",
+                    f64::MIN_POSITIVE
+                )
+            } else {
+                "the bracket or the bias is beyond the range of f64".to_string()
+            };
             Ok(MarginResult::Inaccurate {
                 gamma,
                 bracket,
                 w,
                 b,
-                reason: "the bracket or the bias is beyond the range of f64".into(),
+                reason,
                 stats,
             })
         }
