@@ -102,6 +102,7 @@ mod aarch64;
 mod compensated;
 mod pages;
 mod portable;
+mod prefetch;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod shared;
 mod solver;
@@ -123,8 +124,8 @@ mod sparse;
 
 pub(crate) use compensated::{two_prod, two_sum};
 pub(crate) use pages::{buffer as advised_buffer, reserve as reserve_advised};
+pub(crate) use prefetch::{prefetch, prefetch_values};
 pub(crate) use rows::LabelSigns;
-pub(crate) use shared::{prefetch, prefetch_values};
 pub(crate) use solver::{
     axpy_compensated, axpy_dot, axpy_dot2, dot_fast_affine, dot_fast_affine4, dots_fast, rot,
 };

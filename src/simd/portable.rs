@@ -5,7 +5,7 @@ use super::{LANES, Mistake, Pass, Rows, SimdPath, Summation};
 pub(super) const PATH: SimdPath = SimdPath {
     name: "portable",
     dot_fast,
-    dots_fast: |x, w, out| super::shared::dots_each(x, w, out, dot_fast),
+    dots_fast: |x, w, out| dots_each(x, w, out, dot_fast),
     dot_fast_affine,
     dot_fast_affine4: |w, xs, centre, factor| xs.map(|x| dot_fast_affine(w, x, centre, factor)),
     axpy,
@@ -15,6 +15,25 @@ pub(super) const PATH: SimdPath = SimdPath {
     axpy_compensated: super::compensated::axpy_compensated,
     run,
 };
+
+/// Each of the consecutive rows of `w.len()` values in `x` against `w` by `dot`, into `out`: many rows'
+/// scores on a path without a kernel for them.
+#[inline]
+pub(super) fn dots_each(
+    x: &[f64],
+    w: &[f64],
+    out: &mut [f64],
+    dot: impl Fn(&[f64], &[f64]) -> f64,
+) {
+    let d = w.len();
+    if d == 0 {
+        out.fill(0.0);
+        return;
+    }
+    for (s, row) in out.iter_mut().zip(x.chunks_exact(d)) {
+        *s = dot(row, w);
+    }
+}
 
 pub(super) fn dot_sequential(a: &[f64], b: &[f64]) -> f64 {
     let mut sum = 0.0;

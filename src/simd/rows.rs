@@ -22,6 +22,11 @@ pub struct Rows<'a> {
     pub(super) labels: &'a [f64],
     pub(super) n_features: usize,
     pub(super) index: Option<&'a [usize]>,
+    // Read by the SIMD paths only.
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(dead_code)
+    )]
     pub(super) signs: Option<&'a LabelSigns>,
 }
 

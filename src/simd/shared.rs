@@ -2,6 +2,7 @@
 //! loop of several rows at a time, and the [`simd_path!`] that turns an instruction-set module into a
 //! [`SimdPath`](super::SimdPath).
 
+use super::prefetch::prefetch;
 use super::{LabelSigns, Mistake, Pass, Rows};
 
 /// `simd_path!(NAME, "name", isa)`: the [`SimdPath`](super::SimdPath) of the instruction-set module `isa`, whose `dot_fast`,
@@ -27,7 +28,7 @@ macro_rules! simd_path {
                 )
             },
             |x, w, out| {
-                $crate::simd::shared::dots_each(x, w, out, |a, b| unsafe { $isa::dot_fast(a, b) })
+                $crate::simd::portable::dots_each(x, w, out, |a, b| unsafe { $isa::dot_fast(a, b) })
             },
             |w, xs, centre, factor| {
                 xs.map(|x| unsafe { $isa::dot_fast_affine(w, x, centre, factor) })
@@ -89,25 +90,6 @@ macro_rules! simd_path {
     };
 }
 pub(super) use simd_path;
-
-/// Each of the consecutive rows of `w.len()` values in `x` against `w` by `dot`, into `out`: many rows'
-/// scores on a path without a kernel for them.
-#[inline]
-pub(crate) fn dots_each(
-    x: &[f64],
-    w: &[f64],
-    out: &mut [f64],
-    dot: impl Fn(&[f64], &[f64]) -> f64,
-) {
-    let d = w.len();
-    if d == 0 {
-        out.fill(0.0);
-        return;
-    }
-    for (s, row) in out.iter_mut().zip(x.chunks_exact(d)) {
-        *s = dot(row, w);
-    }
-}
 
 /// Raw access to the rows of a validated [`Rows`] block, for the SIMD loops (no bounds checks there).
 ///
@@ -282,30 +264,6 @@ impl<O: RowOrder> RowSource for Block<O> {
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(super) fn bias_for_raw(b: f64) -> f64 {
     b + 0.0
-}
-
-/// Ask for every cache line of `values` (eight values a 64-byte line): for a row or a column read next
-/// from another allocation, where the hardware prefetchers do not follow.
-#[inline]
-pub(crate) fn prefetch_values(values: &[f64]) {
-    for k in (0..values.len()).step_by(8) {
-        prefetch(values.as_ptr().wrapping_add(k));
-    }
-}
-
-/// Ask for the cache line holding `p` (a hint: any address is allowed, none is dereferenced).
-#[inline(always)]
-pub(crate) fn prefetch<T>(p: *const T) {
-    // SAFETY (both): a prefetch never faults and changes nothing the program can observe. SSE is part
-    // of the x86-64 baseline; `prfm` is part of the AArch64 base instruction set.
-    #[cfg(target_arch = "x86_64")]
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
-    }
-    #[cfg(target_arch = "aarch64")]
-    unsafe {
-        std::arch::asm!("prfm pldl1keep, [{0}]", in(reg) p, options(nostack, preserves_flags, readonly));
-    }
 }
 
 /// What every SIMD loop does at a mistake at `offset`: a scan stops there; a training pass makes the
