@@ -1,8 +1,8 @@
 //! The two storages of a dataset's features, and what every algorithm reads them through.
 
-use super::RowView;
 use super::csr::SparseMatrix;
 use super::dense::DenseMatrix;
+use super::{RowView, SparseIndex};
 
 /// A dataset's feature matrix: dense and row-major (the design's `Array2<f64>`, read by the SIMD
 /// kernels; owned, or shared with an owner outside the crate), or compressed sparse rows (CSR) for data
@@ -31,17 +31,23 @@ impl Features {
     /// Row `i`.
     #[inline]
     pub(crate) fn row(&self, i: usize) -> RowView<'_> {
+        self.row_arrays().row(i)
+    }
+
+    /// The arrays that hold the rows, resolved once for many reads.
+    #[inline]
+    pub(crate) fn row_arrays(&self) -> RowArrays<'_> {
         match self {
-            Features::Dense(x) => {
-                let d = x.dim().1;
-                RowView::Dense(&x.as_slice()[i * d..(i + 1) * d])
-            }
+            Features::Dense(x) => RowArrays::Dense {
+                values: x.as_slice(),
+                d: x.dim().1,
+            },
             Features::Sparse(x) => {
                 let (indptr, indices, values) = x.arrays();
-                let range = indptr[i]..indptr[i + 1];
-                RowView::Sparse {
-                    indices: &indices[range.clone()],
-                    values: &values[range],
+                RowArrays::Sparse {
+                    indptr,
+                    indices,
+                    values,
                 }
             }
         }
@@ -95,5 +101,42 @@ impl Features {
     /// An owned CSR matrix, kept as the sparse storage.
     pub(crate) fn csr(x: super::CsrMatrix) -> Features {
         Features::Sparse(SparseMatrix::Owned(x))
+    }
+}
+
+/// A feature matrix's arrays, resolved once: a row is then a slice of them. Reaching a row through
+/// [`Features::row`] matches the storage twice and checks an `ndarray` matrix's layout on every call,
+/// which costs as much as the products of a short row; the solver's loops that visit rows one at a
+/// time (the descent, the pricing) read them through this instead.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum RowArrays<'a> {
+    /// Row-major values, `d` a row.
+    Dense { values: &'a [f64], d: usize },
+    /// Compressed sparse rows.
+    Sparse {
+        indptr: &'a [usize],
+        indices: &'a [SparseIndex],
+        values: &'a [f64],
+    },
+}
+
+impl<'a> RowArrays<'a> {
+    /// Row `i`.
+    #[inline]
+    pub(crate) fn row(self, i: usize) -> RowView<'a> {
+        match self {
+            RowArrays::Dense { values, d } => RowView::Dense(&values[i * d..(i + 1) * d]),
+            RowArrays::Sparse {
+                indptr,
+                indices,
+                values,
+            } => {
+                let range = indptr[i]..indptr[i + 1];
+                RowView::Sparse {
+                    indices: &indices[range.clone()],
+                    values: &values[range],
+                }
+            }
+        }
     }
 }

@@ -27,7 +27,7 @@ mod transform;
 pub use csr::SharedCsr;
 pub use dense::SharedValues;
 use dense::{DenseMatrix, check_finite_values};
-pub(crate) use features::Features;
+pub(crate) use features::{Features, RowArrays};
 pub use multiclass::MulticlassDataset;
 pub(crate) use norms::{RowNorms, norm};
 pub(crate) use row::DenseRow;
@@ -244,6 +244,12 @@ impl Dataset {
     #[inline]
     pub fn row_view(&self, i: usize) -> RowView<'_> {
         self.features.row(i)
+    }
+
+    /// The arrays that hold the rows, resolved once for loops that read many ([`RowArrays`]).
+    #[inline]
+    pub(crate) fn row_arrays(&self) -> RowArrays<'_> {
+        self.features.row_arrays()
     }
 
     /// The whole matrix as one row-major slice of length `n·d`.

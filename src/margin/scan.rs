@@ -48,6 +48,7 @@ fn row_scores_into(data: &Dataset, w: &[f64], scores: &mut Vec<f64>) {
     let dense = data.dense().and_then(|x| x.to_slice());
     let points = Points::from(data);
     let gathers_miss = points.gathers_miss_cache();
+    let rows = data.row_arrays();
     let fill = |(block, out): (usize, &mut [f64])| {
         let first = block * BLOCK_ROWS;
         match dense {
@@ -72,12 +73,12 @@ fn row_scores_into(data: &Dataset, w: &[f64], scores: &mut Vec<f64>) {
                     if i + SCAN_AHEAD < last {
                         points.prefetch_weights(i + SCAN_AHEAD, w);
                     }
-                    *s = data.row_view(i).dot(w, Summation::Fast);
+                    *s = rows.row(i).dot(w, Summation::Fast);
                 }
             }
             _ => {
                 for (k, s) in out.iter_mut().enumerate() {
-                    *s = data.row_view(first + k).dot(w, Summation::Fast);
+                    *s = rows.row(first + k).dot(w, Summation::Fast);
                 }
             }
         }
