@@ -111,12 +111,13 @@ impl SoftMargin {
             (solution.w, solution.v) = weights_of_dual(data, &solution.dual, c);
         }
         let mut stream = rng::from_seed(settings.seed);
+        let rows = data.row_arrays();
         for _ in 0..settings.max_passes {
             rng::shuffle(&mut stream, &mut active);
             solution.passes += 1;
             let (mut most, mut least) = (f64::NEG_INFINITY, f64::INFINITY);
             for &i in &active {
-                let x = data.row_view(i);
+                let x = rows.row(i);
                 let y = labels[i];
                 let alpha = solution.dual[i];
                 let margin = y * (x.dot(&solution.w, Summation::Fast) + solution.v * c);
