@@ -39,7 +39,7 @@
 use super::Bias;
 use super::points::Points;
 use crate::rng;
-use crate::simd::Summation;
+use crate::simd::{Aligned, Summation};
 
 /// The rows the descent may read, in passes over the rows it visits: what `PASS_BUDGET` sweeps cost
 /// without shrinking. Once most rows are shrunk a sweep costs a fraction of a pass, so the descent may
@@ -110,7 +110,8 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
     // own read every row from memory once more (about one sweep's time on the dense first sets).
     let mut squared = vec![0.0; n];
     let mut alpha = vec![0.0; n];
-    let mut w = vec![0.0; data.n_features()];
+    // Aligned: every step stores the whole of `w`, and a store across two cache lines costs two.
+    let mut w = Aligned::zeros(data.n_features());
     let mut margins = vec![0.0; n];
     let mut b = 0.0;
     // A fixed seed: the solve is a function of the data.
@@ -246,7 +247,7 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
     Descent {
         alpha,
         margins,
-        w,
+        w: w.to_vec(),
         b,
         passes: reads.div_ceil(visit.len().max(1)),
         #[cfg(test)]

@@ -464,10 +464,10 @@ pub(crate) fn scattered_rows(n: usize, dim: usize) -> Vec<Vec<f64>> {
 
 /// The bits of every value of a set of columns, for comparing two factorisations exactly.
 #[cfg(test)]
-pub(crate) fn bits(columns: &[Vec<f64>]) -> Vec<Vec<u64>> {
+pub(crate) fn bits<C: AsRef<[f64]>>(columns: &[C]) -> Vec<Vec<u64>> {
     columns
         .iter()
-        .map(|c| c.iter().map(|x| x.to_bits()).collect())
+        .map(|c| c.as_ref().iter().map(|x| x.to_bits()).collect())
         .collect()
 }
 

@@ -99,6 +99,7 @@
 
 #[cfg(target_arch = "aarch64")]
 mod aarch64;
+mod aligned;
 mod compensated;
 mod pages;
 mod portable;
@@ -122,6 +123,7 @@ mod pass;
 mod rows;
 mod sparse;
 
+pub(crate) use aligned::Aligned;
 pub(crate) use compensated::{two_prod, two_sum};
 pub(crate) use pages::{buffer as advised_buffer, reserve as reserve_advised};
 pub(crate) use prefetch::{prefetch, prefetch_values};

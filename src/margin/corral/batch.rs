@@ -32,7 +32,7 @@ pub(crate) struct Added {
 /// made ([`Corral::project`]), waiting to be appended one by one ([`Corral::append_projected`]).
 pub(super) struct Projection {
     rows: Vec<usize>,
-    columns: Vec<Vec<f64>>,
+    columns: Vec<Aligned>,
     coefficients: Vec<Vec<f64>>,
     /// Each column's length before the pass.
     sizes: Vec<f64>,
@@ -40,7 +40,7 @@ pub(super) struct Projection {
     projected: usize,
     /// Projected with `Q` implicit: the unit columns of the rows of the batch that joined since, in
     /// order (the explicit `Q` holds them itself).
-    implicit: Option<Vec<Vec<f64>>>,
+    implicit: Option<Vec<Aligned>>,
     /// A lower bound of `κ(R)` when projected without `Q` ([`Corral::condition_estimate`]).
     condition: f64,
     /// Projected without `Q`: whether each column took the corrective second pass, and its length
@@ -152,8 +152,8 @@ impl Corral<'_> {
     }
 
     /// The batch's columns, their lengths, and their coefficients, zero, over the columns there are.
-    fn unprojected(&self, rows: &[usize]) -> (Vec<Vec<f64>>, Vec<f64>, Vec<Vec<f64>>) {
-        let columns: Vec<Vec<f64>> = rows.iter().map(|&i| self.column_of(i)).collect();
+    fn unprojected(&self, rows: &[usize]) -> (Vec<Aligned>, Vec<f64>, Vec<Vec<f64>>) {
+        let columns: Vec<Aligned> = rows.iter().map(|&i| self.column_of(i)).collect();
         let sizes = columns
             .iter()
             .map(|e| dot(e, e, Summation::Fast).sqrt())
@@ -186,7 +186,7 @@ impl Corral<'_> {
             .collect();
         let mut corrected = vec![false; rows.len()];
         if !again.is_empty() {
-            let mut second: Vec<Vec<f64>> = again
+            let mut second: Vec<Aligned> = again
                 .iter()
                 .map(|&k| std::mem::take(&mut columns[k]))
                 .collect();
@@ -316,8 +316,9 @@ impl Corral<'_> {
 /// `benches/margin_passes`). Within a tile the columns take each step two at a time ([`axpy_dot2`]),
 /// which reads `q_j` and `q_{j+1}` once for both: whole solves of 2·10⁴ × 1000 and 10⁴ × 500 took
 /// 1.05–1.07 × less time (session 34, AMD Zen 5, five runs each, alternating).
-fn modified_gram_schmidt<E, C>(q: &[Vec<f64>], es: &mut [E], cs: &mut [C])
+fn modified_gram_schmidt<Q, E, C>(q: &[Q], es: &mut [E], cs: &mut [C])
 where
+    Q: AsRef<[f64]> + Sync,
     E: AsRef<[f64]> + AsMut<[f64]> + Send,
     C: AsMut<[f64]> + Send,
 {
@@ -326,15 +327,15 @@ where
     let mut next: Vec<f64> = match q.first() {
         Some(first) => es
             .iter()
-            .map(|e| dot(first, e.as_ref(), Summation::Fast))
+            .map(|e| dot(first.as_ref(), e.as_ref(), Summation::Fast))
             .collect(),
         None => return,
     };
-    let bytes = 8 * q[0].len().max(1);
+    let bytes = 8 * q[0].as_ref().len().max(1);
     let group = (PROJECT_L1_BYTES / bytes).max(1);
     let block = (PROJECT_L2_BYTES / bytes).max(1);
     let threads = rayon::current_num_threads();
-    let work = q.len().saturating_mul(q[0].len());
+    let work = q.len().saturating_mul(q[0].as_ref().len());
     if threads > 1 && es.len() > 1 && work >= PARALLEL_PASS {
         // The threads share the columns, each taking `Q` through its own core's caches.
         let share = es.len().div_ceil(threads);
@@ -349,8 +350,8 @@ where
 
 /// [`modified_gram_schmidt`] in tiles of `block` columns of `q` and `group` columns of `es`, from the
 /// products `next` of the columns with `q_0`.
-fn tiled_gram_schmidt<E: AsMut<[f64]>, C: AsMut<[f64]>>(
-    q: &[Vec<f64>],
+fn tiled_gram_schmidt<Q: AsRef<[f64]>, E: AsMut<[f64]>, C: AsMut<[f64]>>(
+    q: &[Q],
     es: &mut [E],
     cs: &mut [C],
     next: &mut [f64],
@@ -365,7 +366,7 @@ fn tiled_gram_schmidt<E: AsMut<[f64]>, C: AsMut<[f64]>>(
             .zip(next.chunks_mut(group));
         for ((es, cs), ss) in groups {
             for j in first..end {
-                let (column, following) = (&q[j], q.get(j + 1));
+                let (column, following) = (q[j].as_ref(), q.get(j + 1).map(AsRef::as_ref));
                 let mut k = 0;
                 while k < es.len() {
                     cs[k].as_mut()[j] += ss[k];
@@ -397,7 +398,7 @@ fn tiled_gram_schmidt<E: AsMut<[f64]>, C: AsMut<[f64]>>(
 /// One modified Gram–Schmidt pass of `e` over `columns`, adding each coefficient to `coefficients`:
 /// `s = q·e`, `e ← e − s·q` column by column, each subtraction fused with the next column's product
 /// (the bits of the separate dot and axpy, see [`axpy_dot`]); [`modified_gram_schmidt`] for one column.
-fn sweep(columns: &[Vec<f64>], mut e: &mut [f64], mut coefficients: &mut [f64]) {
+fn sweep<Q: AsRef<[f64]> + Sync>(columns: &[Q], mut e: &mut [f64], mut coefficients: &mut [f64]) {
     modified_gram_schmidt(
         columns,
         std::slice::from_mut(&mut e),

@@ -35,13 +35,18 @@ fn part_rows(length: usize, align: usize) -> usize {
 
 /// Each column of `columns` cut at the same rows: part `t` holds rows `t·rows..(t + 1)·rows` of every
 /// column.
-fn row_parts(columns: &mut [Vec<f64>], rows: usize) -> Vec<Vec<&mut [f64]>> {
-    let length = columns.first().map_or(0, Vec::len);
+fn row_parts<Q: AsMut<[f64]>>(columns: &mut [Q], rows: usize) -> Vec<Vec<&mut [f64]>> {
+    let length = columns
+        .first_mut()
+        .map_or(0, |column| column.as_mut().len());
     let mut parts: Vec<Vec<&mut [f64]>> = (0..length.div_ceil(rows.max(1)))
         .map(|_| Vec::with_capacity(columns.len()))
         .collect();
     for column in columns.iter_mut() {
-        for (part, slice) in parts.iter_mut().zip(column.chunks_mut(rows.max(1))) {
+        for (part, slice) in parts
+            .iter_mut()
+            .zip(column.as_mut().chunks_mut(rows.max(1)))
+        {
             part.push(slice);
         }
     }
@@ -51,8 +56,8 @@ fn row_parts(columns: &mut [Vec<f64>], rows: usize) -> Vec<Vec<&mut [f64]>> {
 /// Apply the rotations `(i, c, s)` of columns `i, i + 1`, in order, to the columns `q` (all of one
 /// length), `block` rows at a time so that the rows of the columns they touch stay in cache; shared
 /// among the threads by rows when `threads`.
-pub(super) fn rotate_columns(
-    q: &mut [Vec<f64>],
+pub(super) fn rotate_columns<Q: AsMut<[f64]>>(
+    q: &mut [Q],
     rotations: &[(usize, f64, f64)],
     block: usize,
     threads: bool,
@@ -67,13 +72,13 @@ pub(super) fn rotate_columns(
             }
         }
     };
-    let length = q.first().map_or(0, Vec::len);
+    let length = q.first_mut().map_or(0, |column| column.as_mut().len());
     if threads {
         row_parts(q, part_rows(length, block))
             .into_par_iter()
             .for_each(|mut part| apply(&mut part));
     } else {
-        let mut whole: Vec<&mut [f64]> = q.iter_mut().map(Vec::as_mut_slice).collect();
+        let mut whole: Vec<&mut [f64]> = q.iter_mut().map(AsMut::as_mut).collect();
         apply(&mut whole);
     }
 }
@@ -98,10 +103,15 @@ fn rows_of(column: &[f64], start: usize, length: usize) -> &[f64] {
 }
 
 /// `x ← x − Σₖ cₖ·qₖ`, the columns taken in order; shared among the threads by rows when `threads`.
-pub(super) fn subtract_combination(q: &[Vec<f64>], c: &[f64], x: &mut [f64], threads: bool) {
+pub(super) fn subtract_combination<Q: AsRef<[f64]> + Sync>(
+    q: &[Q],
+    c: &[f64],
+    x: &mut [f64],
+    threads: bool,
+) {
     in_parts(x, threads, |start, part| {
         for (qk, &ck) in q.iter().zip(c) {
-            let rows = rows_of(qk, start, part.len());
+            let rows = rows_of(qk.as_ref(), start, part.len());
             axpy(-ck, rows, &mut part[..rows.len()]);
         }
     });
@@ -110,8 +120,8 @@ pub(super) fn subtract_combination(q: &[Vec<f64>], c: &[f64], x: &mut [f64], thr
 /// `x − Σₖ cₖ·qₖ` compensated ([`CompensatedVector`]: `x` as a term, then each product, the columns
 /// in order), each component as one accumulator would sum it; shared among the threads by rows when
 /// `threads`.
-pub(super) fn subtract_combination_compensated(
-    q: &[Vec<f64>],
+pub(super) fn subtract_combination_compensated<Q: AsRef<[f64]> + Sync>(
+    q: &[Q],
     c: &[f64],
     x: &[f64],
     threads: bool,
@@ -121,7 +131,7 @@ pub(super) fn subtract_combination_compensated(
         let mut acc = CompensatedVector::zeros(part.len());
         acc.add(part);
         for (qk, &ck) in q.iter().zip(c) {
-            acc.add_scaled(-ck, rows_of(qk, start, part.len()));
+            acc.add_scaled(-ck, rows_of(qk.as_ref(), start, part.len()));
         }
         part.copy_from_slice(&acc.values());
     });

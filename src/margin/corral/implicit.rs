@@ -108,7 +108,7 @@ impl Corral<'_> {
     /// [`PARALLEL_PASS`] values shared among the threads, each product whole on one (its bits alone).
     pub(super) fn qt_times(&self, v: &[f64], precise: bool) -> Vec<f64> {
         if !self.implicit {
-            let product = |q: &Vec<f64>| {
+            let product = |q: &Aligned| {
                 if precise {
                     dot2(q, v).0
                 } else {
@@ -346,7 +346,11 @@ impl Corral<'_> {
     /// each column's coefficients and `b ← b − E·R⁻¹·y`, each point of the support formed once a pass
     /// for a block of [`PASS_BLOCK`] columns, and `R` read once for the block. Each column meets the
     /// operations it would meet alone, so the bits do not depend on the batch.
-    pub(super) fn implicit_pass(&self, columns: &mut [Vec<f64>], coefficients: &mut [Vec<f64>]) {
+    pub(super) fn implicit_pass<E: AsRef<[f64]> + AsMut<[f64]> + Send>(
+        &self,
+        columns: &mut [E],
+        coefficients: &mut [Vec<f64>],
+    ) {
         #[cfg(test)]
         self.implicit_passes
             .fetch_add(columns.len(), std::sync::atomic::Ordering::Relaxed);
@@ -372,7 +376,11 @@ impl Corral<'_> {
     }
 
     /// [`Corral::implicit_pass`] on at most [`PASS_BLOCK`] columns.
-    fn implicit_pass_block(&self, columns: &mut [Vec<f64>], coefficients: &mut [Vec<f64>]) {
+    fn implicit_pass_block<E: AsRef<[f64]> + AsMut<[f64]>>(
+        &self,
+        columns: &mut [E],
+        coefficients: &mut [Vec<f64>],
+    ) {
         let m = self.columns.len();
         if m == 0 || columns.is_empty() {
             return;
@@ -384,7 +392,7 @@ impl Corral<'_> {
             let point = self.problem.stored(i, buffer);
             columns
                 .iter()
-                .map(|b| label * dot(point, &b[..point.len()], Summation::Fast))
+                .map(|b| label * dot(point, &b.as_ref()[..point.len()], Summation::Fast))
                 .collect()
         };
         let base_scores: Vec<Option<Vec<f64>>> = self
@@ -410,7 +418,7 @@ impl Corral<'_> {
         }
         let steps = self.back_substitute_each(ys);
         self.points_times_each(&steps, |s, coefficient, point| {
-            axpy(-coefficient, point, &mut columns[s][..point.len()]);
+            axpy(-coefficient, point, &mut columns[s].as_mut()[..point.len()]);
         });
     }
 }

@@ -23,7 +23,7 @@
 
 use super::accurate::CompensatedVector;
 use super::problem::Problem;
-use crate::simd::{Summation, axpy, dot};
+use crate::simd::{Aligned, Summation, axpy, dot};
 
 mod batch;
 mod by_rows;
@@ -50,7 +50,7 @@ pub(crate) struct Corral<'a> {
     /// Columns of `Q` (each of length `r`), as they stood before the rotations in `pending`: a
     /// deletion's rotations are queued, and the columns that rotations pushed past the end are dropped,
     /// when `Q` is next read ([`Corral::apply_rotations`]). Empty once `Q` is implicit.
-    q: Vec<Vec<f64>>,
+    q: Vec<Aligned>,
     /// `Q` was dropped: it is `E·R⁻¹`, applied through the points (see `implicit`).
     implicit: bool,
     /// The most values `Q` and `R` may hold while `Q` is explicit.
@@ -183,7 +183,7 @@ impl<'a> Corral<'a> {
     }
 
     /// The column of a non-base member.
-    fn column_of(&self, row: usize) -> Vec<f64> {
+    fn column_of(&self, row: usize) -> Aligned {
         // Invariant: a group's base is set before any other member joins it (`refactor`, `add`) and is
         // replaced when it leaves (`rebase`), so a non-base member always finds one.
         let base = self.base[self.problem.group(row)].expect("every group with members has a base");
@@ -192,11 +192,13 @@ impl<'a> Corral<'a> {
         let (y, y_base) = (self.problem.labels[row], self.problem.labels[base]);
         let point = self.problem.point(row, &mut row_buffer);
         let base_point = self.problem.point(base, &mut base_buffer);
-        point
-            .iter()
-            .zip(base_point)
-            .map(|(&p, &q)| y * p - y_base * q)
-            .collect()
+        Aligned::collect(
+            point.len().min(base_point.len()),
+            point
+                .iter()
+                .zip(base_point)
+                .map(|(&p, &q)| y * p - y_base * q),
+        )
     }
 
     /// Start from rows and non-negative weights: normalise per group, choose the heaviest row of each

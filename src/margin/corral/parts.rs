@@ -13,7 +13,7 @@ pub(crate) struct CorralParts {
     rows: Vec<usize>,
     base: Vec<Option<usize>>,
     columns: Vec<usize>,
-    q: Vec<Vec<f64>>,
+    q: Vec<Aligned>,
     implicit: bool,
     r: Vec<Vec<f64>>,
     accurate: bool,

@@ -235,7 +235,7 @@ impl Corral<'_> {
     /// deletion; past [`PARALLEL_PASS`] values the threads share the rows ([`by_rows::rotate_columns`]).
     pub(super) fn apply_rotations(&mut self) {
         if !self.pending.is_empty() {
-            let length = self.q.first().map_or(0, Vec::len);
+            let length = self.q.first().map_or(0, |column| column.len());
             let threads = by_rows::on_threads(self.q.len() * length);
             by_rows::rotate_columns(&mut self.q, &self.pending, Q_ROW_BLOCK, threads);
             self.pending.clear();
@@ -252,7 +252,7 @@ mod tests {
 
     /// The textbook deletion: remove the column, then each rotation sweeps its two rows across every
     /// column right of it and its two columns of `Q`.
-    fn textbook_delete(r: &mut Vec<Vec<f64>>, q: &mut Vec<Vec<f64>>, position: usize) {
+    fn textbook_delete(r: &mut Vec<Vec<f64>>, q: &mut Vec<Aligned>, position: usize) {
         r.remove(position);
         let m = r.len();
         for j in position..m {

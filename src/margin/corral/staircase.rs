@@ -192,7 +192,7 @@ mod tests {
 
     /// The largest entry of `RᵀR − EᵀE` (with `E` formed from the points), against the largest of `EᵀE`.
     fn gram_error(corral: &Corral<'_>) -> (f64, f64) {
-        let columns: Vec<Vec<f64>> = corral
+        let columns: Vec<Aligned> = corral
             .columns
             .iter()
             .map(|&c| corral.column_of(c))
