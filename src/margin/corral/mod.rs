@@ -420,8 +420,9 @@ impl<'a> Corral<'a> {
     /// accurate to the conditioning of the support itself. Projected twice, in twice working precision.
     pub(crate) fn normal(&mut self, v: &[f64]) -> Vec<f64> {
         self.apply_rotations();
-        let mut w = v.to_vec();
         if !self.accurate {
+            // Aligned as `Q`'s columns are: the projection reads and writes `w` a cache line at a time.
+            let mut w = Aligned::from(v);
             // Well-scaled margins: one plain projection is plenty (two without `Q`, whose products
             // through `R` are less accurate).
             for _ in 0..if self.implicit { 2 } else { 1 } {
@@ -432,8 +433,9 @@ impl<'a> Corral<'a> {
             if norm > 0.0 && norm.is_finite() {
                 w.iter_mut().for_each(|x| *x /= norm);
             }
-            return w;
+            return w.to_vec();
         }
+        let mut w = v.to_vec();
         for _ in 0..2 {
             let c = self.qt_times(&w, true);
             w = self.subtract_q_times_compensated(&c, &w);
