@@ -49,7 +49,8 @@ pub(crate) struct Corral<'a> {
     columns: Vec<usize>,
     /// Columns of `Q` (each of length `r`), as they stood before the rotations in `pending`: a
     /// deletion's rotations are queued, and the columns that rotations pushed past the end are dropped,
-    /// when `Q` is next read ([`Corral::apply_rotations`]). Empty once `Q` is implicit.
+    /// when `Q` is next read ([`Corral::apply_rotations`]). Empty once `Q` is implicit. Each starts a
+    /// cache line ([`Aligned`]): Gram–Schmidt's steps load and store them a whole register at a time.
     q: Vec<Aligned>,
     /// `Q` was dropped: it is `E·R⁻¹`, applied through the points (see `implicit`).
     implicit: bool,
