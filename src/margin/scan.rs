@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use super::accurate::{TINY, UNIT_ROUNDOFF, dot2, gamma, norm_bounds, point_dot2_plus, round_down};
 use super::points::Points;
 use super::problem::Problem;
-use crate::dataset::Dataset;
+use crate::dataset::{Dataset, RowArrays};
 use crate::simd::Summation;
 
 /// Rows per block of a parallel pass: large enough that a block costs far more than its scheduling.
@@ -45,10 +45,13 @@ fn row_scores_into(data: &Dataset, w: &[f64], scores: &mut Vec<f64>) {
     let d = data.n_features();
     scores.clear();
     scores.resize(n, 0.0);
-    let dense = data.dense().and_then(|x| x.to_slice());
+    let rows = data.row_arrays();
+    let dense = match rows {
+        RowArrays::Dense { values, .. } => Some(values),
+        RowArrays::Sparse { .. } => None,
+    };
     let points = Points::from(data);
     let gathers_miss = points.gathers_miss_cache();
-    let rows = data.row_arrays();
     let fill = |(block, out): (usize, &mut [f64])| {
         let first = block * BLOCK_ROWS;
         match dense {

@@ -104,15 +104,6 @@ impl DerefMut for Aligned {
     }
 }
 
-impl<'a> IntoIterator for &'a Aligned {
-    type Item = &'a f64;
-    type IntoIter = std::slice::Iter<'a, f64>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self[..].iter()
-    }
-}
-
 impl AsRef<[f64]> for Aligned {
     fn as_ref(&self) -> &[f64] {
         self

@@ -200,7 +200,7 @@ mod tests {
         let (mut error, mut scale) = (0.0f64, 0.0f64);
         for (a, ea) in columns.iter().enumerate() {
             for (b, eb) in columns.iter().enumerate() {
-                let gram: f64 = ea.iter().zip(eb).map(|(x, y)| x * y).sum();
+                let gram: f64 = ea.iter().zip(eb.iter()).map(|(x, y)| x * y).sum();
                 let rr: f64 = (0..=a.min(b))
                     .map(|i| corral.r[a][i] * corral.r[b][i])
                     .sum();
