@@ -39,7 +39,7 @@
 use super::Bias;
 use super::points::Points;
 use crate::rng;
-use crate::simd::{Aligned, Summation};
+use crate::simd::{Aligned, prefetch_values};
 
 /// The rows the descent may read, in passes over the rows it visits: what `PASS_BUDGET` sweeps cost
 /// without shrinking. Once most rows are shrunk a sweep costs a fraction of a pass, so the descent may
@@ -147,15 +147,28 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
                 if gathers_miss && let Some(&ahead) = active.get(k + AHEAD[2]) {
                     data.prefetch_weights(ahead, &w);
                 }
-            } else if let Some(&ahead) = active.get(k + 1) {
-                data.prefetch_row(ahead);
             }
             let i = active[k];
             let row = data.row(i);
             let y = labels[i];
-            let score = scored
-                .take()
-                .unwrap_or_else(|| row.dot(&w, Summation::Fast));
+            // The dense row after the next, asked for inside this step's kernels, a few lines at a
+            // time; when the step runs none (a row scored by the step before, and not moved), at once.
+            // The hardware prefetchers follow a row once its stream has started, not to the next
+            // row's start. Asking for the whole next row in one burst before each step (session 34)
+            // took the descent of the 2·10⁴ × 1000 set of `benches/margin_passes` from 110–114 ms to
+            // 94–100; spread over the step's kernels, two rows ahead, its whole solve took 0.200 s
+            // instead of 0.209 and the hard 10⁴ × 1000's 0.259 s instead of 0.283 (session 38, AMD
+            // Zen 5, three runs alternating, medians; a standalone copy of the sweep read rows of 1000
+            // values from memory 1.2 × faster). Rows before `k` may have been shrunk away, never
+            // those after it.
+            let ahead = active
+                .get(k + 2)
+                .map_or(&[][..], |&after| data.dense_values(after));
+            let mut asked = false;
+            let score = scored.take().unwrap_or_else(|| {
+                asked = true;
+                row.dot_ahead(&w, ahead)
+            });
             let margin = y * (score + b);
             if sweeps == 1 {
                 squared[i] = row.squared_length();
@@ -163,6 +176,9 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
             margins[i] = margin;
             let gradient = margin - 1.0;
             if shrink && alpha[i] == 0.0 && gradient > bound {
+                if !asked {
+                    prefetch_values(ahead);
+                }
                 continue;
             }
             active[kept] = i;
@@ -182,12 +198,16 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
                     // rows before `k` may have been shrunk away, never those after it.
                     match active.get(k + 1) {
                         Some(&next) if fuse => {
-                            scored = Some(row.add_to_then_dot(step, &mut w, data.row(next)));
+                            scored = Some(row.add_to_then_dot(step, &mut w, data.row(next), ahead));
+                            asked = true;
                         }
                         _ => row.add_to(step, &mut w),
                     }
                     changed += usize::from((old == 0.0) != (new == 0.0));
                 }
+            }
+            if !asked {
+                prefetch_values(ahead);
             }
             support += usize::from(alpha[i] > 0.0);
         }

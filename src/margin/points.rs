@@ -141,7 +141,7 @@ impl<'a> Points<'a> {
     /// row visited out of order, each of which waits for the one before it (where its entries are,
     /// then its columns, then their weights). A loop that asks for them a few rows apart
     /// ([`Points::prefetch_entries`], [`Points::prefetch_weights`]) has the misses of several rows in
-    /// flight while it computes with earlier ones. Nothing for dense data ([`Points::prefetch_row`]).
+    /// flight while it computes with earlier ones. Nothing for dense data ([`Point::dot_ahead`]).
     #[inline]
     pub(crate) fn prefetch_start(self, i: usize) {
         if let RowArrays::Sparse { indptr, .. } = self.rows {
@@ -149,17 +149,13 @@ impl<'a> Points<'a> {
         }
     }
 
-    /// Ask the caches for every line of dense point `i`: a loop that visits long dense rows out of
-    /// order asks for the next one while it computes with this one. The hardware prefetchers follow a
-    /// row once its stream has started, but not to the next row's start, and each row began with a
-    /// wait on memory: the descent's sweeps over the 8008 rows of 1000 values of
-    /// `benches/margin_passes`' 2·10⁴ × 1000 took 94–100 ms instead of 110–114 (session 34, AMD Zen 5,
-    /// three runs each; asking for only the first 8 or 32 lines, or two rows ahead, did no better).
-    /// Nothing for sparse data ([`Points::prefetch_entries`]).
+    /// Dense point `i`'s stored values (its constant aside); none for sparse data. The row a loop
+    /// asks for while it computes with another ([`Point::dot_ahead`]).
     #[inline]
-    pub(crate) fn prefetch_row(self, i: usize) {
-        if let RowView::Dense(x) = self.rows.row(i) {
-            crate::simd::prefetch_values(x);
+    pub(crate) fn dense_values(self, i: usize) -> &'a [f64] {
+        match self.rows.row(i) {
+            RowView::Dense(x) => x,
+            RowView::Sparse { .. } => &[],
         }
     }
 
@@ -230,6 +226,18 @@ impl<'a> Point<'a> {
         if self.constant.is_some() { s + tail } else { s }
     }
 
+    /// [`Point::dot`] in the fast order, asking for `ahead` as it goes where the row is dense
+    /// ([`crate::simd::dot_fast_ahead`]): the same bits.
+    #[inline]
+    pub(crate) fn dot_ahead(self, w: &[f64], ahead: &[f64]) -> f64 {
+        let RowView::Dense(x) = self.row else {
+            return self.dot(w, Summation::Fast);
+        };
+        let (columns, tail) = self.split(w);
+        let s = crate::simd::dot_fast_ahead(columns, x, ahead);
+        if self.constant.is_some() { s + tail } else { s }
+    }
+
     /// `w ← w + step·x`.
     #[inline]
     pub(crate) fn add_to(self, step: f64, w: &mut [f64]) {
@@ -244,16 +252,23 @@ impl<'a> Point<'a> {
 
     /// `w ← w + step·x`, then `next·w`: the bits of [`Point::add_to`] and then `next`'s
     /// [`Point::dot`] in the fast order, in one pass over `w` where both rows are dense
-    /// ([`crate::simd::axpy_dot`]). The descent's step and its next row's score: apart, the score reads
-    /// `w` once more, and the descent's sweeps over rows held in the cache wait on those reads.
+    /// ([`crate::simd::axpy_dot_ahead`], asking for `ahead` as it goes). The descent's step and its next
+    /// row's score: apart, the score reads `w` once more, and the descent's sweeps over rows held in the
+    /// cache wait on those reads.
     #[inline]
-    pub(crate) fn add_to_then_dot(self, step: f64, w: &mut [f64], next: Point<'_>) -> f64 {
+    pub(crate) fn add_to_then_dot(
+        self,
+        step: f64,
+        w: &mut [f64],
+        next: Point<'_>,
+        ahead: &[f64],
+    ) -> f64 {
         let (RowView::Dense(x), RowView::Dense(z)) = (self.row, next.row) else {
             self.add_to(step, w);
             return next.dot(w, Summation::Fast);
         };
         let d = self.d;
-        let s = crate::simd::axpy_dot(step, x, &mut w[..d], z);
+        let s = crate::simd::axpy_dot_ahead(step, x, &mut w[..d], z, ahead);
         if let Some(c) = self.constant {
             w[d] += step * c;
         }
@@ -438,7 +453,7 @@ mod tests {
                         this.add_to(step, &mut apart);
                         let expected = next.dot(&apart, Summation::Fast);
                         let mut fused = start.clone();
-                        let got = this.add_to_then_dot(step, &mut fused, next);
+                        let got = this.add_to_then_dot(step, &mut fused, next, &[]);
                         assert_eq!(got.to_bits(), expected.to_bits(), "d={d} step={step}");
                         assert_eq!(bits(&fused), bits(&apart), "d={d} step={step}");
                     }

@@ -129,7 +129,8 @@ pub(crate) use pages::{buffer as advised_buffer, reserve as reserve_advised};
 pub(crate) use prefetch::{prefetch, prefetch_values};
 pub(crate) use rows::LabelSigns;
 pub(crate) use solver::{
-    axpy_compensated, axpy_dot, axpy_dot2, dot_fast_affine, dot_fast_affine4, dots_fast, rot,
+    axpy_compensated, axpy_dot, axpy_dot_ahead, axpy_dot2, dot_fast_affine, dot_fast_affine4,
+    dot_fast_ahead, dots_fast, rot,
 };
 // The raw pass: public for the benches and the bit-for-bit tests, not part of the documented API.
 pub(crate) use pass::Pass;
@@ -246,6 +247,9 @@ pub fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
 /// [`axpy_dot2`]'s signature: two steps, `x`, two columns, `z`; the two products.
 type AxpyDot2 = fn((f64, f64), &[f64], (&mut [f64], &mut [f64]), &[f64]) -> (f64, f64);
 
+/// [`axpy_dot_ahead`]'s signature: the step, `x`, `y`, `z` and the row asked for ahead; the product.
+type AxpyDotAhead = fn(f64, &[f64], &mut [f64], &[f64], &[f64]) -> f64;
+
 /// [`dot_fast_affine4`]'s signature: `w`, four rows, the centre, the factor (all of one length); the four
 /// products.
 type DotFastAffine4 = fn(&[f64], [&[f64]; 4], &[f64], f64) -> [f64; 4];
@@ -273,6 +277,8 @@ pub struct SimdPath {
     axpy_dot2: AxpyDot2,
     rot: fn(f64, f64, &mut [f64], &mut [f64]),
     axpy_compensated: fn(f64, &[f64], &mut [f64], &mut [f64]),
+    dot_fast_ahead: fn(&[f64], &[f64], &[f64]) -> f64,
+    axpy_dot_ahead: AxpyDotAhead,
     /// Scan (`TRAIN = false`: stop at the first mistake, weights untouched) or train; returns the mistake
     /// the pass stopped at.
     run: fn(&mut Pass<'_, '_>, &Rows<'_>, Summation, bool) -> Option<Mistake>,
@@ -558,6 +564,38 @@ mod tests {
                     assert_eq!(bits(&px), bits(&ex), "x, n={n} c={c} {}", path.name());
                     assert_eq!(bits(&py), bits(&ey), "y, n={n} c={c} {}", path.name());
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn asking_for_a_row_ahead_changes_no_bit_on_any_path() {
+        let bits = |v: &[f64]| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        // Lengths around each path's register, its chunk of 32 lanes and their tails; rows ahead as
+        // long, shorter, longer and empty.
+        for n in (0..=40).chain([63, 64, 65, 100, 1000, 1001]) {
+            let x: Vec<f64> = (0..n)
+                .map(|i| ((i * 7919) % 113) as f64 * 0.37 - 11.0)
+                .collect();
+            let z: Vec<f64> = (0..n)
+                .map(|i| ((i * 104729) % 97) as f64 * 0.13 - 3.0)
+                .collect();
+            let w: Vec<f64> = (0..n).map(|i| (i as f64 * 0.7).sin()).collect();
+            let rows: Vec<f64> = (0..2 * n + 70).map(|i| i as f64).collect();
+            for ahead in [&rows[..n], &rows[..n / 2], &rows[..2 * n + 70], &[][..]] {
+                for path in paths() {
+                    let name = path.name();
+                    let plain = (path.dot_fast)(&w, &x);
+                    let asked = (path.dot_fast_ahead)(&w, &x, ahead);
+                    assert_eq!(asked.to_bits(), plain.to_bits(), "dot, n={n} {name}");
+                    let (mut y_plain, mut y_asked) = (w.clone(), w.clone());
+                    let plain = (path.axpy_dot)(-0.375, &x, &mut y_plain, &z);
+                    let asked = (path.axpy_dot_ahead)(-0.375, &x, &mut y_asked, &z, ahead);
+                    assert_eq!(asked.to_bits(), plain.to_bits(), "axpy_dot, n={n} {name}");
+                    assert_eq!(bits(&y_asked), bits(&y_plain), "axpy, n={n} {name}");
+                }
+                let asked = dot_fast_ahead(&w, &x, ahead);
+                assert_eq!(asked.to_bits(), dot_fast(&w, &x).to_bits(), "n={n}");
             }
         }
     }

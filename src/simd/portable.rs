@@ -13,6 +13,14 @@ pub(super) const PATH: SimdPath = SimdPath {
     axpy_dot2,
     rot,
     axpy_compensated: super::compensated::axpy_compensated,
+    dot_fast_ahead: |a, b, ahead| {
+        super::prefetch_values(ahead);
+        dot_fast(a, b)
+    },
+    axpy_dot_ahead: |alpha, x, y, z, ahead| {
+        super::prefetch_values(ahead);
+        axpy_dot(alpha, x, y, z)
+    },
     run,
 };
 

@@ -26,3 +26,51 @@ pub(crate) fn prefetch<T>(p: *const T) {
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     let _ = p;
 }
+
+/// A row the caller reads next, asked for from inside a kernel's loop over another row: four lines (32
+/// values) for each chunk of [`LANES`](super::LANES) values the kernel reads, so that the requests are
+/// spread over the kernel's time instead of issued in one burst before it, which the core's few
+/// outstanding misses cannot hold. A hint only: it changes no result. Only the x86-64 paths' kernels
+/// ask as they go; the others ask first, at two values a register.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub(super) struct Ahead {
+    start: *const f64,
+    len: usize,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Ahead {
+    /// No row.
+    pub(super) const NONE: Ahead = Ahead {
+        start: std::ptr::null(),
+        len: 0,
+    };
+
+    pub(super) fn of(values: &[f64]) -> Ahead {
+        Ahead {
+            start: values.as_ptr(),
+            len: values.len(),
+        }
+    }
+
+    /// Ask for the four lines from value `k` on, those within the row.
+    #[inline(always)]
+    pub(super) fn chunk(self, k: usize) {
+        if k < self.len {
+            for line in 0..4 {
+                if k + 8 * line < self.len {
+                    prefetch(self.start.wrapping_add(k + 8 * line));
+                }
+            }
+        }
+    }
+
+    /// Ask for the lines from value `k` to the row's end (after a kernel's last whole chunk).
+    #[inline(always)]
+    pub(super) fn rest(self, k: usize) {
+        for k in (k..self.len).step_by(8) {
+            prefetch(self.start.wrapping_add(k));
+        }
+    }
+}

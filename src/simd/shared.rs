@@ -6,7 +6,7 @@ use super::prefetch::prefetch;
 use super::{LabelSigns, Mistake, Pass, Rows};
 
 /// `simd_path!(NAME, "name", isa)`: the [`SimdPath`](super::SimdPath) of the instruction-set module `isa`, whose `dot_fast`,
-/// `dot_fast_affine`, `axpy`, `axpy_dot`, `rot` and `run` need the CPU feature the path is named after;
+/// `dot_fast_affine`, `axpy`, `axpy_dot`, their variants that ask for a row ahead, `rot` and `run` need the CPU feature the path is named after;
 /// its kernels over several rows call those for each row or column. `simd_path!(NAME, "name", isa,
 /// several_rows)` takes the module's own `axpy_dot2`, `dots_fast` and `dot_fast_affine4` instead.
 ///
@@ -61,6 +61,10 @@ macro_rules! simd_path {
             rot: |c, s, x, y| unsafe { $isa::rot(c, s, x, y) },
             axpy_compensated: |alpha, x, sums, corrections| unsafe {
                 $isa::axpy_compensated(alpha, x, sums, corrections)
+            },
+            dot_fast_ahead: |a, b, ahead| unsafe { $isa::dot_fast_ahead(a, b, ahead) },
+            axpy_dot_ahead: |alpha, x, y, z, ahead| unsafe {
+                $isa::axpy_dot_ahead(alpha, x, y, z, ahead)
             },
             run: |pass, rows, summation, train| unsafe {
                 match (rows.index, train) {

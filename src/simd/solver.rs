@@ -63,6 +63,34 @@ pub(crate) fn axpy_dot(alpha: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
     (active().axpy_dot)(alpha, x, y, z)
 }
 
+/// [`axpy_dot`], asking the caches for the row `ahead` (read after `z`) a few lines at a time as it
+/// goes: the same bits. The descent of the max-margin solver sweeps over long dense rows in a shuffled
+/// order, each step reading the next row as `z`; asked for in one burst before the step, the row after
+/// it waited on memory all the same (see [`mod@super::prefetch`]).
+#[inline]
+pub(crate) fn axpy_dot_ahead(
+    alpha: f64,
+    x: &[f64],
+    y: &mut [f64],
+    z: &[f64],
+    ahead: &[f64],
+) -> f64 {
+    debug_assert!(x.len() == y.len() && y.len() == z.len());
+    (active().axpy_dot_ahead)(alpha, x, y, z, ahead)
+}
+
+/// [`dot_fast`], asking the caches for the row `ahead` a few lines at a time as it goes (the same bits;
+/// see [`axpy_dot_ahead`]).
+#[inline]
+pub(crate) fn dot_fast_ahead(a: &[f64], b: &[f64], ahead: &[f64]) -> f64 {
+    debug_assert_eq!(a.len(), b.len());
+    if a.len().min(b.len()) <= 8 {
+        super::prefetch_values(ahead);
+        return portable::dot_fast_short(a, b);
+    }
+    (active().dot_fast_ahead)(a, b, ahead)
+}
+
 /// [`axpy_dot`] on two columns against the same `x` and `z`: `(alphas.0, ys.0)` and `(alphas.1, ys.1)`
 /// each get the bits of their own call, but `x` and `z` are read once for both where the path has
 /// registers for both columns' sums (AVX-512). Modified Gram–Schmidt's step on two columns of a batch.

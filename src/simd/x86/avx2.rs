@@ -6,6 +6,7 @@
 use std::arch::x86_64::*;
 
 use crate::simd::Pass;
+use crate::simd::prefetch::Ahead;
 use crate::simd::shared::{
     RowSource, bias_for_raw, negatives_of_four, on_mistake, run_rows, run_sequential_for,
 };
@@ -28,18 +29,32 @@ fn first_lanes(count: usize) -> __m256i {
 
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn dot_fast(a: &[f64], b: &[f64]) -> f64 {
-    unsafe { dot_fast_ptr(a.as_ptr(), b.as_ptr(), a.len().min(b.len())) }
+    unsafe { dot_fast_ptr(a.as_ptr(), b.as_ptr(), a.len().min(b.len()), Ahead::NONE) }
+}
+
+/// [`dot_fast`], asking for `ahead` as it goes (the same bits).
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn dot_fast_ahead(a: &[f64], b: &[f64], ahead: &[f64]) -> f64 {
+    unsafe {
+        dot_fast_ptr(
+            a.as_ptr(),
+            b.as_ptr(),
+            a.len().min(b.len()),
+            Ahead::of(ahead),
+        )
+    }
 }
 
 /// The Fast order over `n` values at `a` and `b`; masked-off lanes add `0·0 = +0.0`, which changes no
 /// accumulator (see the AVX-512F path).
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn dot_fast_ptr(a: *const f64, b: *const f64, n: usize) -> f64 {
+unsafe fn dot_fast_ptr(a: *const f64, b: *const f64, n: usize, ahead: Ahead) -> f64 {
     let mut acc = [_mm256_setzero_pd(); REGS];
     let full = n - n % LANES;
     let mut i = 0;
     while i < full {
+        ahead.chunk(i);
         for (r, acc) in acc.iter_mut().enumerate() {
             let x = unsafe { _mm256_loadu_pd(a.add(i + r * V)) };
             let y = unsafe { _mm256_loadu_pd(b.add(i + r * V)) };
@@ -56,6 +71,7 @@ unsafe fn dot_fast_ptr(a: *const f64, b: *const f64, n: usize) -> f64 {
             *acc = _mm256_add_pd(*acc, _mm256_mul_pd(x, y));
         }
     }
+    ahead.rest(full);
     for r in 0..4 {
         acc[r] = _mm256_add_pd(acc[r], acc[r + 4]);
     }
@@ -153,6 +169,19 @@ unsafe fn axpy_ptr(alpha: f64, x: *const f64, y: *mut f64, n: usize) {
 /// product's operations, element by element and lane by lane, exactly as [`axpy`] then [`dot_fast`].
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn axpy_dot(alpha: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
+    unsafe { axpy_dot_ahead(alpha, x, y, z, &[]) }
+}
+
+/// [`axpy_dot`], asking for `ahead` as it goes (the same bits).
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn axpy_dot_ahead(
+    alpha: f64,
+    x: &[f64],
+    y: &mut [f64],
+    z: &[f64],
+    ahead: &[f64],
+) -> f64 {
+    let ahead = Ahead::of(ahead);
     let n = x.len().min(y.len()).min(z.len());
     let (x, y, z) = (x.as_ptr(), y.as_mut_ptr(), z.as_ptr());
     let a = _mm256_set1_pd(alpha);
@@ -160,6 +189,7 @@ pub(super) unsafe fn axpy_dot(alpha: f64, x: &[f64], y: &mut [f64], z: &[f64]) -
     let full = n - n % LANES;
     let mut i = 0;
     while i < full {
+        ahead.chunk(i);
         for (r, acc) in acc.iter_mut().enumerate() {
             let k = i + r * V;
             unsafe {
@@ -193,6 +223,7 @@ pub(super) unsafe fn axpy_dot(alpha: f64, x: &[f64], y: &mut [f64], z: &[f64]) -
             }
         }
     }
+    ahead.rest(full);
     for r in 0..4 {
         acc[r] = _mm256_add_pd(acc[r], acc[r + 4]);
     }
@@ -450,7 +481,7 @@ pub(super) unsafe fn run_long<R: RowSource, const TRAIN: bool>(
         run_rows::<R, TRAIN>(
             pass,
             rows,
-            |w, x, n| dot_fast_ptr(w, x, n),
+            |w, x, n| dot_fast_ptr(w, x, n, Ahead::NONE),
             |alpha, x, y, n| axpy_ptr(alpha, x, y, n),
         )
     }

@@ -6,14 +6,15 @@
 use std::arch::x86_64::*;
 
 use crate::simd::Pass;
+use crate::simd::prefetch::Ahead;
 use crate::simd::shared::{
     RowSource, bias_for_raw, negatives_of_four, on_mistake, run_sequential_for,
 };
 use crate::simd::{LANES, Mistake, Summation};
 
-mod pair;
+mod fused;
 mod several;
-pub(super) use pair::axpy_dot2;
+pub(super) use fused::{axpy_dot, axpy_dot_ahead, axpy_dot2};
 use several::fold_four;
 pub(super) use several::{dot_fast_affine4, dots_fast};
 
@@ -32,7 +33,20 @@ fn first_lanes(count: usize) -> __mmask8 {
 
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn dot_fast(a: &[f64], b: &[f64]) -> f64 {
-    unsafe { dot_fast_ptr(a.as_ptr(), b.as_ptr(), a.len().min(b.len())) }
+    unsafe { dot_fast_ptr(a.as_ptr(), b.as_ptr(), a.len().min(b.len()), Ahead::NONE) }
+}
+
+/// [`dot_fast`], asking for `ahead` as it goes (the same bits).
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn dot_fast_ahead(a: &[f64], b: &[f64], ahead: &[f64]) -> f64 {
+    unsafe {
+        dot_fast_ptr(
+            a.as_ptr(),
+            b.as_ptr(),
+            a.len().min(b.len()),
+            Ahead::of(ahead),
+        )
+    }
 }
 
 /// The Fast order over `n` values at `a` and `b`.
@@ -42,11 +56,12 @@ pub(super) unsafe fn dot_fast(a: &[f64], b: &[f64]) -> f64 {
 /// `+0.0` is never `−0.0`.
 #[inline]
 #[target_feature(enable = "avx512f")]
-unsafe fn dot_fast_ptr(a: *const f64, b: *const f64, n: usize) -> f64 {
+unsafe fn dot_fast_ptr(a: *const f64, b: *const f64, n: usize, ahead: Ahead) -> f64 {
     let mut acc = [_mm512_setzero_pd(); REGS];
     let full = n - n % LANES;
     let mut i = 0;
     while i < full {
+        ahead.chunk(i);
         for (r, acc) in acc.iter_mut().enumerate() {
             let x = unsafe { _mm512_loadu_pd(a.add(i + r * V)) };
             let y = unsafe { _mm512_loadu_pd(b.add(i + r * V)) };
@@ -63,6 +78,7 @@ unsafe fn dot_fast_ptr(a: *const f64, b: *const f64, n: usize) -> f64 {
             *acc = _mm512_add_pd(*acc, _mm512_mul_pd(x, y));
         }
     }
+    ahead.rest(full);
     let folded = _mm512_add_pd(_mm512_add_pd(acc[0], acc[2]), _mm512_add_pd(acc[1], acc[3]));
     fold_register(folded)
 }
@@ -154,53 +170,6 @@ unsafe fn axpy_ptr(alpha: f64, x: *const f64, y: *mut f64, n: usize) {
             _mm512_mask_storeu_pd(y.add(i), m, sum);
         }
     }
-}
-
-/// `y ← y + alpha·x`, then `z · y` in the Fast order, in one pass over `y`: the axpy's and the dot
-/// product's operations, element by element and lane by lane, exactly as [`axpy`] then [`dot_fast`].
-#[target_feature(enable = "avx512f")]
-pub(super) unsafe fn axpy_dot(alpha: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
-    let n = x.len().min(y.len()).min(z.len());
-    let (x, y, z) = (x.as_ptr(), y.as_mut_ptr(), z.as_ptr());
-    let a = _mm512_set1_pd(alpha);
-    let mut acc = [_mm512_setzero_pd(); REGS];
-    let full = n - n % LANES;
-    let mut i = 0;
-    while i < full {
-        for (r, acc) in acc.iter_mut().enumerate() {
-            let k = i + r * V;
-            unsafe {
-                let updated = _mm512_add_pd(
-                    _mm512_loadu_pd(y.add(k)),
-                    _mm512_mul_pd(a, _mm512_loadu_pd(x.add(k))),
-                );
-                _mm512_storeu_pd(y.add(k), updated);
-                *acc = _mm512_add_pd(*acc, _mm512_mul_pd(_mm512_loadu_pd(z.add(k)), updated));
-            }
-        }
-        i += LANES;
-    }
-    let rest = n - full;
-    for (r, acc) in acc.iter_mut().enumerate() {
-        if rest > r * V {
-            let m = first_lanes(rest - r * V);
-            let k = i + r * V;
-            unsafe {
-                // Masked-off lanes are zero (whatever `alpha`), so they add `0·0 = +0.0`, as in
-                // `dot_fast_ptr`.
-                let updated = _mm512_maskz_add_pd(
-                    m,
-                    _mm512_maskz_loadu_pd(m, y.add(k)),
-                    _mm512_mul_pd(a, _mm512_maskz_loadu_pd(m, x.add(k))),
-                );
-                _mm512_mask_storeu_pd(y.add(k), m, updated);
-                let w = _mm512_maskz_loadu_pd(m, z.add(k));
-                *acc = _mm512_add_pd(*acc, _mm512_mul_pd(w, updated));
-            }
-        }
-    }
-    let folded = _mm512_add_pd(_mm512_add_pd(acc[0], acc[2]), _mm512_add_pd(acc[1], acc[3]));
-    fold_register(folded)
 }
 
 /// The portable loop, compiled for this path's registers (element by element: the same bits).
