@@ -5,10 +5,13 @@
 use super::prefetch::prefetch;
 use super::{LabelSigns, Mistake, Pass, Rows};
 
-/// `simd_path!(NAME, "name", isa)`: the [`SimdPath`](super::SimdPath) of the instruction-set module `isa`, whose `dot_fast`,
-/// `dot_fast_affine`, `axpy`, `axpy_dot`, their variants that ask for a row ahead, `rot` and `run` need the CPU feature the path is named after;
-/// its kernels over several rows call those for each row or column. `simd_path!(NAME, "name", isa,
-/// several_rows)` takes the module's own `axpy_dot2`, `dots_fast` and `dot_fast_affine4` instead.
+/// `simd_path!(NAME, "name", isa)`: the [`SimdPath`](super::SimdPath) of the instruction-set module
+/// `isa`, whose `dot_fast`, `dot_fast_affine`, `axpy`, `axpy_dot`, their variants that ask for a row
+/// ahead as they go (`dot_fast_ahead`, `axpy_dot_ahead`), `rot` and `run` need the CPU feature the path
+/// is named after; its kernels over several rows call those for each row or column.
+/// `simd_path!(NAME, "name", isa, asks_first)` is for a module without the variants: it asks for the
+/// whole row ahead, then runs the plain kernel. `simd_path!(NAME, "name", isa, several_rows)` takes
+/// the module's own `axpy_dot2`, `dots_fast` and `dot_fast_affine4` too.
 ///
 /// SAFETY: the caller must make sure that the constant is only handed out on a CPU with that feature;
 /// the fields of `SimdPath` are private, so no other code can reach the wrappers. The row sources are
@@ -17,6 +20,32 @@ macro_rules! simd_path {
     // A path whose registers cannot hold several rows' or columns' sums at once (SSE2, AVX2 and NEON
     // keep 8–16 accumulators a row) calls its one-row kernels for each.
     ($constant:ident, $name:literal, $isa:ident) => {
+        $crate::simd::shared::simd_path!(
+            @one_row $constant,
+            $name,
+            $isa,
+            |a, b, ahead| unsafe { $isa::dot_fast_ahead(a, b, ahead) },
+            |alpha, x, y, z, ahead| unsafe { $isa::axpy_dot_ahead(alpha, x, y, z, ahead) }
+        );
+    };
+    // At two values a register a kernel's requests come slowly enough: asking first costs little.
+    ($constant:ident, $name:literal, $isa:ident, asks_first) => {
+        $crate::simd::shared::simd_path!(
+            @one_row $constant,
+            $name,
+            $isa,
+            |a, b, ahead| {
+                $crate::simd::prefetch_values(ahead);
+                unsafe { $isa::dot_fast(a, b) }
+            },
+            |alpha, x, y, z, ahead| {
+                $crate::simd::prefetch_values(ahead);
+                unsafe { $isa::axpy_dot(alpha, x, y, z) }
+            }
+        );
+    };
+    (@one_row $constant:ident, $name:literal, $isa:ident, $dot_fast_ahead:expr,
+     $axpy_dot_ahead:expr) => {
         $crate::simd::shared::simd_path!(
             @build $constant,
             $name,
@@ -32,7 +61,9 @@ macro_rules! simd_path {
             },
             |w, xs, centre, factor| {
                 xs.map(|x| unsafe { $isa::dot_fast_affine(w, x, centre, factor) })
-            }
+            },
+            $dot_fast_ahead,
+            $axpy_dot_ahead
         );
     };
     ($constant:ident, $name:literal, $isa:ident, several_rows) => {
@@ -42,11 +73,13 @@ macro_rules! simd_path {
             $isa,
             |alphas, x, ys, z| unsafe { $isa::axpy_dot2(alphas, x, ys, z) },
             |x, w, out| unsafe { $isa::dots_fast(x, w, out) },
-            |w, xs, centre, factor| unsafe { $isa::dot_fast_affine4(w, xs, centre, factor) }
+            |w, xs, centre, factor| unsafe { $isa::dot_fast_affine4(w, xs, centre, factor) },
+            |a, b, ahead| unsafe { $isa::dot_fast_ahead(a, b, ahead) },
+            |alpha, x, y, z, ahead| unsafe { $isa::axpy_dot_ahead(alpha, x, y, z, ahead) }
         );
     };
     (@build $constant:ident, $name:literal, $isa:ident, $axpy_dot2:expr, $dots_fast:expr,
-     $dot_fast_affine4:expr) => {
+     $dot_fast_affine4:expr, $dot_fast_ahead:expr, $axpy_dot_ahead:expr) => {
         const $constant: $crate::simd::SimdPath = $crate::simd::SimdPath {
             name: $name,
             dot_fast: |a, b| unsafe { $isa::dot_fast(a, b) },
@@ -62,10 +95,8 @@ macro_rules! simd_path {
             axpy_compensated: |alpha, x, sums, corrections| unsafe {
                 $isa::axpy_compensated(alpha, x, sums, corrections)
             },
-            dot_fast_ahead: |a, b, ahead| unsafe { $isa::dot_fast_ahead(a, b, ahead) },
-            axpy_dot_ahead: |alpha, x, y, z, ahead| unsafe {
-                $isa::axpy_dot_ahead(alpha, x, y, z, ahead)
-            },
+            dot_fast_ahead: $dot_fast_ahead,
+            axpy_dot_ahead: $axpy_dot_ahead,
             run: |pass, rows, summation, train| unsafe {
                 match (rows.index, train) {
                     (None, false) => $isa::run::<_, false>(

@@ -19,4 +19,4 @@ pub(super) fn detect() -> Vec<SimdPath> {
 
 // SAFETY: the NEON path is only among the `SimdPath`s that `detect` returns after
 // `is_aarch64_feature_detected!` confirmed the feature.
-simd_path!(NEON, "neon", neon);
+simd_path!(NEON, "neon", neon, asks_first);

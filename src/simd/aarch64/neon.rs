@@ -96,26 +96,6 @@ pub(super) unsafe fn axpy_dot(alpha: f64, x: &[f64], y: &mut [f64], z: &[f64]) -
     }
 }
 
-/// [`dot_fast`] after asking for all of `ahead`: at two values a register the kernel is no burst.
-#[target_feature(enable = "neon")]
-pub(super) unsafe fn dot_fast_ahead(a: &[f64], b: &[f64], ahead: &[f64]) -> f64 {
-    crate::simd::prefetch_values(ahead);
-    unsafe { dot_fast(a, b) }
-}
-
-/// [`axpy_dot`] after asking for all of `ahead`.
-#[target_feature(enable = "neon")]
-pub(super) unsafe fn axpy_dot_ahead(
-    alpha: f64,
-    x: &[f64],
-    y: &mut [f64],
-    z: &[f64],
-    ahead: &[f64],
-) -> f64 {
-    crate::simd::prefetch_values(ahead);
-    unsafe { axpy_dot(alpha, x, y, z) }
-}
-
 /// The portable loop, compiled for this path's registers (element by element: the same bits).
 #[target_feature(enable = "neon")]
 pub(super) unsafe fn axpy_compensated(alpha: f64, x: &[f64], sum: &mut [f64], error: &mut [f64]) {

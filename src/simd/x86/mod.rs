@@ -26,6 +26,6 @@ pub(super) fn detect() -> Vec<SimdPath> {
 // SAFETY (all three): SSE2 is part of the x86-64 baseline, and the AVX2 and AVX-512F paths are only
 // among the `SimdPath`s that `detect` returns after `is_x86_feature_detected!` confirmed the feature
 // (AVX-512F only where AVX2 is there too: its long rows run the AVX2 loop).
-simd_path!(SSE2, "sse2", sse2);
+simd_path!(SSE2, "sse2", sse2, asks_first);
 simd_path!(AVX2, "avx2", avx2);
 simd_path!(AVX512, "avx512f", avx512, several_rows);
