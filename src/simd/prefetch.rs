@@ -41,22 +41,36 @@ pub(super) struct Ahead {
 
 #[cfg(target_arch = "x86_64")]
 impl Ahead {
-    /// No row.
-    pub(super) const NONE: Ahead = Ahead {
-        start: std::ptr::null(),
-        len: 0,
-    };
-
     pub(super) fn of(values: &[f64]) -> Ahead {
         Ahead {
             start: values.as_ptr(),
             len: values.len(),
         }
     }
+}
 
+/// What a kernel asks for as it goes: a row ([`Ahead`]) or nothing (`()`), so that the plain kernels
+/// are compiled without a test in their loops.
+#[cfg(target_arch = "x86_64")]
+pub(super) trait AskAhead: Copy {
     /// Ask for the four lines from value `k` on, those within the row.
+    fn chunk(self, k: usize);
+    /// Ask for the lines from value `k` to the row's end (after a kernel's last whole chunk).
+    fn rest(self, k: usize);
+}
+
+#[cfg(target_arch = "x86_64")]
+impl AskAhead for () {
     #[inline(always)]
-    pub(super) fn chunk(self, k: usize) {
+    fn chunk(self, _: usize) {}
+    #[inline(always)]
+    fn rest(self, _: usize) {}
+}
+
+#[cfg(target_arch = "x86_64")]
+impl AskAhead for Ahead {
+    #[inline(always)]
+    fn chunk(self, k: usize) {
         if k < self.len {
             for line in 0..4 {
                 if k + 8 * line < self.len {
@@ -66,9 +80,8 @@ impl Ahead {
         }
     }
 
-    /// Ask for the lines from value `k` to the row's end (after a kernel's last whole chunk).
     #[inline(always)]
-    pub(super) fn rest(self, k: usize) {
+    fn rest(self, k: usize) {
         for k in (k..self.len).step_by(8) {
             prefetch(self.start.wrapping_add(k));
         }

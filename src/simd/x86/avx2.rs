@@ -6,7 +6,7 @@
 use std::arch::x86_64::*;
 
 use crate::simd::Pass;
-use crate::simd::prefetch::Ahead;
+use crate::simd::prefetch::{Ahead, AskAhead};
 use crate::simd::shared::{
     RowSource, bias_for_raw, negatives_of_four, on_mistake, run_rows, run_sequential_for,
 };
@@ -29,7 +29,7 @@ fn first_lanes(count: usize) -> __m256i {
 
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn dot_fast(a: &[f64], b: &[f64]) -> f64 {
-    unsafe { dot_fast_ptr(a.as_ptr(), b.as_ptr(), a.len().min(b.len()), Ahead::NONE) }
+    unsafe { dot_fast_ptr(a.as_ptr(), b.as_ptr(), a.len().min(b.len()), ()) }
 }
 
 /// [`dot_fast`], asking for `ahead` as it goes (the same bits).
@@ -49,7 +49,7 @@ pub(super) unsafe fn dot_fast_ahead(a: &[f64], b: &[f64], ahead: &[f64]) -> f64 
 /// accumulator (see the AVX-512F path).
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn dot_fast_ptr(a: *const f64, b: *const f64, n: usize, ahead: Ahead) -> f64 {
+unsafe fn dot_fast_ptr(a: *const f64, b: *const f64, n: usize, ahead: impl AskAhead) -> f64 {
     let mut acc = [_mm256_setzero_pd(); REGS];
     let full = n - n % LANES;
     let mut i = 0;
@@ -169,7 +169,7 @@ unsafe fn axpy_ptr(alpha: f64, x: *const f64, y: *mut f64, n: usize) {
 /// product's operations, element by element and lane by lane, exactly as [`axpy`] then [`dot_fast`].
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn axpy_dot(alpha: f64, x: &[f64], y: &mut [f64], z: &[f64]) -> f64 {
-    unsafe { axpy_dot_ahead(alpha, x, y, z, &[]) }
+    unsafe { axpy_dot_asking(alpha, x, y, z, ()) }
 }
 
 /// [`axpy_dot`], asking for `ahead` as it goes (the same bits).
@@ -181,7 +181,19 @@ pub(super) unsafe fn axpy_dot_ahead(
     z: &[f64],
     ahead: &[f64],
 ) -> f64 {
-    let ahead = Ahead::of(ahead);
+    unsafe { axpy_dot_asking(alpha, x, y, z, Ahead::of(ahead)) }
+}
+
+/// [`axpy_dot`], asking for what `ahead` names as it goes.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn axpy_dot_asking(
+    alpha: f64,
+    x: &[f64],
+    y: &mut [f64],
+    z: &[f64],
+    ahead: impl AskAhead,
+) -> f64 {
     let n = x.len().min(y.len()).min(z.len());
     let (x, y, z) = (x.as_ptr(), y.as_mut_ptr(), z.as_ptr());
     let a = _mm256_set1_pd(alpha);
@@ -481,7 +493,7 @@ pub(super) unsafe fn run_long<R: RowSource, const TRAIN: bool>(
         run_rows::<R, TRAIN>(
             pass,
             rows,
-            |w, x, n| dot_fast_ptr(w, x, n, Ahead::NONE),
+            |w, x, n| dot_fast_ptr(w, x, n, ()),
             |alpha, x, y, n| axpy_ptr(alpha, x, y, n),
         )
     }

@@ -6,7 +6,7 @@
 use std::arch::x86_64::*;
 
 use crate::simd::Pass;
-use crate::simd::prefetch::Ahead;
+use crate::simd::prefetch::{Ahead, AskAhead};
 use crate::simd::shared::{
     RowSource, bias_for_raw, negatives_of_four, on_mistake, run_sequential_for,
 };
@@ -33,7 +33,7 @@ fn first_lanes(count: usize) -> __mmask8 {
 
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn dot_fast(a: &[f64], b: &[f64]) -> f64 {
-    unsafe { dot_fast_ptr(a.as_ptr(), b.as_ptr(), a.len().min(b.len()), Ahead::NONE) }
+    unsafe { dot_fast_ptr(a.as_ptr(), b.as_ptr(), a.len().min(b.len()), ()) }
 }
 
 /// [`dot_fast`], asking for `ahead` as it goes (the same bits).
@@ -56,7 +56,7 @@ pub(super) unsafe fn dot_fast_ahead(a: &[f64], b: &[f64], ahead: &[f64]) -> f64 
 /// `+0.0` is never `−0.0`.
 #[inline]
 #[target_feature(enable = "avx512f")]
-unsafe fn dot_fast_ptr(a: *const f64, b: *const f64, n: usize, ahead: Ahead) -> f64 {
+unsafe fn dot_fast_ptr(a: *const f64, b: *const f64, n: usize, ahead: impl AskAhead) -> f64 {
     let mut acc = [_mm512_setzero_pd(); REGS];
     let full = n - n % LANES;
     let mut i = 0;

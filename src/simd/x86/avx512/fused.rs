@@ -7,7 +7,7 @@ use std::arch::x86_64::*;
 
 use super::{REGS, V, first_lanes, fold_register};
 use crate::simd::LANES;
-use crate::simd::prefetch::Ahead;
+use crate::simd::prefetch::{Ahead, AskAhead};
 
 /// `y ← y + alpha·x`, then `z · y` in the Fast order, in one pass over `y`: the axpy's and the dot
 /// product's operations, element by element and lane by lane, exactly as [`axpy`](super::axpy) then
@@ -19,7 +19,7 @@ pub(in crate::simd::x86) unsafe fn axpy_dot(
     y: &mut [f64],
     z: &[f64],
 ) -> f64 {
-    unsafe { axpy_dot_ahead(alpha, x, y, z, &[]) }
+    unsafe { axpy_dot_asking(alpha, x, y, z, ()) }
 }
 
 /// [`axpy_dot`], asking for `ahead` as it goes (the same bits).
@@ -31,7 +31,19 @@ pub(in crate::simd::x86) unsafe fn axpy_dot_ahead(
     z: &[f64],
     ahead: &[f64],
 ) -> f64 {
-    let ahead = Ahead::of(ahead);
+    unsafe { axpy_dot_asking(alpha, x, y, z, Ahead::of(ahead)) }
+}
+
+/// [`axpy_dot`], asking for what `ahead` names as it goes.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn axpy_dot_asking(
+    alpha: f64,
+    x: &[f64],
+    y: &mut [f64],
+    z: &[f64],
+    ahead: impl AskAhead,
+) -> f64 {
     let n = x.len().min(y.len()).min(z.len());
     let (x, y, z) = (x.as_ptr(), y.as_mut_ptr(), z.as_ptr());
     let a = _mm512_set1_pd(alpha);

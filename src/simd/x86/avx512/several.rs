@@ -8,7 +8,6 @@ use super::{MAX_SHORT, REGS, V, dot_fast_ptr, first_lanes, fold_register, load_p
 #[cfg(doc)]
 use super::{dot_fast, dot_fast_affine, run_short};
 use crate::simd::LANES;
-use crate::simd::prefetch::Ahead;
 
 /// [`dot_fast_affine`] of four rows `xs` against the same `w`, `centre` and `factor`: each row meets the
 /// operations of its own call (its own accumulators, the same folds, the last three of the four rows
@@ -97,7 +96,7 @@ pub(in crate::simd::x86) unsafe fn dots_fast(x: &[f64], w: &[f64], out: &mut [f6
             121..=128 => dots_short::<16>(x, w, out),
             _ => {
                 for (k, s) in out.iter_mut().enumerate() {
-                    *s = dot_fast_ptr(x.as_ptr().add(k * d), w.as_ptr(), d, Ahead::NONE);
+                    *s = dot_fast_ptr(x.as_ptr().add(k * d), w.as_ptr(), d, ());
                 }
             }
         }
