@@ -15,7 +15,7 @@
 
 use super::points::Point;
 use crate::dataset::RowView;
-use crate::simd::{two_prod, two_sum};
+use crate::simd::{DOT_LANES, two_prod, two_sum};
 
 /// The unit roundoff of `f64`, `2⁻⁵³`.
 pub(crate) const UNIT_ROUNDOFF: f64 = f64::EPSILON / 2.0;
@@ -41,6 +41,23 @@ pub(crate) struct Accumulator {
 }
 
 impl Accumulator {
+    /// `Σ aᵢbᵢ` over the common prefix, by the vector kernel's eight lanes
+    /// ([`simd::dot_compensated`](crate::simd::dot_compensated)): the same rounded products and
+    /// error-free additions as [`Accumulator::add_product`] one at a time, in another order, so the
+    /// same bound holds. The lanes' corrections take seven additions more than one chain's, counted
+    /// as terms (the bound grows with them), so the bound covers them too.
+    #[inline]
+    pub(crate) fn of_dot(a: &[f64], b: &[f64]) -> Accumulator {
+        let n = a.len().min(b.len());
+        let dot = crate::simd::dot_compensated(&a[..n], &b[..n]);
+        Accumulator {
+            sum: dot.sum,
+            correction: dot.correction,
+            magnitude: dot.magnitude,
+            terms: if n == 0 { 0 } else { n + DOT_LANES - 1 },
+        }
+    }
+
     /// Add `a·b`.
     #[inline]
     pub(crate) fn add_product(&mut self, a: f64, b: f64) {
@@ -98,20 +115,13 @@ impl Accumulator {
 #[inline]
 pub(crate) fn dot2(a: &[f64], b: &[f64]) -> (f64, f64) {
     debug_assert_eq!(a.len(), b.len());
-    let mut acc = Accumulator::default();
-    for (&x, &y) in a.iter().zip(b) {
-        acc.add_product(x, y);
-    }
-    acc.result()
+    Accumulator::of_dot(a, b).result()
 }
 
 /// `Σ aᵢbᵢ + c` in twice working precision, with its error bound.
 #[inline]
 pub(crate) fn dot2_plus(a: &[f64], b: &[f64], c: f64) -> (f64, f64) {
-    let mut acc = Accumulator::default();
-    for (&x, &y) in a.iter().zip(b) {
-        acc.add_product(x, y);
-    }
+    let mut acc = Accumulator::of_dot(a, b);
     acc.add(c);
     acc.result()
 }
@@ -144,9 +154,17 @@ pub(crate) fn row_dot2_plus(w: &[f64], x: RowView<'_>, c: f64) -> (f64, f64) {
 /// `w·x + c` for a point (a row, or a row with its constant coordinate), as [`dot2_plus`].
 #[inline]
 pub(crate) fn point_dot2_plus(w: &[f64], x: Point<'_>, c: f64) -> (f64, f64) {
-    match x.constant() {
-        None => row_dot2_plus(w, x.row(), c),
-        Some(_) => entries_dot2_plus(w, x.entries(), c),
+    match (x.row(), x.constant()) {
+        (row, None) => row_dot2_plus(w, row, c),
+        // A dense row's values by the lanes, then its constant, whose weight follows the row's.
+        (RowView::Dense(values), Some(constant)) => {
+            let d = values.len();
+            let mut acc = Accumulator::of_dot(&w[..d], values);
+            acc.add_product(w[d], constant);
+            acc.add(c);
+            acc.result()
+        }
+        (_, Some(_)) => entries_dot2_plus(w, x.entries(), c),
     }
 }
 
@@ -344,6 +362,121 @@ mod tests {
         let (value, bound) = dot2(&a, &b);
         assert_eq!(value, 1.0);
         assert!(bound < 1e-10, "{bound}");
+    }
+
+    /// `Σ xᵢ` correctly rounded: Shewchuk's exact partials (as Python's `math.fsum`), for values whose
+    /// sums stay in range.
+    fn exact_sum(values: impl IntoIterator<Item = f64>) -> f64 {
+        let mut partials: Vec<f64> = Vec::new();
+        for mut x in values {
+            let mut kept = 0;
+            for k in 0..partials.len() {
+                let (s, e) = two_sum(x, partials[k]);
+                if e != 0.0 {
+                    partials[kept] = e;
+                    kept += 1;
+                }
+                x = s;
+            }
+            partials.truncate(kept);
+            partials.push(x);
+        }
+        // The partials are non-overlapping and increasing: summed from the largest they round once,
+        // but for a half-way case, which these tests' values do not meet.
+        partials.iter().rev().fold(0.0, |acc, &p| acc + p)
+    }
+
+    /// The eight-lane `Dot2` against the exact products' correctly rounded sum, with terms spread over
+    /// up to 10³² and the last one cancelling the rest, at every length around the lanes: the value is
+    /// within its own bound, and the bound is as tight as Dot2's.
+    #[test]
+    fn dot2_in_lanes_is_within_its_bound_of_the_exact_sum() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        for n in [1, 2, 7, 8, 9, 15, 16, 17, 31, 100, 1001] {
+            for spread in [0.0, 8.0, 16.0, 32.0] {
+                let a: Vec<f64> = (0..n)
+                    .map(|_| next() * 10f64.powf(spread * next()))
+                    .collect();
+                let mut b: Vec<f64> = (0..n).map(|_| next()).collect();
+                // The last product cancels most of the rest.
+                let plain: f64 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+                if n > 1 && a[n - 1] != 0.0 {
+                    b[n - 1] -= plain / a[n - 1];
+                }
+                let exact = exact_sum(a.iter().zip(&b).flat_map(|(&x, &y)| {
+                    let (p, e) = two_prod(x, y);
+                    [p, e]
+                }));
+                let (value, bound) = dot2(&a, &b);
+                assert!(
+                    (value - exact).abs() <= bound,
+                    "n={n} spread={spread}: {value} against {exact}, bound {bound}"
+                );
+                // And the bound is Dot2's, not a loose one: a rounding of the value and a term of
+                // order `n²·u²` of the products' magnitude.
+                let magnitude: f64 = a.iter().zip(&b).map(|(x, y)| (x * y).abs()).sum();
+                let allowed = 4.0 * UNIT_ROUNDOFF * value.abs()
+                    + 64.0 * (n as f64 + 8.0).powi(2) * UNIT_ROUNDOFF.powi(2) * magnitude
+                    + 1e-300;
+                assert!(bound <= allowed, "n={n} spread={spread}: bound {bound}");
+                // One chain of `add_product` sums the same terms in another order: within both bounds.
+                let mut chain = Accumulator::default();
+                for (&x, &y) in a.iter().zip(&b) {
+                    chain.add_product(x, y);
+                }
+                assert!((chain.value() - exact).abs() <= chain.error_bound());
+            }
+        }
+    }
+
+    /// A dense row with its constant coordinate (the `(x, 1)` and `(x, R)` problems) takes its values
+    /// through the lanes and its constant after them: within its bound of the exact `w·(x, k) + c`, as
+    /// the augmented copy of the dataset, read as a plain row, is.
+    #[test]
+    fn an_augmented_dense_point_is_within_its_bound_of_the_exact_sum() {
+        use crate::dataset::Dataset;
+        use ndarray::Array2;
+        let d = 37;
+        let x = Array2::from_shape_fn((3, d), |(i, j)| {
+            (((i * 31 + j * 7919) % 101) as f64 - 50.0) * 10f64.powi((j % 9) as i32 - 4)
+        });
+        let data = Dataset::new(x, ndarray::array![1.0, -1.0, 1.0]).unwrap();
+        let constant = 1e6;
+        let points = super::super::points::Points::augmented(&data, constant);
+        let copy = data.augment(constant);
+        let w: Vec<f64> = (0..=d).map(|j| 1.0 / (j as f64 + 1.5)).collect();
+        for i in 0..3 {
+            let point = points.row(i);
+            let c = -point.dot(&w, crate::simd::Summation::Sequential);
+            let (value, bound) = point_dot2_plus(&w, point, c);
+            let exact = exact_sum(
+                point
+                    .entries()
+                    .flat_map(|(j, v)| {
+                        let (p, e) = two_prod(w[j], v);
+                        [p, e]
+                    })
+                    .chain([c]),
+            );
+            assert!(
+                (value - exact).abs() <= bound,
+                "{i}: {value} {exact} {bound}"
+            );
+            assert!(bound < 1e-12, "{i}: {bound}");
+            // The augmented copy, read as a plain row, has its constant in the lanes: another
+            // order, the same exact sum.
+            let (copied, copied_bound) = row_dot2_plus(&w, copy.row_view(i), c);
+            assert!(
+                (copied - exact).abs() <= copied_bound,
+                "{i}: {copied} {exact}"
+            );
+        }
     }
 
     #[test]

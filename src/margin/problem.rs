@@ -366,6 +366,35 @@ impl<'a> Problem<'a> {
         &point[range.start.min(point.len())..range.end.min(point.len())]
     }
 
+    /// `part ← part + alpha·(coordinates range of point i)`, the bits of [`crate::simd::axpy`] with
+    /// [`Problem::stored_part`]: a dense row read in place is translated and scaled inside the axpy
+    /// ([`crate::simd::axpy_affine`]), not formed in `buffer` first and read again. `part` is as long
+    /// as `range`; coordinates past the point's stored ones (zero) are left alone.
+    #[inline]
+    pub(crate) fn add_part_to(
+        &self,
+        i: usize,
+        alpha: f64,
+        range: std::ops::Range<usize>,
+        part: &mut [f64],
+        buffer: &mut Vec<f64>,
+    ) {
+        if let Some((in_place, values)) = self.dense_in_place(i) {
+            let end = range.end.min(values.len());
+            let within = range.start.min(end)..end;
+            crate::simd::axpy_affine(
+                alpha,
+                &values[within.clone()],
+                &in_place.centre[within.clone()],
+                in_place.factor,
+                &mut part[..within.len()],
+            );
+            return;
+        }
+        let point = self.stored_part(i, range, buffer);
+        crate::simd::axpy(alpha, point, &mut part[..point.len()]);
+    }
+
     /// `w · pᵢ` in the [`Summation::Fast`](crate::simd::Summation::Fast) order, the bits of
     /// `dot_fast(w, point(i))`: a dense row read in place is translated and scaled inside the product
     /// ([`crate::simd::dot_fast_affine`]), so the point is neither formed nor stored; otherwise through

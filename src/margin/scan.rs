@@ -392,7 +392,7 @@ mod tests {
     #[test]
     fn a_pricing_gives_each_point_the_bits_of_its_own_product_on_either_path() {
         // Long enough rows for several parallel blocks of `BLOCK_VALUES`, translated and scaled in
-        // place, priced in a shuffled order with a repeat.
+        // place (or held in a compact copy), priced in a shuffled order with a repeat.
         let (n, d) = (300, 700);
         let x = Array2::from_shape_fn((n, d), |(i, j)| {
             ((i * 7919 + j * 104729) % 1013) as f64 * 1e-3 - 0.4
@@ -400,12 +400,19 @@ mod tests {
         let labels = Array1::from_shape_fn(n, |i| if i % 3 == 0 { -1.0 } else { 1.0 });
         let data = Dataset::new(x, labels).unwrap();
         let centre: Vec<f64> = (0..d).map(|j| (j % 7) as f64 * 0.01).collect();
+        for copy_limit in [0, usize::MAX] {
+            prices_each_point_as_its_own_product(&data, &centre, copy_limit);
+        }
+    }
+
+    fn prices_each_point_as_its_own_product(data: &Dataset, centre: &[f64], copy_limit: usize) {
+        let (n, d) = data.x().dim();
         let mut problem = Problem::in_place(
-            Points::from(&data),
+            Points::from(data),
             crate::margin::Bias::Free,
-            centre,
+            centre.to_vec(),
             0.5,
-            0,
+            copy_limit,
         );
         problem.push_rows(&(0..n).collect::<Vec<_>>());
         let w: Vec<f64> = (0..d).map(|j| ((j * 31) % 17) as f64 * 0.1 - 0.8).collect();
@@ -419,7 +426,10 @@ mod tests {
             let mut scores = vec![f64::NAN; 3];
             problem_scores_split(&problem, &rows, &w, &mut scores, parallel_values);
             let bits: Vec<u64> = scores.iter().map(|s| s.to_bits()).collect();
-            assert_eq!(bits, expected, "parallel from {parallel_values} values");
+            assert_eq!(
+                bits, expected,
+                "parallel from {parallel_values} values, copy up to {copy_limit}"
+            );
         }
     }
 

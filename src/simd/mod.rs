@@ -101,6 +101,7 @@
 mod aarch64;
 mod aligned;
 mod compensated;
+mod loops;
 mod pages;
 mod portable;
 mod prefetch;
@@ -124,13 +125,13 @@ mod rows;
 mod sparse;
 
 pub(crate) use aligned::Aligned;
-pub(crate) use compensated::{two_prod, two_sum};
+pub(crate) use compensated::{CompensatedDot, DOT_LANES, two_prod, two_sum};
 pub(crate) use pages::{buffer as advised_buffer, reserve as reserve_advised};
 pub(crate) use prefetch::{prefetch, prefetch_values};
 pub(crate) use rows::LabelSigns;
 pub(crate) use solver::{
-    axpy_compensated, axpy_dot, axpy_dot_ahead, axpy_dot2, dot_fast_affine, dot_fast_affine4,
-    dot_fast_ahead, dots_fast, rot,
+    axpy_affine, axpy_compensated, axpy_dot, axpy_dot_ahead, axpy_dot2, dot_compensated,
+    dot_fast_affine, dot_fast_affine4, dot_fast_ahead, dots_fast, rot,
 };
 // The raw pass: public for the benches and the bit-for-bit tests, not part of the documented API.
 pub(crate) use pass::Pass;
@@ -277,6 +278,8 @@ pub struct SimdPath {
     axpy_dot2: AxpyDot2,
     rot: fn(f64, f64, &mut [f64], &mut [f64]),
     axpy_compensated: fn(f64, &[f64], &mut [f64], &mut [f64]),
+    dot_compensated: fn(&[f64], &[f64]) -> CompensatedDot,
+    axpy_affine: fn(f64, &[f64], &[f64], f64, &mut [f64]),
     dot_fast_ahead: fn(&[f64], &[f64], &[f64]) -> f64,
     axpy_dot_ahead: AxpyDotAhead,
     /// Scan (`TRAIN = false`: stop at the first mistake, weights untouched) or train; returns the mistake
@@ -713,6 +716,45 @@ mod tests {
         }
     }
 
+    /// Every path's compensated dot product is the portable one's eight lanes, to the bit: lane
+    /// `i mod 8` runs `Dot2`'s steps on element `i`, and the lanes are added in order.
+    #[test]
+    fn every_path_takes_compensated_dot_products_in_the_same_lanes_to_the_bit() {
+        for n in [0usize, 1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 100, 1001] {
+            let a: Vec<f64> = (0..n)
+                .map(|i| ((i * 7919) % 113) as f64 * 0.37 - 11.0 + 1e-9 * i as f64)
+                .collect();
+            // Terms from 10⁻⁸ to 10⁸, so that the corrections hold much of the sum.
+            let b: Vec<f64> = (0..n)
+                .map(|i| 10f64.powi((i % 17) as i32 - 8) * if i % 3 == 0 { -1.0 } else { 1.0 })
+                .collect();
+            let mut lanes = [(0.0f64, 0.0f64, 0.0f64); DOT_LANES];
+            for (i, (&x, &y)) in a.iter().zip(&b).enumerate() {
+                let lane = &mut lanes[i % DOT_LANES];
+                let (p, e) = two_prod(x, y);
+                let (s, e2) = two_sum(lane.0, p);
+                *lane = (s, lane.1 + (e + e2), lane.2 + p.abs());
+            }
+            let mut want = CompensatedDot {
+                sum: lanes[0].0,
+                correction: lanes[0].1,
+                magnitude: lanes[0].2,
+            };
+            for lane in &lanes[1..] {
+                let (s, e) = two_sum(want.sum, lane.0);
+                want.sum = s;
+                want.correction += lane.1 + e;
+                want.magnitude += lane.2;
+            }
+            for path in paths() {
+                let got = (path.dot_compensated)(&a, &b);
+                let bits =
+                    |d: CompensatedDot| [d.sum, d.correction, d.magnitude].map(|v| v.to_bits());
+                assert_eq!(bits(got), bits(want), "n={n} {}", path.name());
+            }
+        }
+    }
+
     #[test]
     fn every_path_prices_an_affine_image_to_the_bit() {
         for n in [0, 1, 3, 7, 8, 9, 31, 32, 33, 47, 64, 65, 100, 257] {
@@ -764,6 +806,22 @@ mod tests {
                 for path in paths() {
                     let got = (path.dot_fast_affine4)(&w, rows, centre, factor);
                     assert_eq!(bits(got), each, "n={n} {}", path.name());
+                }
+                // And added to a vector: the bits of `axpy` with the formed image.
+                for alpha in [0.75, -3.0, 0.0] {
+                    let mut formed = w.clone();
+                    portable::axpy(alpha, &t, &mut formed);
+                    let want: Vec<u64> = formed.iter().map(|v| v.to_bits()).collect();
+                    let mut got = w.clone();
+                    axpy_affine(alpha, &x, centre, factor, &mut got);
+                    let got: Vec<u64> = got.iter().map(|v| v.to_bits()).collect();
+                    assert_eq!(got, want, "n={n} alpha={alpha}");
+                    for path in paths() {
+                        let mut got = w.clone();
+                        (path.axpy_affine)(alpha, &x, centre, factor, &mut got);
+                        let got: Vec<u64> = got.iter().map(|v| v.to_bits()).collect();
+                        assert_eq!(got, want, "n={n} alpha={alpha} {}", path.name());
+                    }
                 }
             }
         }

@@ -13,6 +13,8 @@ pub(super) const PATH: SimdPath = SimdPath {
     axpy_dot2,
     rot,
     axpy_compensated: super::compensated::axpy_compensated,
+    dot_compensated: super::compensated::dot_compensated,
+    axpy_affine: super::loops::axpy_affine,
     dot_fast_ahead: |a, b, ahead| {
         super::prefetch_values(ahead);
         dot_fast(a, b)

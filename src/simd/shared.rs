@@ -95,6 +95,10 @@ macro_rules! simd_path {
             axpy_compensated: |alpha, x, sums, corrections| unsafe {
                 $isa::axpy_compensated(alpha, x, sums, corrections)
             },
+            dot_compensated: |a, b| unsafe { $isa::dot_compensated(a, b) },
+            axpy_affine: |alpha, x, centre, factor, y| unsafe {
+                $isa::axpy_affine(alpha, x, centre, factor, y)
+            },
             dot_fast_ahead: $dot_fast_ahead,
             axpy_dot_ahead: $axpy_dot_ahead,
             run: |pass, rows, summation, train| unsafe {

@@ -2,9 +2,9 @@
 //! in place, modified Gram–Schmidt's fused steps, plane rotations and compensated combinations, each
 //! dispatched to the [`active`] path and each with the bits of the documented orders on every path.
 
+use super::{CompensatedDot, active, portable};
 #[cfg(doc)]
 use super::{Summation, axpy, dot_fast, two_prod, two_sum};
-use super::{active, portable};
 
 /// [`dot_fast`] of `w` and each of the consecutive rows of `w.len()` values in `x` (row-major, at least
 /// `out.len()` rows), into `out`: the bits of a call for each row, in a kernel that reads many rows at
@@ -124,4 +124,23 @@ pub(crate) fn rot(c: f64, s: f64, x: &mut [f64], y: &mut [f64]) {
 pub(crate) fn axpy_compensated(alpha: f64, x: &[f64], sums: &mut [f64], corrections: &mut [f64]) {
     debug_assert!(x.len() == sums.len() && sums.len() == corrections.len());
     (active().axpy_compensated)(alpha, x, sums, corrections)
+}
+
+/// `y ← y + alpha·t` with `tⱼ = (xⱼ − centreⱼ)·factor`: the bits of [`axpy`] of `alpha` and the vector
+/// `t` (each `tⱼ` rounded as that expression is), without forming `t`. Only the common prefix of the
+/// slices is used. The max-margin solver combines with it the points it reads in place.
+#[inline]
+pub(crate) fn axpy_affine(alpha: f64, x: &[f64], centre: &[f64], factor: f64, y: &mut [f64]) {
+    let n = x.len().min(centre.len()).min(y.len());
+    (active().axpy_affine)(alpha, &x[..n], &centre[..n], factor, &mut y[..n])
+}
+
+/// `Σ aᵢbᵢ` in twice working precision as `Dot2` leaves it, before its error bound: eight interleaved
+/// lanes, then the lanes in order ([`super::compensated::dot_compensated`]), the same bits on every
+/// path. The slices should have the same length; only the common prefix is used. The rigorous
+/// products of the max-margin solver (`margin::accurate::dot2`).
+#[inline]
+pub(crate) fn dot_compensated(a: &[f64], b: &[f64]) -> CompensatedDot {
+    debug_assert_eq!(a.len(), b.len());
+    (active().dot_compensated)(a, b)
 }

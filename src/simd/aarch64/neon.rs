@@ -96,11 +96,7 @@ pub(super) unsafe fn axpy_dot(alpha: f64, x: &[f64], y: &mut [f64], z: &[f64]) -
     }
 }
 
-/// The portable loop, compiled for this path's registers (element by element: the same bits).
-#[target_feature(enable = "neon")]
-pub(super) unsafe fn axpy_compensated(alpha: f64, x: &[f64], sum: &mut [f64], error: &mut [f64]) {
-    crate::simd::compensated::axpy_compensated(alpha, x, sum, error)
-}
+crate::simd::loops::portable_loops!("neon");
 
 /// The portable loop: at two values a register, the compiler's own vectorisation of it is as good.
 #[target_feature(enable = "neon")]

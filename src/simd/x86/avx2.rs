@@ -245,11 +245,7 @@ unsafe fn axpy_dot_asking(
     fold_register(_mm256_add_pd(acc[0], acc[1]))
 }
 
-/// The portable loop, compiled for this path's registers (element by element: the same bits).
-#[target_feature(enable = "avx2")]
-pub(super) unsafe fn axpy_compensated(alpha: f64, x: &[f64], sum: &mut [f64], error: &mut [f64]) {
-    crate::simd::compensated::axpy_compensated(alpha, x, sum, error)
-}
+crate::simd::loops::portable_loops!("avx2");
 
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn rot(c: f64, s: f64, x: &mut [f64], y: &mut [f64]) {

@@ -172,11 +172,7 @@ unsafe fn axpy_ptr(alpha: f64, x: *const f64, y: *mut f64, n: usize) {
     }
 }
 
-/// The portable loop, compiled for this path's registers (element by element: the same bits).
-#[target_feature(enable = "avx512f")]
-pub(super) unsafe fn axpy_compensated(alpha: f64, x: &[f64], sum: &mut [f64], error: &mut [f64]) {
-    crate::simd::compensated::axpy_compensated(alpha, x, sum, error)
-}
+crate::simd::loops::portable_loops!("avx512f");
 
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn rot(c: f64, s: f64, x: &mut [f64], y: &mut [f64]) {
