@@ -14,8 +14,28 @@ pub(super) fn axpy_affine(alpha: f64, x: &[f64], centre: &[f64], factor: f64, y:
     }
 }
 
+/// Columns a call of [`axpy_columns`] adds.
+pub(crate) const COLUMNS: usize = 8;
+
+/// `y ← (…((y + alphas[0]·columns[0]) + alphas[1]·columns[1]) + …) + alphas[7]·columns[7]`, element
+/// by element: each element meets [`axpy`](super::axpy)'s product and sum for each column in turn, so
+/// the bits are those of eight axpys in that order, while `y` is read and written once. Only the
+/// common prefix of the slices is used.
+#[inline(always)]
+pub(super) fn axpy_columns(alphas: &[f64; COLUMNS], columns: [&[f64]; COLUMNS], y: &mut [f64]) {
+    let n = columns.iter().fold(y.len(), |n, c| n.min(c.len()));
+    let columns = columns.map(|c| &c[..n]);
+    for (i, yi) in y[..n].iter_mut().enumerate() {
+        let mut sum = *yi;
+        for (alpha, column) in alphas.iter().zip(&columns) {
+            sum += alpha * column[i];
+        }
+        *yi = sum;
+    }
+}
+
 /// `portable_loops!("feature")`: the portable loops that vectorise themselves (`axpy_compensated`,
-/// `dot_compensated`, `axpy_affine`), compiled in the invoking module for the CPU feature's registers.
+/// `dot_compensated`, `axpy_affine`, `axpy_columns`), compiled in the invoking module for the CPU feature's registers.
 /// Their order is fixed by the loop (element by element, or a fixed count of lanes), not by the
 /// registers, so every path gives the portable path's bits.
 #[cfg_attr(
@@ -40,6 +60,16 @@ macro_rules! portable_loops {
         #[target_feature(enable = $feature)]
         pub(super) unsafe fn dot_compensated(a: &[f64], b: &[f64]) -> $crate::simd::CompensatedDot {
             $crate::simd::compensated::dot_compensated(a, b)
+        }
+
+        /// The portable loop, compiled for this path's registers (element by element: the same bits).
+        #[target_feature(enable = $feature)]
+        pub(super) unsafe fn axpy_columns(
+            alphas: &[f64; $crate::simd::loops::COLUMNS],
+            columns: [&[f64]; $crate::simd::loops::COLUMNS],
+            y: &mut [f64],
+        ) {
+            $crate::simd::loops::axpy_columns(alphas, columns, y)
         }
 
         /// The portable loop, compiled for this path's registers (element by element: the same bits).

@@ -126,12 +126,13 @@ mod sparse;
 
 pub(crate) use aligned::Aligned;
 pub(crate) use compensated::{CompensatedDot, DOT_LANES, two_prod, two_sum};
+pub(crate) use loops::COLUMNS;
 pub(crate) use pages::{buffer as advised_buffer, reserve as reserve_advised};
 pub(crate) use prefetch::{prefetch, prefetch_values};
 pub(crate) use rows::LabelSigns;
 pub(crate) use solver::{
-    axpy_affine, axpy_compensated, axpy_dot, axpy_dot_ahead, axpy_dot2, dot_compensated,
-    dot_fast_affine, dot_fast_affine4, dot_fast_ahead, dots_fast, rot,
+    axpy_affine, axpy_columns, axpy_compensated, axpy_dot, axpy_dot_ahead, axpy_dot2,
+    dot_compensated, dot_fast_affine, dot_fast_affine4, dot_fast_ahead, dots_fast, rot,
 };
 // The raw pass: public for the benches and the bit-for-bit tests, not part of the documented API.
 pub(crate) use pass::Pass;
@@ -280,6 +281,7 @@ pub struct SimdPath {
     axpy_compensated: fn(f64, &[f64], &mut [f64], &mut [f64]),
     dot_compensated: fn(&[f64], &[f64]) -> CompensatedDot,
     axpy_affine: fn(f64, &[f64], &[f64], f64, &mut [f64]),
+    axpy_columns: fn(&[f64; loops::COLUMNS], [&[f64]; loops::COLUMNS], &mut [f64]),
     dot_fast_ahead: fn(&[f64], &[f64], &[f64]) -> f64,
     axpy_dot_ahead: AxpyDotAhead,
     /// Scan (`TRAIN = false`: stop at the first mistake, weights untouched) or train; returns the mistake
@@ -751,6 +753,35 @@ mod tests {
                 let bits =
                     |d: CompensatedDot| [d.sum, d.correction, d.magnitude].map(|v| v.to_bits());
                 assert_eq!(bits(got), bits(want), "n={n} {}", path.name());
+            }
+        }
+    }
+
+    /// Every path adds eight columns with the bits of eight axpys in order, at every length around the
+    /// vector widths, columns longer than `y` cut to it.
+    #[test]
+    fn every_path_adds_eight_columns_as_eight_axpys_to_the_bit() {
+        for n in [0usize, 1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 100, 1001] {
+            let column = |k: usize| -> Vec<f64> {
+                (0..n + k)
+                    .map(|i| ((i * 7919 + k * 104729) % 113) as f64 * 0.37 - 11.0)
+                    .collect()
+            };
+            let columns: Vec<Vec<f64>> = (0..COLUMNS).map(column).collect();
+            let alphas: [f64; COLUMNS] =
+                std::array::from_fn(|k| 1e8f64.powi(k as i32 % 3) * (0.3 - k as f64));
+            let start: Vec<f64> = (0..n).map(|i| 1e16 * (i % 5) as f64 - 0.5).collect();
+            let mut want = start.clone();
+            for (alpha, column) in alphas.iter().zip(&columns) {
+                portable::axpy(*alpha, &column[..n], &mut want);
+            }
+            let want: Vec<u64> = want.iter().map(|v| v.to_bits()).collect();
+            let slices: [&[f64]; COLUMNS] = std::array::from_fn(|k| &columns[k][..]);
+            for path in paths() {
+                let mut got = start.clone();
+                (path.axpy_columns)(&alphas, slices, &mut got);
+                let got: Vec<u64> = got.iter().map(|v| v.to_bits()).collect();
+                assert_eq!(got, want, "n={n} {}", path.name());
             }
         }
     }

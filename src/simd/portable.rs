@@ -15,6 +15,7 @@ pub(super) const PATH: SimdPath = SimdPath {
     axpy_compensated: super::compensated::axpy_compensated,
     dot_compensated: super::compensated::dot_compensated,
     axpy_affine: super::loops::axpy_affine,
+    axpy_columns: super::loops::axpy_columns,
     dot_fast_ahead: |a, b, ahead| {
         super::prefetch_values(ahead);
         dot_fast(a, b)

@@ -99,6 +99,7 @@ macro_rules! simd_path {
             axpy_affine: |alpha, x, centre, factor, y| unsafe {
                 $isa::axpy_affine(alpha, x, centre, factor, y)
             },
+            axpy_columns: |alphas, columns, y| unsafe { $isa::axpy_columns(alphas, columns, y) },
             dot_fast_ahead: $dot_fast_ahead,
             axpy_dot_ahead: $axpy_dot_ahead,
             run: |pass, rows, summation, train| unsafe {

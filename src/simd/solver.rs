@@ -2,7 +2,7 @@
 //! in place, modified Gram–Schmidt's fused steps, plane rotations and compensated combinations, each
 //! dispatched to the [`active`] path and each with the bits of the documented orders on every path.
 
-use super::{CompensatedDot, active, portable};
+use super::{COLUMNS, CompensatedDot, active, portable};
 #[cfg(doc)]
 use super::{Summation, axpy, dot_fast, two_prod, two_sum};
 
@@ -133,6 +133,15 @@ pub(crate) fn axpy_compensated(alpha: f64, x: &[f64], sums: &mut [f64], correcti
 pub(crate) fn axpy_affine(alpha: f64, x: &[f64], centre: &[f64], factor: f64, y: &mut [f64]) {
     let n = x.len().min(centre.len()).min(y.len());
     (active().axpy_affine)(alpha, &x[..n], &centre[..n], factor, &mut y[..n])
+}
+
+/// `y ← y + alphas[0]·columns[0] + … + alphas[7]·columns[7]`, the columns added in that order: the
+/// bits of eight [`axpy`]s, with `y` read and written once ([`super::loops::axpy_columns`]). Only the
+/// common prefix of the slices is used. The back substitutions of the max-margin solver's
+/// factorisation, eight columns of `R` at a time.
+#[inline]
+pub(crate) fn axpy_columns(alphas: &[f64; COLUMNS], columns: [&[f64]; COLUMNS], y: &mut [f64]) {
+    (active().axpy_columns)(alphas, columns, y)
 }
 
 /// `Σ aᵢbᵢ` in twice working precision as `Dot2` leaves it, before its error bound: eight interleaved

@@ -2,6 +2,7 @@
 //! and the triangle restored by Givens rotations, and back substitution.
 
 use super::*;
+use crate::simd::COLUMNS;
 
 /// Columns of `R` rotated together when a deletion restores the triangle (see `delete_column`).
 const ROTATION_BLOCK: usize = 16;
@@ -61,28 +62,16 @@ impl Corral<'_> {
     }
 
     /// Solve `R·x = y` for each `y` of `ys`, all of one length, each column of `R` read once for a
-    /// block of them; each solution has the bits it has alone. Column by column, because `R` is stored
-    /// by columns: each step is one contiguous axpy, and asks for the next column while it runs.
+    /// block of them; each solution has the bits it has alone. `R` is stored by columns, and the
+    /// solution column by column (`xⱼ ← xⱼ/rⱼⱼ`, then `x₀..ⱼ ← x₀..ⱼ − xⱼ·r₀..ⱼ,ⱼ`) is what each
+    /// entry's bits are defined by; it runs [`COLUMNS`] columns at a time: the block's own triangle
+    /// first, then every row above it takes the block's columns in the same order in one pass
+    /// ([`simd::axpy_columns`](crate::simd::axpy_columns)), so each entry meets the same operations
+    /// in the same order. Column by column, each step waited on a division and on the entry the step
+    /// before had just stored, and read and wrote `x` once a column.
     pub(super) fn back_substitute_each(&self, mut ys: Vec<Vec<f64>>) -> Vec<Vec<f64>> {
         for xs in ys.chunks_mut(super::implicit::PASS_BLOCK) {
-            let m = xs.first().map_or(0, Vec::len);
-            debug_assert!(xs.iter().all(|x| x.len() == m));
-            for j in (0..m).rev() {
-                let (column, diagonal) = (&self.r[j][..j], self.r[j][j]);
-                // Each column is an allocation of its own, and the hardware prefetchers do not cross
-                // from one to the next: a back substitution on the thousand columns of the hard
-                // 10⁴ × 1000 set of `benches/margin_passes` waited at each column's start. Asking for
-                // the next one, its minor cycles took 48.5–52.7 ms instead of 52.0–59.8 (session 35,
-                // AMD Zen 5, 28 whole solves each, alternating).
-                if let Some(next) = j.checked_sub(1).map(|k| &self.r[k][..k]) {
-                    crate::simd::prefetch_values(next);
-                }
-                for x in xs.iter_mut() {
-                    x[j] /= diagonal;
-                    let (head, rest) = x.split_at_mut(j);
-                    axpy(-rest[0], column, head);
-                }
-            }
+            back_substitute_columns(&self.r, xs);
         }
         ys
     }
@@ -244,11 +233,95 @@ impl Corral<'_> {
     }
 }
 
+/// [`Corral::back_substitute_each`] on the columns `r` (column `j` holding `R[0..=j, j]`), for the
+/// right-hand sides `xs`, all of one length, in place.
+fn back_substitute_columns(r: &[Vec<f64>], xs: &mut [Vec<f64>]) {
+    let m = xs.first().map_or(0, Vec::len);
+    debug_assert!(xs.iter().all(|x| x.len() == m));
+    let mut end = m;
+    while end > 0 {
+        let start = end.saturating_sub(COLUMNS);
+        // Each column is an allocation of its own, and the hardware prefetchers do not cross from one
+        // to the next: a back substitution on the thousand columns of the hard 10⁴ × 1000 set of
+        // `benches/margin_passes` waited at each column's start. Asking for the next one, its minor
+        // cycles took 48.5–52.7 ms instead of 52.0–59.8 (session 35, AMD Zen 5, 28 whole solves
+        // each, alternating). The next block's columns are asked for here.
+        for k in start.saturating_sub(COLUMNS)..start {
+            crate::simd::prefetch_values(&r[k][..k]);
+        }
+        for x in xs.iter_mut() {
+            for j in (start..end).rev() {
+                x[j] /= r[j][j];
+                let alpha = -x[j];
+                for (xi, &rij) in x[start..j].iter_mut().zip(&r[j][start..j]) {
+                    *xi += alpha * rij;
+                }
+            }
+            if start > 0 {
+                // Only a block of `COLUMNS` columns has rows above it: the last is the top one.
+                let columns: [&[f64]; COLUMNS] = std::array::from_fn(|k| &r[end - 1 - k][..start]);
+                let alphas: [f64; COLUMNS] = std::array::from_fn(|k| -x[end - 1 - k]);
+                crate::simd::axpy_columns(&alphas, columns, &mut x[..start]);
+            }
+        }
+        end = start;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::margin::Bias;
     use crate::margin::problem::{bits, scattered_rows};
+
+    /// The back substitution by blocks of columns gives the bits of the textbook's column by column
+    /// (divide, then one axpy over the rows above), at every size around the blocks, for several
+    /// right-hand sides at once.
+    #[test]
+    fn a_back_substitution_by_blocks_has_the_bits_of_one_column_at_a_time() {
+        for m in [0, 1, 2, 7, 8, 9, 15, 16, 17, 23, 64, 101, 300] {
+            let values = scattered_rows(m + 1, m + 1);
+            // Columns of an upper triangle with one spare row, diagonals well away from zero.
+            let r: Vec<Vec<f64>> = (0..m)
+                .map(|j| {
+                    let mut column = values[j][..=j].to_vec();
+                    column[j] = 1.5 + column[j].abs();
+                    column.push(0.0);
+                    column
+                })
+                .collect();
+            let sides: Vec<Vec<f64>> = (0..3)
+                .map(|k| {
+                    values[m - k.min(m)]
+                        .iter()
+                        .take(m)
+                        .map(|v| v * (k + 1) as f64)
+                        .collect()
+                })
+                .collect();
+            let mut want = sides.clone();
+            for x in &mut want {
+                for j in (0..m).rev() {
+                    x[j] /= r[j][j];
+                    let (head, rest) = x.split_at_mut(j);
+                    crate::simd::axpy(-rest[0], &r[j][..j], head);
+                }
+            }
+            let mut got = sides.clone();
+            back_substitute_columns(&r, &mut got);
+            assert_eq!(bits(&got), bits(&want), "m={m}");
+            // And it solves the system.
+            for (x, y) in got.iter().zip(&sides) {
+                for (i, &yi) in y.iter().enumerate() {
+                    let back: f64 = (i..m).map(|j| r[j][i] * x[j]).sum();
+                    assert!(
+                        (back - yi).abs() <= 1e-9 * (1.0 + yi.abs()),
+                        "m={m} row {i}"
+                    );
+                }
+            }
+        }
+    }
 
     /// The textbook deletion: remove the column, then each rotation sweeps its two rows across every
     /// column right of it and its two columns of `Q`.
