@@ -1,7 +1,7 @@
 //! The portable loops whose order is fixed by the loop, not by the registers: each path compiles them
 //! for its own registers ([`portable_loops!`]) and gives the portable path's bits. The compensated
 //! ones (`axpy_compensated`, `dot_compensated`) live with the error-free transformations in
-//! `compensated`; the plain one is here.
+//! `compensated`; the plain ones are here.
 
 /// `y ← y + alpha·((x − centre)·factor)`, element by element: each point value rounded as the formed
 /// point's is, then [`axpy`](super::axpy)'s product and sum. Inlined into each path's `#[target_feature]` function,
@@ -15,14 +15,18 @@ pub(super) fn axpy_affine(alpha: f64, x: &[f64], centre: &[f64], factor: f64, y:
 }
 
 /// Columns a call of [`axpy_columns`] adds.
-pub(crate) const COLUMNS: usize = 8;
+pub(crate) const AXPY_COLUMNS: usize = 8;
 
 /// `y ← (…((y + alphas[0]·columns[0]) + alphas[1]·columns[1]) + …) + alphas[7]·columns[7]`, element
 /// by element: each element meets [`axpy`](super::axpy)'s product and sum for each column in turn, so
 /// the bits are those of eight axpys in that order, while `y` is read and written once. Only the
 /// common prefix of the slices is used.
 #[inline(always)]
-pub(super) fn axpy_columns(alphas: &[f64; COLUMNS], columns: [&[f64]; COLUMNS], y: &mut [f64]) {
+pub(super) fn axpy_columns(
+    alphas: &[f64; AXPY_COLUMNS],
+    columns: [&[f64]; AXPY_COLUMNS],
+    y: &mut [f64],
+) {
     let n = columns.iter().fold(y.len(), |n, c| n.min(c.len()));
     let columns = columns.map(|c| &c[..n]);
     for (i, yi) in y[..n].iter_mut().enumerate() {
@@ -65,8 +69,8 @@ macro_rules! portable_loops {
         /// The portable loop, compiled for this path's registers (element by element: the same bits).
         #[target_feature(enable = $feature)]
         pub(super) unsafe fn axpy_columns(
-            alphas: &[f64; $crate::simd::loops::COLUMNS],
-            columns: [&[f64]; $crate::simd::loops::COLUMNS],
+            alphas: &[f64; $crate::simd::loops::AXPY_COLUMNS],
+            columns: [&[f64]; $crate::simd::loops::AXPY_COLUMNS],
             y: &mut [f64],
         ) {
             $crate::simd::loops::axpy_columns(alphas, columns, y)

@@ -126,7 +126,7 @@ mod sparse;
 
 pub(crate) use aligned::Aligned;
 pub(crate) use compensated::{CompensatedDot, DOT_LANES, two_prod, two_sum};
-pub(crate) use loops::COLUMNS;
+pub(crate) use loops::AXPY_COLUMNS;
 pub(crate) use pages::{buffer as advised_buffer, reserve as reserve_advised};
 pub(crate) use prefetch::{prefetch, prefetch_values};
 pub(crate) use rows::LabelSigns;
@@ -281,7 +281,7 @@ pub struct SimdPath {
     axpy_compensated: fn(f64, &[f64], &mut [f64], &mut [f64]),
     dot_compensated: fn(&[f64], &[f64]) -> CompensatedDot,
     axpy_affine: fn(f64, &[f64], &[f64], f64, &mut [f64]),
-    axpy_columns: fn(&[f64; loops::COLUMNS], [&[f64]; loops::COLUMNS], &mut [f64]),
+    axpy_columns: fn(&[f64; loops::AXPY_COLUMNS], [&[f64]; loops::AXPY_COLUMNS], &mut [f64]),
     dot_fast_ahead: fn(&[f64], &[f64], &[f64]) -> f64,
     axpy_dot_ahead: AxpyDotAhead,
     /// Scan (`TRAIN = false`: stop at the first mistake, weights untouched) or train; returns the mistake
@@ -466,15 +466,25 @@ mod tests {
         acc[0]
     }
 
+    /// `n` values on 113 levels from −11 to 30.4, in a scattered order: the tests' rows.
+    fn scattered(n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|i| ((i * 7919) % 113) as f64 * 0.37 - 11.0)
+            .collect()
+    }
+
+    /// `n` values on 97 other levels from −3 to 9.5, in another order.
+    fn scattered_other(n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|i| ((i * 104729) % 97) as f64 * 0.13 - 3.0)
+            .collect()
+    }
+
     #[test]
     fn fast_matches_its_documented_order() {
         for n in [0, 1, 5, 31, 32, 37, 64, 100, 257] {
-            let a: Vec<f64> = (0..n)
-                .map(|i| ((i * 7919) % 113) as f64 * 0.37 - 11.0)
-                .collect();
-            let b: Vec<f64> = (0..n)
-                .map(|i| ((i * 104729) % 97) as f64 * 0.13 - 3.0)
-                .collect();
+            let a: Vec<f64> = scattered(n);
+            let b: Vec<f64> = scattered_other(n);
             let expected = documented_fast(&a, &b);
             for path in paths() {
                 let got = path.dot(&a, &b, Summation::Fast);
@@ -579,12 +589,8 @@ mod tests {
         // Lengths around each path's register, its chunk of 32 lanes and their tails; rows ahead as
         // long, shorter, longer and empty.
         for n in (0..=40).chain([63, 64, 65, 100, 1000, 1001]) {
-            let x: Vec<f64> = (0..n)
-                .map(|i| ((i * 7919) % 113) as f64 * 0.37 - 11.0)
-                .collect();
-            let z: Vec<f64> = (0..n)
-                .map(|i| ((i * 104729) % 97) as f64 * 0.13 - 3.0)
-                .collect();
+            let x: Vec<f64> = scattered(n);
+            let z: Vec<f64> = scattered_other(n);
             let w: Vec<f64> = (0..n).map(|i| (i as f64 * 0.7).sin()).collect();
             let rows: Vec<f64> = (0..2 * n + 70).map(|i| i as f64).collect();
             for ahead in [&rows[..n], &rows[..n / 2], &rows[..2 * n + 70], &[][..]] {
@@ -646,12 +652,8 @@ mod tests {
     #[test]
     fn every_path_fuses_axpy_and_dot_to_the_bit_on_one_column_or_two() {
         for n in [0, 1, 3, 7, 8, 9, 31, 32, 33, 47, 64, 65, 100, 257] {
-            let x: Vec<f64> = (0..n)
-                .map(|i| ((i * 7919) % 113) as f64 * 0.37 - 11.0)
-                .collect();
-            let y: Vec<f64> = (0..n)
-                .map(|i| ((i * 104729) % 97) as f64 * 0.13 - 3.0)
-                .collect();
+            let x: Vec<f64> = scattered(n);
+            let y: Vec<f64> = scattered_other(n);
             let z: Vec<f64> = (0..n)
                 .map(|i| ((i * 31) % 89) as f64 * 0.011 - 0.4)
                 .collect();
@@ -689,8 +691,10 @@ mod tests {
     #[test]
     fn every_path_adds_compensated_products_as_documented_to_the_bit() {
         for n in [0, 1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 100] {
-            let x: Vec<f64> = (0..n)
-                .map(|i| ((i * 7919) % 113) as f64 * 0.37 - 11.0 + 1e-9 * i as f64)
+            let x: Vec<f64> = scattered(n)
+                .iter()
+                .enumerate()
+                .map(|(i, v)| v + 1e-9 * i as f64)
                 .collect();
             // Large sums, so that most products are partly lost in `sums` and kept in `corrections`.
             let start: Vec<f64> = (0..n).map(|i| 1e16 * (1.0 + i as f64)).collect();
@@ -723,8 +727,10 @@ mod tests {
     #[test]
     fn every_path_takes_compensated_dot_products_in_the_same_lanes_to_the_bit() {
         for n in [0usize, 1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 100, 1001] {
-            let a: Vec<f64> = (0..n)
-                .map(|i| ((i * 7919) % 113) as f64 * 0.37 - 11.0 + 1e-9 * i as f64)
+            let a: Vec<f64> = scattered(n)
+                .iter()
+                .enumerate()
+                .map(|(i, v)| v + 1e-9 * i as f64)
                 .collect();
             // Terms from 10⁻⁸ to 10⁸, so that the corrections hold much of the sum.
             let b: Vec<f64> = (0..n)
@@ -767,8 +773,8 @@ mod tests {
                     .map(|i| ((i * 7919 + k * 104729) % 113) as f64 * 0.37 - 11.0)
                     .collect()
             };
-            let columns: Vec<Vec<f64>> = (0..COLUMNS).map(column).collect();
-            let alphas: [f64; COLUMNS] =
+            let columns: Vec<Vec<f64>> = (0..AXPY_COLUMNS).map(column).collect();
+            let alphas: [f64; AXPY_COLUMNS] =
                 std::array::from_fn(|k| 1e8f64.powi(k as i32 % 3) * (0.3 - k as f64));
             let start: Vec<f64> = (0..n).map(|i| 1e16 * (i % 5) as f64 - 0.5).collect();
             let mut want = start.clone();
@@ -776,7 +782,7 @@ mod tests {
                 portable::axpy(*alpha, &column[..n], &mut want);
             }
             let want: Vec<u64> = want.iter().map(|v| v.to_bits()).collect();
-            let slices: [&[f64]; COLUMNS] = std::array::from_fn(|k| &columns[k][..]);
+            let slices: [&[f64]; AXPY_COLUMNS] = std::array::from_fn(|k| &columns[k][..]);
             for path in paths() {
                 let mut got = start.clone();
                 (path.axpy_columns)(&alphas, slices, &mut got);
@@ -789,9 +795,7 @@ mod tests {
     #[test]
     fn every_path_prices_an_affine_image_to_the_bit() {
         for n in [0, 1, 3, 7, 8, 9, 31, 32, 33, 47, 64, 65, 100, 257] {
-            let w: Vec<f64> = (0..n)
-                .map(|i| ((i * 7919) % 113) as f64 * 0.37 - 11.0)
-                .collect();
+            let w: Vec<f64> = scattered(n);
             let x: Vec<f64> = (0..n)
                 .map(|i| match i % 4 {
                     0 => -0.0,

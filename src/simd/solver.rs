@@ -2,7 +2,7 @@
 //! in place, modified Gram–Schmidt's fused steps, plane rotations and compensated combinations, each
 //! dispatched to the [`active`] path and each with the bits of the documented orders on every path.
 
-use super::{COLUMNS, CompensatedDot, active, portable};
+use super::{AXPY_COLUMNS, CompensatedDot, active, portable};
 #[cfg(doc)]
 use super::{Summation, axpy, dot_fast, two_prod, two_sum};
 
@@ -140,7 +140,11 @@ pub(crate) fn axpy_affine(alpha: f64, x: &[f64], centre: &[f64], factor: f64, y:
 /// common prefix of the slices is used. The back substitutions of the max-margin solver's
 /// factorisation, eight columns of `R` at a time.
 #[inline]
-pub(crate) fn axpy_columns(alphas: &[f64; COLUMNS], columns: [&[f64]; COLUMNS], y: &mut [f64]) {
+pub(crate) fn axpy_columns(
+    alphas: &[f64; AXPY_COLUMNS],
+    columns: [&[f64]; AXPY_COLUMNS],
+    y: &mut [f64],
+) {
     (active().axpy_columns)(alphas, columns, y)
 }
 

@@ -2,7 +2,7 @@
 //! and the triangle restored by Givens rotations, and back substitution.
 
 use super::*;
-use crate::simd::COLUMNS;
+use crate::simd::AXPY_COLUMNS;
 
 /// Columns of `R` rotated together when a deletion restores the triangle (see `delete_column`).
 const ROTATION_BLOCK: usize = 16;
@@ -64,7 +64,7 @@ impl Corral<'_> {
     /// Solve `R·x = y` for each `y` of `ys`, all of one length, each column of `R` read once for a
     /// block of them; each solution has the bits it has alone. `R` is stored by columns, and the
     /// solution column by column (`xⱼ ← xⱼ/rⱼⱼ`, then `x₀..ⱼ ← x₀..ⱼ − xⱼ·r₀..ⱼ,ⱼ`) is what each
-    /// entry's bits are defined by; it runs [`COLUMNS`] columns at a time: the block's own triangle
+    /// entry's bits are defined by; it runs [`AXPY_COLUMNS`] columns at a time: the block's own triangle
     /// first, then every row above it takes the block's columns in the same order in one pass
     /// ([`simd::axpy_columns`](crate::simd::axpy_columns)), so each entry meets the same operations
     /// in the same order. Column by column, each step waited on a division and on the entry the step
@@ -240,27 +240,29 @@ fn back_substitute_columns(r: &[Vec<f64>], xs: &mut [Vec<f64>]) {
     debug_assert!(xs.iter().all(|x| x.len() == m));
     let mut end = m;
     while end > 0 {
-        let start = end.saturating_sub(COLUMNS);
+        let start = end.saturating_sub(AXPY_COLUMNS);
         // Each column is an allocation of its own, and the hardware prefetchers do not cross from one
         // to the next: a back substitution on the thousand columns of the hard 10⁴ × 1000 set of
         // `benches/margin_passes` waited at each column's start. Asking for the next one, its minor
         // cycles took 48.5–52.7 ms instead of 52.0–59.8 (session 35, AMD Zen 5, 28 whole solves
         // each, alternating). The next block's columns are asked for here.
-        for k in start.saturating_sub(COLUMNS)..start {
+        for k in start.saturating_sub(AXPY_COLUMNS)..start {
             crate::simd::prefetch_values(&r[k][..k]);
         }
         for x in xs.iter_mut() {
             for j in (start..end).rev() {
                 x[j] /= r[j][j];
                 let alpha = -x[j];
+                // At most seven values: `axpy`'s arithmetic, inline rather than through the dispatch.
                 for (xi, &rij) in x[start..j].iter_mut().zip(&r[j][start..j]) {
                     *xi += alpha * rij;
                 }
             }
             if start > 0 {
-                // Only a block of `COLUMNS` columns has rows above it: the last is the top one.
-                let columns: [&[f64]; COLUMNS] = std::array::from_fn(|k| &r[end - 1 - k][..start]);
-                let alphas: [f64; COLUMNS] = std::array::from_fn(|k| -x[end - 1 - k]);
+                // Only a block of `AXPY_COLUMNS` columns has rows above it: the last is the top one.
+                let columns: [&[f64]; AXPY_COLUMNS] =
+                    std::array::from_fn(|k| &r[end - 1 - k][..start]);
+                let alphas: [f64; AXPY_COLUMNS] = std::array::from_fn(|k| -x[end - 1 - k]);
                 crate::simd::axpy_columns(&alphas, columns, &mut x[..start]);
             }
         }
