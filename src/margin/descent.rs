@@ -28,7 +28,7 @@
 //! lost: its passes cost a whole dataset each, and each spare row a deletion or a Carathéodory step).
 //! The descent's separator then fits the first set with one pass over every row: rows it puts near
 //! its margin join, and rows it leaves unweighted far above it leave
-//! (`round_state::fit_to_the_descent`). Each step on a dense row and the next row's score share one
+//! (`first_set::fit_to_the_descent`). Each step on a dense row and the next row's score share one
 //! pass over the separator, with the bits of two ([`Sweeps`]).
 //!
 //! A free bias adds the constraint `Σαᵢyᵢ = 0`, which coordinate steps cannot keep. The bias is instead

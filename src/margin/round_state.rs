@@ -6,8 +6,10 @@ use ndarray::Array1;
 use super::Bias;
 use super::accurate::{TINY, dot2, gamma};
 use super::certificate::HullPoint;
-use super::descent::{Descent, descend};
+use super::descent::descend;
+use super::first_set::{fit_to_the_descent, heaviest};
 use super::lowest::{Lowest, lowest};
+use super::newton::{Separator, squared_hinge};
 use super::points::Points;
 use super::polish::{PolishStatus, Polished};
 use super::result::{MarginResult, SolveStats};
@@ -32,6 +34,25 @@ const FIRST_SPARSE_SET: usize = 2048;
 /// 1.14 × slower, 2·10⁴ × 70 the same).
 const DENSE_DESCENT_DIMENSIONS: usize = 80;
 
+/// Dense data from [`DENSE_DESCENT_DIMENSIONS`] up to this many dimensions take the first exact solve's
+/// start from Newton's method on the squared hinge loss over the fitted first set ([`squared_hinge`]),
+/// started from the descent's separator, and restart later solves from it when many rows join
+/// ([`RESTART_SHARE`]). Its steps factor a `(d + 1) × (d + 1)` Hessian. Measured (session 40, AMD
+/// Zen 5, two runs each alternating, medians of 10–60 solves): 10⁴ × 100 7.8 → 6.1 ms, 5000 × 80
+/// 3.7 → 3.3 ms, 10⁴ × 150 12.1 → 11.2 ms, 2·10⁴ × 200 38 → 31 ms, 2·10⁴ × 250 (γ* = 0.01) 55 → 44 ms,
+/// 10⁵ × 100 51 → 38 ms and the hard 10⁵ × 100 58 → 42 ms; 3000 × 120 4.8 → 5.0 ms, 10⁴ × 200
+/// 17.1 → 17.4–18.5 ms, 10⁴ × 230 and × 250 1.03–1.06 × slower; the noisy 2·10⁴ × 100 and × 150
+/// (proved inseparable) the same.
+const NEWTON_DIMENSIONS: usize = 256;
+
+/// A later exact solve restarts from Newton's method when at least `d / RESTART_SHARE` rows joined the
+/// working set; with fewer, resuming from the last solve's active set costs less than building a new
+/// one. On 10⁵ × 100 the rounds after the first had resumed from a support that the 477 and 114 rows
+/// joining moved far: 326 and 185 major iterations (15 and 8 ms), against 70 and 59 from Newton's start;
+/// the 18 and 4 rows of the last two rounds cost 70 and 15 major iterations resumed, and 52 and 50
+/// restarted.
+const RESTART_SHARE: usize = 4;
+
 /// How many of the descent's heaviest rows a dense solve starts from, in tenths of `d`. A start beyond
 /// the support is slower: each row in it outside the support leaves by a deletion, and beyond `d + 1`
 /// rows Carathéodory's reduction runs first. Sessions 17–23 measured `d/2` as the best (on the Intel
@@ -43,29 +64,6 @@ const DENSE_DESCENT_DIMENSIONS: usize = 80;
 /// 2·10⁴ × 300 proved inseparable 1.07 × slower (0.054 → 0.058 s); `d` rows was as fast as `0.9·d`,
 /// `1.2·d` and `1.5·d` slower.
 const DENSE_START_TENTHS: usize = 9;
-
-/// Rows outside a dense solve's first set join it before the first exact solve when the descent's
-/// separator, trained on the first set alone, puts them below this margin (its constraints are
-/// `yᵢ(w·xᵢ + b) ≥ 1`), at most `d` of them, lowest first ([`fit_to_the_descent`], one pass).
-/// The class means choose the first set, a poor guess in many dimensions, and the rounds found the
-/// rows it missed, an exact solve each: on the 2·10⁴ × 1000 set of `benches/margin_passes` it missed
-/// 14 rows that violate the optimum, and two more rounds took 125 of 424 ms. Measured (session 33,
-/// AMD Zen 5, three runs each, `solve_seconds`): 2·10⁴ × 1000 0.44 → 0.35 s in one round instead of
-/// three, 10⁴ × 500 0.125 → 0.095 s, 10⁴ × 180 0.036 → 0.025 s,
-/// 2·10⁴ × 250 0.063 → 0.050 s, 10⁴ × 300 0.058 → 0.051 s, 4·10⁴ × 200 0.10 → 0.086 s; the hard
-/// 10⁴ × 1000, 3000 × 2500 and the noisy 2·10⁴ × 300 (proved inseparable) the same. Margins of 1.01
-/// to 1.2 did as well as 1.05, and up to 4d rows no better than d.
-const DESCENT_NEAR_MARGIN: f64 = 1.05;
-
-/// Rows of a dense solve's first set that the descent leaves at weight zero and puts at this margin or
-/// above (twice its support's) leave the set before the first exact solve, which would price them in
-/// every iteration; should one violate the optimum, a round brings it back. Measured with
-/// [`DESCENT_NEAR_MARGIN`] (session 33, AMD Zen 5, three runs each): the hard 10⁴ × 1000 0.58 → 0.48 s
-/// (a working set of 2406 rows instead of 8009), 10⁴ × 500 0.096 → 0.088 s, 10⁴ × 300 0.051 → 0.046
-/// s, 10⁴ × 180 0.026 → 0.024 s; 2·10⁴ × 1000 (every row of its first set below 1.5), 3000 × 2500 and
-/// the noisy 2·10⁴ × 300 the same. A cut at 1.5 did better on 10⁴ × 500 (0.079 s) and worse on the
-/// hard 10⁴ × 1000 (0.51 s, two rounds), at 3 no better than none.
-const DESCENT_FAR_MARGIN: f64 = 2.0;
 
 /// The state of a solve between rounds.
 pub(super) struct Rounds<'a> {
@@ -204,7 +202,22 @@ impl<'a> Rounds<'a> {
                 // The class means' scores have chosen `first`: their buffer takes the descent's.
                 passes += fit_to_the_descent(data, &found, &mut first, d, &mut scores);
                 let start = (DENSE_START_TENTHS * d).div_ceil(10);
-                start_weights = heaviest(&first, &found.alpha, start);
+                // Newton's method on the fitted set, from the descent's separator, where the Hessian
+                // is small enough (see `newton`); the descent's own weights where it is not, or where
+                // its steps cannot be taken.
+                let newton = (d < NEWTON_DIMENSIONS)
+                    .then(|| {
+                        let separator = (&found.w[..], found.b);
+                        squared_hinge(data, bias, &first, separator, Separator::Descent)
+                    })
+                    .flatten();
+                if let Some(newton) = &newton {
+                    passes += newton.reads.div_ceil(n.max(1));
+                }
+                let weights = newton
+                    .as_ref()
+                    .map_or(&found.alpha, |newton| &newton.weights);
+                start_weights = heaviest(&first, weights, start);
             }
             first
         };
@@ -281,20 +294,7 @@ impl<'a> Rounds<'a> {
         let data = self.data;
         let labels = data.labels();
         let scores = &self.scores;
-        let working = self.store.rows();
-        // The working set's own bias and level, from the same fast values.
-        let b_working = match self.bias {
-            Bias::Free => {
-                let inside_labels: Vec<f64> = working.iter().map(|&i| labels[i]).collect();
-                let inside_scores: Vec<f64> = working.iter().map(|&i| scores[i]).collect();
-                best_bias_of_scores(&inside_labels, &inside_scores)
-            }
-            Bias::ThroughOrigin => 0.0,
-        };
-        let level = working
-            .iter()
-            .map(|&i| labels[i] * (scores[i] + b_working))
-            .fold(f64::INFINITY, f64::min);
+        let (b_working, level) = self.working_level();
         // A fast value is off by at most about k·u·R (`scan`): rows within that of the level, or within
         // 10⁻¹² of it relatively, are not violators.
         let terms = if data.is_sparse() {
@@ -312,6 +312,63 @@ impl<'a> Rounds<'a> {
             .map(|i| (labels[i] * (scores[i] + b_working), i))
             .filter(|&(m, _)| m < threshold);
         lowest(found, limit)
+    }
+
+    /// The working set's own bias under the last pass's scores, and its lowest margin there, from the
+    /// same fast values.
+    fn working_level(&self) -> (f64, f64) {
+        let labels = self.data.labels();
+        let scores = &self.scores;
+        let working = self.store.rows();
+        let b_working = match self.bias {
+            Bias::Free => {
+                let inside_labels: Vec<f64> = working.iter().map(|&i| labels[i]).collect();
+                let inside_scores: Vec<f64> = working.iter().map(|&i| scores[i]).collect();
+                best_bias_of_scores(&inside_labels, &inside_scores)
+            }
+            Bias::ThroughOrigin => 0.0,
+        };
+        let level = working
+            .iter()
+            .map(|&i| labels[i] * (scores[i] + b_working))
+            .fold(f64::INFINITY, f64::min);
+        (b_working, level)
+    }
+
+    /// Add `violators` to the working set, and start the next exact solve afresh from Newton's method
+    /// ([`squared_hinge`] on the grown set, from the candidate's separator) when at least a
+    /// [`RESTART_SHARE`] of `d` rows join a dense set in [`DENSE_DESCENT_DIMENSIONS`] to
+    /// [`NEWTON_DIMENSIONS`] dimensions; otherwise it resumes from where the last one ended.
+    pub(super) fn grow(&mut self, candidate: &Candidate, violators: &[usize]) {
+        debug_assert_eq!(self.scored_round, candidate.round);
+        let d = self.data.n_features();
+        let restart = !self.data.is_sparse()
+            && (DENSE_DESCENT_DIMENSIONS..NEWTON_DIMENSIONS).contains(&d)
+            && violators.len() * RESTART_SHARE >= d;
+        // The separator in the scale of the constraints `yᵢ(w·xᵢ + b) ≥ 1` on the working set before
+        // the violators join it: its support rows at 1, the violators below.
+        let separator = restart
+            .then(|| {
+                let (b, level) = self.working_level();
+                (level > 0.0 && level.is_finite()).then(|| {
+                    (
+                        candidate.w.iter().map(|v| v / level).collect::<Vec<_>>(),
+                        b / level,
+                    )
+                })
+            })
+            .flatten();
+        self.store.extend(violators);
+        let Some((w, b)) = separator else {
+            return;
+        };
+        let rows = self.store.rows();
+        if let Some(newton) = squared_hinge(self.data, self.bias, rows, (&w, b), Separator::Optimum)
+        {
+            let start = heaviest(rows, &newton.weights, (DENSE_START_TENTHS * d).div_ceil(10));
+            self.store.restart_from(start);
+            self.stats.passes += newton.reads.div_ceil(self.data.n_samples().max(1));
+        }
     }
 
     /// The candidate's bias and its rigorous bracket on the whole data: the lower end from a pass (the
@@ -396,140 +453,4 @@ fn lowest_per_group(
         }
     }
     kept.into_iter().flat_map(Lowest::rows).collect()
-}
-
-/// `first` fitted to the descent's separator: its rows at weight zero that the separator puts at
-/// [`DESCENT_FAR_MARGIN`] or above leave (in order), and the rows outside it below
-/// [`DESCENT_NEAR_MARGIN`] join after them, at most `count`, lowest first. Returns the passes over
-/// the data it made: one, its scores written into `scores`, unless `first` holds every row.
-fn fit_to_the_descent(
-    data: Points<'_>,
-    found: &Descent,
-    first: &mut Vec<usize>,
-    count: usize,
-    scores: &mut Vec<f64>,
-) -> usize {
-    let n = data.n_samples();
-    let outside = (first.len() < n).then(|| {
-        let mut outside = vec![true; n];
-        first.iter().for_each(|&i| outside[i] = false);
-        outside
-    });
-    // A margin that is not a number (a descent gone non-finite) keeps its row.
-    let far = |i: usize| found.margins[i] >= DESCENT_FAR_MARGIN;
-    first.retain(|&i| found.alpha[i] > 0.0 || !far(i));
-    let Some(outside) = outside else {
-        return 0;
-    };
-    scores_into(data, &found.w, scores);
-    let labels = data.labels();
-    let near = (0..n)
-        .filter(|&i| outside[i])
-        .map(|i| (labels[i] * (scores[i] + found.b), i))
-        .filter(|&(margin, _)| margin < DESCENT_NEAR_MARGIN);
-    first.extend(lowest(near, count));
-    1
-}
-
-/// The start weights of the `count` rows of `first` that the descent weighs most, by position in `first`
-/// (ties by position).
-fn heaviest(first: &[usize], alpha: &[f64], count: usize) -> Vec<(usize, f64)> {
-    let weighted = first
-        .iter()
-        .enumerate()
-        .filter(|&(_, &i)| alpha[i] > 0.0)
-        .map(|(k, &i)| (-alpha[i], k));
-    let mut kept: Vec<(usize, f64)> = lowest(weighted, count)
-        .into_iter()
-        .map(|k| (k, alpha[first[k]]))
-        .collect();
-    kept.sort_unstable_by_key(|&(k, _)| k);
-    kept
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_first_set_loses_the_rows_far_from_the_descents_margin_and_gains_those_near_it() {
-        let data = crate::generate::separable(600, 12, 0.02, 1.0, 3)
-            .unwrap()
-            .data;
-        let points = Points::from(&data);
-        let labels = data.labels();
-        // The first set: every third row; the descent sees those alone.
-        let first: Vec<usize> = (0..600).step_by(3).collect();
-        let found = descend(points, Bias::Free, first.clone());
-        let margin = |i: usize| {
-            let score = data.row_view(i).dot(&found.w, crate::simd::Summation::Fast);
-            labels[i] * (score + found.b)
-        };
-        let stay: Vec<usize> = first
-            .iter()
-            .copied()
-            .filter(|&i| found.alpha[i] > 0.0 || found.margins[i] < DESCENT_FAR_MARGIN)
-            .collect();
-        let below: Vec<usize> = (0..600)
-            .filter(|&i| i % 3 != 0 && margin(i) < DESCENT_NEAR_MARGIN)
-            .collect();
-        assert!(
-            stay.len() < first.len() && stay.len() > 20,
-            "{} stay",
-            stay.len()
-        );
-        assert!(below.len() > 4, "{} rows below", below.len());
-        let (mut fitted, mut scores) = (first.clone(), Vec::new());
-        assert_eq!(
-            fit_to_the_descent(points, &found, &mut fitted, 600, &mut scores),
-            1
-        );
-        assert_eq!(fitted[..stay.len()], stay, "the rows that stay, in order");
-        let joined = &fitted[stay.len()..];
-        let mut sorted = joined.to_vec();
-        sorted.sort_unstable();
-        assert_eq!(sorted, below, "exactly the rows outside below the margin");
-        assert!(
-            joined.windows(2).all(|p| margin(p[0]) <= margin(p[1])),
-            "lowest first"
-        );
-        // A cap keeps the lowest.
-        let mut capped = first.clone();
-        fit_to_the_descent(points, &found, &mut capped, 4, &mut scores);
-        assert_eq!(capped[stay.len()..], joined[..4]);
-        // A first set of every row only loses the far ones, without a pass.
-        let every: Vec<usize> = (0..600).collect();
-        let found = descend(points, Bias::Free, every.clone());
-        let mut fitted = every.clone();
-        assert_eq!(
-            fit_to_the_descent(points, &found, &mut fitted, 600, &mut scores),
-            0
-        );
-        let stay: Vec<usize> = every
-            .into_iter()
-            .filter(|&i| found.alpha[i] > 0.0 || found.margins[i] < DESCENT_FAR_MARGIN)
-            .collect();
-        assert!(stay.len() < 600);
-        assert_eq!(fitted, stay);
-    }
-
-    #[test]
-    fn the_heaviest_rows_start_in_their_order_in_the_first_set() {
-        let first = [10, 11, 12, 13, 14];
-        let mut alpha = vec![0.0; 15];
-        for (i, a) in [(10, 0.5), (12, 2.0), (13, 0.5), (14, 1.0)] {
-            alpha[i] = a;
-        }
-        // The tie at 0.5 goes to the earlier position.
-        assert_eq!(
-            heaviest(&first, &alpha, 3),
-            vec![(0, 0.5), (2, 2.0), (4, 1.0)]
-        );
-        // Never a row of weight zero, however many are asked for.
-        assert_eq!(
-            heaviest(&first, &alpha, 9),
-            vec![(0, 0.5), (2, 2.0), (3, 0.5), (4, 1.0)]
-        );
-        assert!(heaviest(&first, &alpha, 0).is_empty());
-    }
 }

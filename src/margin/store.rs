@@ -234,6 +234,13 @@ impl<'a> Store<'a> {
         self.weights = weights;
     }
 
+    /// Start the next solve from these weights, by position in the working set, not from where the
+    /// last one ended.
+    pub(super) fn restart_from(&mut self, weights: Vec<(usize, f64)>) {
+        self.corral = None;
+        self.weights = weights;
+    }
+
     /// Keep what a solve ended with for the next one.
     pub(super) fn keep(&mut self, corral: CorralParts) {
         self.corral = Some(corral);

@@ -1,0 +1,691 @@
+//! The exact solve's start in about a hundred dimensions: Newton's method on the squared hinge loss over
+//! the working set.
+//!
+//! Wolfe's method finds the support of the maximum margin by pivots, a row joining or leaving the
+//! active set each, and from a poor start it takes several pivots for each support row. On the
+//! 10⁴ × 100 set of `benches/margin_passes` the descent's heaviest rows (see [`super::descent`]) were a
+//! poor start for two reasons: the descent, run for 40 passes' worth, is far from converged on a hard
+//! margin whose support fills the space, and its weights are those of the first set before
+//! [`fit_to_the_descent`](super::first_set::fit_to_the_descent) adds the rows its separator puts
+//! near the margin, which moves the optimum. Only 33 of its 90 heaviest rows were in the first solve's support, and that solve
+//! took 77 major iterations, 392 rows joining and 381 leaving: 4.5 of the solve's 7.5 ms. Rounds after
+//! the first resume from the last support, which many joining rows move as far: on 10⁵ × 100 the
+//! second round's 477 new rows took 326 major iterations (15 ms).
+//!
+//! The L2-loss SVM, `min ½‖w‖² + (C/2)·Σ max(0, 1 − yᵢ(w·xᵢ + b))²`, has the hard margin's dual with
+//! `Σ αᵢ²/(2C)` subtracted, so for a large `C` its weights `αᵢ = C·max(0, 1 − yᵢ(w·xᵢ + b))` are
+//! close to the maximum margin's. Its objective is piecewise quadratic, and Newton's method with an
+//! exact line search reaches its minimum in a finite number of steps (O. L. Mangasarian, *A finite
+//! Newton method for classification*, Optim. Methods Softw. 17, 2002; S. S. Keerthi and D. DeCoste,
+//! *A modified finite Newton method for fast solution of large scale linear SVMs*, JMLR 6, 2005). Each
+//! step solves a `(d + 1) × (d + 1)` system over the rows below the margin, whose sums change by the
+//! rows that cross it, so that in a hundred dimensions a step costs about as much as a few of the
+//! descent's passes; from a separator near the answer the rows below the margin settle in about six
+//! steps, where the descent's sweeps do not. Run on the set the exact solve is given, from the
+//! descent's separator for the first solve and from the last optimum when many rows join a later one
+//! (`round_state`), its heaviest rows are mostly that set's support: 82 of 90 on 10⁴ × 100, whose
+//! first solve then takes 33 major iterations (118 rows joining) and 1.7 ms; on 10⁵ × 100 the second
+//! round takes 70.
+//!
+//! `C` is set from the starting separator: the squared hinge's weights differ from the hard margin's
+//! by about `1/(C·γ²·|S|)` of their sum (`‖w‖² = 1/γ²` spread over about `d + 1` support rows), so
+//! `C = PENALTY·‖w‖²/(d + 1)` keeps that near `1/PENALTY` whatever the scale of the margin.
+//!
+//! Every sum runs in the crate's fixed orders ([`crate::simd::dot_fast`] and `axpy`, the Cholesky
+//! factor's rows left to right), so the start, and with it the solve, has the same bits on every
+//! machine. Nothing here needs to be exact: the weights only choose the rows the exact solve starts
+//! from, and the bracket is computed from that solve's answer as before.
+
+use super::Bias;
+use super::points::Points;
+use crate::simd::{Summation, axpy, dot_fast};
+
+/// Newton steps at most. From the descent's separator the rows below the margin settle in 5–10 steps
+/// on the shapes of `benches/margin_passes`; the start only chooses rows, so an unsettled last step
+/// is still a good start.
+const MAX_STEPS: usize = 8;
+
+/// `C` as a multiple of `‖w‖²/(d + 1)` for the descent's `w` (see the module docs).
+const PENALTY: f64 = 40.0;
+
+/// The most rows below the margin a step may factor, in multiples of `d + 1`: past it the Hessian's
+/// cost (`O(d²)` a row) outgrows what a better start saves, and the descent's weights start the solve.
+const MOST_ACTIVE: usize = 10;
+
+/// The bias's curvature, beside the weights' 1, so that the Hessian is definite when no row is active.
+const BIAS_CURVATURE: f64 = 1e-9;
+
+/// Where the separator that starts Newton's method comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Separator {
+    /// The descent's, on part of the rows: refused when it puts a row on the wrong side, since the rows
+    /// may then not be separable, and a start nearer an optimum that does not exist saves nothing (on
+    /// `generate noisy --n 20000 --d 100 --flip 0.05`, proved inseparable, the steps took its solve
+    /// from 4.0 ms to 5.8).
+    Descent,
+    /// The exact optimum of the working set before rows joined it, which those rows violate.
+    Optimum,
+}
+
+/// What Newton's method leaves: a weight for each row of the data (zero outside the rows it was given),
+/// and the rows it read.
+pub(super) struct SquaredHinge {
+    pub(super) weights: Vec<f64>,
+    pub(super) reads: usize,
+}
+
+/// The squared hinge's weights `C·max(0, 1 − yᵢ(w·xᵢ + b))` on `rows`, after at most [`MAX_STEPS`]
+/// Newton steps from the separator `(w, b)` (in the scale of the constraints `yᵢ(w·xᵢ + b) ≥ 1`);
+/// `None` when the steps cannot be taken (more than [`MOST_ACTIVE`] rows below the margin, a Hessian
+/// not numerically definite, a value not finite, a descent's separator on the wrong side of a row),
+/// and the solve should start as it would without them.
+pub(super) fn squared_hinge(
+    data: Points<'_>,
+    bias: Bias,
+    rows: &[usize],
+    (w, b): (&[f64], f64),
+    from: Separator,
+) -> Option<SquaredHinge> {
+    let frame = Frame::of(data, bias, rows)?;
+    let start = frame.coordinates_of(w, b);
+    let length2: f64 = start[..frame.d].iter().map(|v| v * v).sum();
+    let penalty = PENALTY * length2 / (frame.d + 1) as f64;
+    if !(penalty > 0.0 && penalty.is_finite()) {
+        return None;
+    }
+    let mut margins = vec![0.0; rows.len()];
+    frame.margins(rows, &start, &mut margins);
+    if from == Separator::Descent && margins.iter().any(|&m| m.is_nan() || m < 0.0) {
+        return None;
+    }
+    let minimised = minimise(&frame, rows, start, margins, penalty)?;
+    let mut weights = vec![0.0; data.n_samples()];
+    for (&i, &margin) in rows.iter().zip(&minimised.margins) {
+        weights[i] = (penalty * (1.0 - margin)).max(0.0);
+    }
+    Some(SquaredHinge {
+        weights,
+        reads: minimised.reads,
+    })
+}
+
+/// Where the steps ended: `β`, the rows' margins there, and the rows read.
+struct Minimised {
+    #[cfg(test)]
+    beta: Vec<f64>,
+    margins: Vec<f64>,
+    reads: usize,
+}
+
+/// Newton's steps on `½‖w̃‖² + (ε/2)·b̃² + (C/2)·Σ max(0, 1 − zₖ·β)²` from `beta` (whose margins are
+/// `margins`), each to the minimiser of the quadratic that agrees with it while the rows below the
+/// margin stay there, shortened by the exact line search; they end when a step leaves those rows as
+/// they were (the next would aim at the same point) or after [`MAX_STEPS`].
+fn minimise(
+    frame: &Frame<'_>,
+    rows: &[usize],
+    mut beta: Vec<f64>,
+    mut margins: Vec<f64>,
+    penalty: f64,
+) -> Option<Minimised> {
+    let p = frame.unknowns();
+    let most_active = MOST_ACTIVE * (frame.d + 1);
+    let mut sums = ActiveSums::new(p);
+    let mut active: Vec<usize> = Vec::new();
+    let mut hessian = vec![0.0; triangle(p)];
+    let mut slopes = vec![0.0; rows.len()];
+    let mut reads = rows.len();
+    for _ in 0..MAX_STEPS {
+        let below: Vec<usize> = (0..rows.len()).filter(|&k| margins[k] < 1.0).collect();
+        if below.len() > most_active {
+            return None;
+        }
+        sums.update(frame, rows, &changes(&active, &below));
+        reads += below.len();
+        active = below;
+        for (h, g) in hessian.iter_mut().zip(&sums.gram) {
+            *h = penalty * g;
+        }
+        for j in 0..p {
+            hessian[triangle(j) + j] += curvature(frame, j);
+        }
+        let gradient = sums.sum.iter().map(|v| penalty * v).collect();
+        let target = solve_definite(&mut hessian, p, gradient)?;
+        let step: Vec<f64> = target.iter().zip(&beta).map(|(t, b)| t - b).collect();
+        frame.margins(rows, &step, &mut slopes);
+        let t = line_search(frame, &beta, &step, &margins, &slopes, penalty);
+        for (b, s) in beta.iter_mut().zip(&step) {
+            *b += t * s;
+        }
+        if !beta.iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        frame.margins(rows, &beta, &mut margins);
+        reads += 2 * rows.len();
+        if (0..rows.len())
+            .filter(|&k| margins[k] < 1.0)
+            .eq(active.iter().copied())
+        {
+            break;
+        }
+    }
+    Some(Minimised {
+        #[cfg(test)]
+        beta,
+        margins,
+        reads,
+    })
+}
+
+/// The objective's curvature in unknown `j`: 1 for a weight, [`BIAS_CURVATURE`] for the bias.
+fn curvature(frame: &Frame<'_>, j: usize) -> f64 {
+    if j < frame.d { 1.0 } else { BIAS_CURVATURE }
+}
+
+/// Rows of a lower triangle stored one after the other: row `j` starts at `triangle(j)`, and a
+/// triangle of `p` rows takes `triangle(p)` values.
+fn triangle(j: usize) -> usize {
+    j * (j + 1) / 2
+}
+
+/// The most rows an update of [`ActiveSums`] copies at a time: the copy is `CHUNK` values an unknown.
+const CHUNK: usize = 64;
+
+/// `Σ zzᵀ` (its lower triangle, rows one after the other) and `Σ z` over the rows below the margin,
+/// kept as rows join and leave: between steps a few rows change, where forming the sums afresh reads
+/// every one of them.
+struct ActiveSums {
+    p: usize,
+    gram: Vec<f64>,
+    sum: Vec<f64>,
+}
+
+impl ActiveSums {
+    fn new(p: usize) -> ActiveSums {
+        ActiveSums {
+            p,
+            gram: vec![0.0; triangle(p)],
+            sum: vec![0.0; p],
+        }
+    }
+
+    /// Add the rows at positions `moved` of `rows` (`+1`) and take away those that left (`−1`).
+    fn update(&mut self, frame: &Frame<'_>, rows: &[usize], moved: &[(usize, f64)]) {
+        let p = self.p;
+        let mut point = vec![0.0; p];
+        if 2 * moved.len() < p {
+            // A few rows: a rank-one update each, `p` axpys, where the products below would be
+            // `p²/2` short ones.
+            for &(k, sign) in moved {
+                frame.point(rows[k], &mut point);
+                for j in 0..p {
+                    let row = &mut self.gram[triangle(j)..triangle(j + 1)];
+                    axpy(sign * point[j], &point[..=j], row);
+                    self.sum[j] += sign * point[j];
+                }
+            }
+            return;
+        }
+        // Rows that leave, then rows that join, in chunks of one sign, each copied as a column per
+        // unknown (feature-major), so that an entry of the sums takes one product over the chunk.
+        let mut columns = vec![0.0; p * CHUNK.min(moved.len())];
+        for sign in [-1.0, 1.0] {
+            let same: Vec<usize> = moved
+                .iter()
+                .filter(|&&(_, s)| s == sign)
+                .map(|&(k, _)| k)
+                .collect();
+            for chunk in same.chunks(CHUNK) {
+                let c = chunk.len();
+                for (a, &k) in chunk.iter().enumerate() {
+                    frame.point(rows[k], &mut point);
+                    for (j, &v) in point.iter().enumerate() {
+                        columns[j * c + a] = v;
+                    }
+                }
+                let column = |j: usize| &columns[j * c..(j + 1) * c];
+                for j in 0..p {
+                    for k in 0..=j {
+                        self.gram[triangle(j) + k] += sign * dot_fast(column(j), column(k));
+                    }
+                    self.sum[j] += sign * column(j).iter().sum::<f64>();
+                }
+            }
+        }
+    }
+}
+
+/// The positions that leave (`−1`) and join (`+1`) between two ascending lists, in that order.
+fn changes(before: &[usize], after: &[usize]) -> Vec<(usize, f64)> {
+    let leaving = before.iter().filter(|k| after.binary_search(k).is_err());
+    let joining = after.iter().filter(|k| before.binary_search(k).is_err());
+    leaving
+        .map(|&k| (k, -1.0))
+        .chain(joining.map(|&k| (k, 1.0)))
+        .collect()
+}
+
+/// The coordinates of the steps: the rows translated to their mean (free bias) and scaled into the unit
+/// ball, with the bias as the last unknown; `β = (w̃, b̃)` there is `w = w̃/s`, `b = b̃ − w̃·μ/s` in the
+/// data's.
+struct Frame<'a> {
+    data: Points<'a>,
+    labels: &'a [f64],
+    /// The points' dimension.
+    d: usize,
+    free: bool,
+    /// The rows' mean (zero through the origin).
+    centre: Vec<f64>,
+    scale: f64,
+}
+
+impl<'a> Frame<'a> {
+    fn of(data: Points<'a>, bias: Bias, rows: &[usize]) -> Option<Frame<'a>> {
+        let d = data.n_features();
+        let free = bias == Bias::Free;
+        let mut frame = Frame {
+            data,
+            labels: data.labels(),
+            d,
+            free,
+            centre: vec![0.0; d],
+            scale: 1.0,
+        };
+        if rows.is_empty() || data.is_sparse() {
+            return None;
+        }
+        let mut point = vec![0.0; d];
+        if free {
+            for &i in rows {
+                frame.raw(i, &mut point);
+                frame
+                    .centre
+                    .iter_mut()
+                    .zip(&point)
+                    .for_each(|(c, x)| *c += x);
+            }
+            let count = rows.len() as f64;
+            frame.centre.iter_mut().for_each(|c| *c /= count);
+        }
+        let mut largest: f64 = 0.0;
+        for &i in rows {
+            frame.raw(i, &mut point);
+            let length2: f64 = point
+                .iter()
+                .zip(&frame.centre)
+                .map(|(x, c)| (x - c) * (x - c))
+                .sum();
+            largest = largest.max(length2);
+        }
+        frame.scale = largest.sqrt();
+        (frame.scale > 0.0 && frame.scale.is_finite()).then_some(frame)
+    }
+
+    /// The unknowns: the weights, and the bias when it is free.
+    fn unknowns(&self) -> usize {
+        self.d + usize::from(self.free)
+    }
+
+    /// Point `i` as stored, its constant coordinate last when augmented.
+    fn raw(&self, i: usize, out: &mut [f64]) {
+        let stored = self.data.dense_values(i);
+        out[..stored.len()].copy_from_slice(stored);
+        if let Some(c) = self.data.constant() {
+            out[stored.len()] = c;
+        }
+    }
+
+    /// `zᵢ = yᵢ·((xᵢ − μ)/s, 1)`, or `yᵢ·xᵢ/s` through the origin.
+    fn point(&self, i: usize, out: &mut [f64]) {
+        let d = self.d;
+        self.raw(i, &mut out[..d]);
+        let y = self.labels[i];
+        for (v, c) in out[..d].iter_mut().zip(&self.centre) {
+            *v = y * ((*v - c) / self.scale);
+        }
+        if self.free {
+            out[d] = y;
+        }
+    }
+
+    /// `β` for the data's `(w, b)`.
+    fn coordinates_of(&self, w: &[f64], b: f64) -> Vec<f64> {
+        let mut beta: Vec<f64> = w.iter().map(|v| v * self.scale).collect();
+        if self.free {
+            let offset: f64 = w.iter().zip(&self.centre).map(|(v, c)| v * c).sum();
+            beta.push(b + offset);
+        }
+        beta
+    }
+
+    /// `zₖ·β = yₖ(w·xₖ + b)` for each of `rows`, the rows read where they are.
+    fn margins(&self, rows: &[usize], beta: &[f64], out: &mut [f64]) {
+        let w: Vec<f64> = beta[..self.d].iter().map(|v| v / self.scale).collect();
+        let b = if self.free {
+            beta[self.d] - w.iter().zip(&self.centre).map(|(v, c)| v * c).sum::<f64>()
+        } else {
+            0.0
+        };
+        for (out, &i) in out.iter_mut().zip(rows) {
+            *out = self.labels[i] * (self.data.row(i).dot(&w, Summation::Fast) + b);
+        }
+    }
+}
+
+/// Solve `H·x = g` for the symmetric definite `H` given by its lower triangle (rows one after the other,
+/// `p` of them), by Cholesky's factorisation in place; `None` when a pivot is not positive.
+fn solve_definite(h: &mut [f64], p: usize, mut g: Vec<f64>) -> Option<Vec<f64>> {
+    for j in 0..p {
+        let (above, row) = h.split_at_mut(triangle(j));
+        for k in 0..=j {
+            let sum = if k == j {
+                dot_fast(&row[..k], &row[..k])
+            } else {
+                dot_fast(&row[..k], &above[triangle(k)..triangle(k) + k])
+            };
+            let value = row[k] - sum;
+            if k == j {
+                if !(value > 0.0 && value.is_finite()) {
+                    return None;
+                }
+                row[k] = value.sqrt();
+            } else {
+                row[k] = value / above[triangle(k) + k];
+            }
+        }
+    }
+    // L·y = g, then Lᵀ·x = y.
+    for j in 0..p {
+        let sum = dot_fast(&h[triangle(j)..triangle(j) + j], &g[..j]);
+        g[j] = (g[j] - sum) / h[triangle(j) + j];
+    }
+    for j in (0..p).rev() {
+        let mut value = g[j];
+        for k in j + 1..p {
+            value -= h[triangle(k) + j] * g[k];
+        }
+        g[j] = value / h[triangle(j) + j];
+    }
+    g.iter().all(|v| v.is_finite()).then_some(g)
+}
+
+/// The step length in `[0, 1]` that minimises the objective along `step`: its derivative is piecewise
+/// linear and non-decreasing, so bisection finds its root. The end of the bracket past the root is
+/// taken, so that a row whose crossing of the margin is the root counts as crossed in the next step.
+fn line_search(
+    frame: &Frame<'_>,
+    beta: &[f64],
+    step: &[f64],
+    margins: &[f64],
+    slopes: &[f64],
+    penalty: f64,
+) -> f64 {
+    let (mut start, mut rate) = (0.0, 0.0);
+    for j in 0..beta.len() {
+        start += curvature(frame, j) * beta[j] * step[j];
+        rate += curvature(frame, j) * step[j] * step[j];
+    }
+    // Only the rows below the margin somewhere on the segment contribute.
+    let moving: Vec<(f64, f64)> = margins
+        .iter()
+        .zip(slopes)
+        .filter(|&(&m, &s)| m < 1.0 || m + s < 1.0)
+        .map(|(&m, &s)| (m, s))
+        .collect();
+    let derivative = |t: f64| {
+        let loss: f64 = moving
+            .iter()
+            .map(|&(m, s)| {
+                let margin = m + t * s;
+                if margin < 1.0 {
+                    (1.0 - margin) * s
+                } else {
+                    0.0
+                }
+            })
+            .sum();
+        start + t * rate - penalty * loss
+    };
+    if derivative(1.0) <= 0.0 {
+        return 1.0;
+    }
+    let (mut low, mut high) = (0.0, 1.0);
+    for _ in 0..40 {
+        let middle = 0.5 * (low + high);
+        if derivative(middle) > 0.0 {
+            high = middle;
+        } else {
+            low = middle;
+        }
+    }
+    high
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::Dataset;
+    use crate::margin::descent::descend;
+    use crate::margin::{MarginResult, max_margin};
+    use ndarray::{Array1, Array2};
+
+    /// A deterministic spread of values in [−1, 1].
+    fn spread(k: usize) -> f64 {
+        ((k * 7919 + 13) % 2003) as f64 / 1001.5 - 1.0
+    }
+
+    #[test]
+    fn a_definite_system_is_solved_and_an_indefinite_one_refused() {
+        for p in [1, 2, 7, 40] {
+            // H = AᵀA + I, its lower triangle row-major.
+            let a: Vec<f64> = (0..p * p).map(spread).collect();
+            let mut full = vec![0.0; p * p];
+            for j in 0..p {
+                for k in 0..p {
+                    full[j * p + k] = (0..p).map(|i| a[i * p + j] * a[i * p + k]).sum::<f64>()
+                        + if j == k { 1.0 } else { 0.0 };
+                }
+            }
+            let mut lower: Vec<f64> = (0..p)
+                .flat_map(|j| full[j * p..j * p + j + 1].to_vec())
+                .collect();
+            let g: Vec<f64> = (0..p).map(|j| spread(j + 5000)).collect();
+            let x = solve_definite(&mut lower, p, g.clone()).unwrap();
+            for j in 0..p {
+                let hx: f64 = (0..p).map(|k| full[j * p + k] * x[k]).sum();
+                assert!(
+                    (hx - g[j]).abs() <= 1e-11,
+                    "p = {p}, row {j}: {hx} against {}",
+                    g[j]
+                );
+            }
+        }
+        assert!(solve_definite(&mut [1.0, 2.0, 1.0], 2, vec![1.0, 1.0]).is_none());
+        assert!(solve_definite(&mut [0.0], 1, vec![1.0]).is_none());
+    }
+
+    #[test]
+    fn changes_list_the_rows_that_leave_then_those_that_join() {
+        assert_eq!(
+            changes(&[1, 3, 5], &[3, 4, 5, 7]),
+            vec![(1, -1.0), (4, 1.0), (7, 1.0)]
+        );
+        assert!(changes(&[2, 4], &[2, 4]).is_empty());
+    }
+
+    /// The sums kept by updates (a few rows at a time as rank-one updates, many as products over them)
+    /// are the sums over the rows below the margin formed afresh, to rounding.
+    #[test]
+    fn sums_kept_as_rows_join_and_leave_are_the_sums_formed_afresh() {
+        let data = crate::generate::separable(300, 9, 0.05, 1.0, 4)
+            .unwrap()
+            .data;
+        let points = Points::from(&data);
+        let rows: Vec<usize> = (0..300).collect();
+        let frame = Frame::of(points, Bias::Free, &rows).unwrap();
+        let p = frame.unknowns();
+        let mut sums = ActiveSums::new(p);
+        let mut active: Vec<usize> = Vec::new();
+        // Large changes, then small ones (fewer than p/2 rows), then large again.
+        let sets: Vec<Vec<usize>> = vec![
+            (0..300).step_by(2).collect(),
+            (0..300)
+                .step_by(2)
+                .filter(|&k| k != 8)
+                .chain([9, 11])
+                .collect(),
+            (0..300).step_by(3).collect(),
+        ];
+        for mut set in sets {
+            set.sort_unstable();
+            set.dedup();
+            sums.update(&frame, &rows, &changes(&active, &set));
+            active = set;
+            let mut point = vec![0.0; p];
+            let mut gram = vec![0.0; triangle(p)];
+            let mut sum = vec![0.0; p];
+            for &k in &active {
+                frame.point(rows[k], &mut point);
+                for j in 0..p {
+                    sum[j] += point[j];
+                    for l in 0..=j {
+                        gram[triangle(j) + l] += point[j] * point[l];
+                    }
+                }
+            }
+            for j in 0..p {
+                assert!((sums.sum[j] - sum[j]).abs() <= 1e-11 * active.len() as f64);
+                for l in 0..=j {
+                    let (kept, afresh) = (sums.gram[triangle(j) + l], gram[triangle(j) + l]);
+                    assert!(
+                        (kept - afresh).abs() <= 1e-11 * active.len() as f64,
+                        "{kept} {afresh}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// From the descent's separator the steps settle at the squared hinge's minimum: its gradient
+    /// `Λβ − C·Σ (1 − zₖ·β)₊·zₖ` vanishes, against the size of its terms.
+    #[test]
+    fn the_steps_reach_the_minimum_of_the_squared_hinge() {
+        for bias in [Bias::Free, Bias::ThroughOrigin] {
+            let data = crate::generate::separable(400, 12, 0.05, 1.0, 7)
+                .unwrap()
+                .data;
+            let points = Points::from(&data);
+            let rows: Vec<usize> = (0..400).collect();
+            let found = descend(points, bias, rows.clone());
+            let frame = Frame::of(points, bias, &rows).unwrap();
+            let start = frame.coordinates_of(&found.w, found.b);
+            let mut margins = vec![0.0; rows.len()];
+            frame.margins(&rows, &start, &mut margins);
+            let penalty = 10.0;
+            let end = minimise(&frame, &rows, start, margins, penalty).unwrap();
+            let p = frame.unknowns();
+            let mut gradient: Vec<f64> =
+                (0..p).map(|j| curvature(&frame, j) * end.beta[j]).collect();
+            let mut scale: f64 = gradient.iter().map(|v| v.abs()).sum();
+            let mut point = vec![0.0; p];
+            for (k, &margin) in end.margins.iter().enumerate() {
+                if margin < 1.0 {
+                    frame.point(rows[k], &mut point);
+                    for j in 0..p {
+                        gradient[j] -= penalty * (1.0 - margin) * point[j];
+                        scale += (penalty * (1.0 - margin) * point[j]).abs();
+                    }
+                }
+            }
+            let largest = gradient.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            assert!(
+                largest <= 1e-9 * scale,
+                "{bias:?}: gradient {largest} against {scale}"
+            );
+        }
+    }
+
+    /// On a separable set the heaviest of the squared hinge's weights, from the descent's separator, are
+    /// mostly the maximum margin's support rows, far more of them than the descent's heaviest.
+    #[test]
+    fn the_heaviest_weights_are_the_support() {
+        let data = crate::generate::separable(2000, 20, 0.05, 1.0, 3)
+            .unwrap()
+            .data;
+        let MarginResult::Separable { support, .. } = max_margin(&data, Bias::Free).unwrap() else {
+            panic!("separable by construction");
+        };
+        let points = Points::from(&data);
+        let rows: Vec<usize> = (0..2000).collect();
+        let found = descend(points, Bias::Free, rows.clone());
+        let hinge = squared_hinge(
+            points,
+            Bias::Free,
+            &rows,
+            (&found.w, found.b),
+            Separator::Descent,
+        )
+        .unwrap();
+        let mut order = rows.clone();
+        order.sort_by(|&i, &j| hinge.weights[j].total_cmp(&hinge.weights[i]));
+        let heaviest = &order[..support.len()];
+        let found_in_support = heaviest.iter().filter(|i| support.contains(i)).count();
+        let mut by_descent = rows.clone();
+        by_descent.sort_by(|&i, &j| found.alpha[j].total_cmp(&found.alpha[i]));
+        let descent_in_support = by_descent[..support.len()]
+            .iter()
+            .filter(|i| support.contains(i))
+            .count();
+        // 16 of the 20 support rows, where the descent's own heaviest rows hold 10.
+        assert!(
+            4 * found_in_support >= 3 * support.len() && found_in_support >= descent_in_support + 4,
+            "{found_in_support} of the {} support rows ({descent_in_support} by the descent)",
+            support.len()
+        );
+        assert!(hinge.reads >= 3 * rows.len());
+    }
+
+    /// A descent's separator that puts a row on the wrong side is refused (the rows may not be
+    /// separable); the optimum of part of the rows, which the rest may violate, is not.
+    #[test]
+    fn a_descent_separator_on_the_wrong_side_of_a_row_is_refused() {
+        let x = Array2::from_shape_fn((40, 3), |(i, j)| {
+            let side = if i % 2 == 0 { 1.0 } else { -1.0 };
+            if j == 0 {
+                side * (1.0 + (i % 5) as f64)
+            } else {
+                spread(3 * i + j)
+            }
+        });
+        let y = Array1::from_shape_fn(40, |i| if i % 2 == 0 { 1.0 } else { -1.0 });
+        let data = Dataset::new(x, y).unwrap();
+        let points = Points::from(&data);
+        let rows: Vec<usize> = (0..40).collect();
+        // Every row on its side with margin at least 1, then a tilt that puts some on the wrong side.
+        let right = [1.0, 0.0, 0.0];
+        let tilted = [1.0, 30.0, 0.0];
+        for from in [Separator::Descent, Separator::Optimum] {
+            assert!(squared_hinge(points, Bias::Free, &rows, (&right, 0.0), from).is_some());
+        }
+        assert!(
+            squared_hinge(
+                points,
+                Bias::Free,
+                &rows,
+                (&tilted, 0.0),
+                Separator::Descent
+            )
+            .is_none()
+        );
+        assert!(
+            squared_hinge(
+                points,
+                Bias::Free,
+                &rows,
+                (&tilted, 0.0),
+                Separator::Optimum
+            )
+            .is_some()
+        );
+    }
+}
