@@ -573,10 +573,11 @@ fn a_solve_has_the_same_bits_on_any_number_of_threads() {
     }
 }
 
-/// Dense data in 80 to 255 dimensions start their exact solves from Newton's method on the squared
-/// hinge loss (the first from the descent's separator, a later one from the last optimum when many rows
-/// join it; on this set 263 and then 37 rows join and both restart); sparse storage takes neither. The
-/// two storages certify the same margin and support, free and through the origin.
+/// Dense data in 80 to 255 dimensions may start their exact solves from Newton's method on the squared
+/// hinge loss (the first from the descent's separator when the descent did not settle, a later one from
+/// the last optimum when many rows join it: on this set 263 and then 37 rows join, and both restart);
+/// sparse storage takes neither. The two storages certify the same margin and support, free and
+/// through the origin.
 #[test]
 fn a_dense_solve_started_by_newtons_method_agrees_with_the_sparse_storage() {
     let data = novikoff::generate::separable(20_000, 90, 0.005, 1.0, 11)

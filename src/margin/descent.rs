@@ -65,6 +65,9 @@ pub(super) struct Descent {
     pub(super) b: f64,
     /// The rows read, in whole passes over the rows visited (rounded up).
     pub(super) passes: usize,
+    /// Whether the support settled (fewer than [`SETTLED`] of its rows entering or leaving in a sweep),
+    /// rather than the budget or the cap ending the sweeps.
+    pub(super) settled: bool,
     /// The sweeps made, the last one over every row (the tests' view of the budget at work).
     #[cfg(test)]
     sweeps: usize,
@@ -122,6 +125,7 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
     let mut reads = 0usize;
     let mut sweeps = 0;
     let mut last_sweep = false;
+    let mut converged = false;
     let budget = PASS_BUDGET.saturating_mul(visit.len());
     let sparse = data.is_sparse();
     let gathers_miss = data.gathers_miss_cache();
@@ -244,6 +248,7 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
             f64::INFINITY
         };
         let settled = sweeps >= 3 && (changed as f64) <= SETTLED * support.max(1) as f64;
+        converged = settled;
         if !shrunk {
             // This sweep read every row, so it can be the last.
             if settled || reads.saturating_add(visit.len()) > budget {
@@ -270,6 +275,7 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
         w: w.to_vec(),
         b,
         passes: reads.div_ceil(visit.len().max(1)),
+        settled: converged,
         #[cfg(test)]
         sweeps,
     }

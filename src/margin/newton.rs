@@ -22,10 +22,11 @@
 //! rows that cross it, so that in a hundred dimensions a step costs about as much as a few of the
 //! descent's passes; from a separator near the answer the rows below the margin settle in about six
 //! steps, where the descent's sweeps do not. Run on the set the exact solve is given, from the
-//! descent's separator for the first solve and from the last optimum when many rows join a later one
-//! (`round_state`), its heaviest rows are mostly that set's support: 82 of 90 on 10⁴ × 100, whose
-//! first solve then takes 33 major iterations (118 rows joining) and 1.7 ms; on 10⁵ × 100 the second
-//! round takes 70.
+//! descent's separator for the first solve (where the descent ran out of its budget: where its support
+//! settled, its own weights are as good a start, and the steps only cost) and from the last optimum
+//! when many rows join a later one (`round_state`), its heaviest rows are mostly that set's support: 82
+//! of 90 on 10⁴ × 100, whose first solve then takes 33 major iterations (118 rows joining) and 1.7 ms;
+//! on 10⁵ × 100 the second round takes 70.
 //!
 //! `C` is set from the starting separator: the squared hinge's weights differ from the hard margin's
 //! by about `1/(C·γ²·|S|)` of their sum (`‖w‖² = 1/γ²` spread over about `d + 1` support rows), so

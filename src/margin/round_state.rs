@@ -36,13 +36,14 @@ const DENSE_DESCENT_DIMENSIONS: usize = 80;
 
 /// Dense data from [`DENSE_DESCENT_DIMENSIONS`] up to this many dimensions take the first exact solve's
 /// start from Newton's method on the squared hinge loss over the fitted first set ([`squared_hinge`]),
-/// started from the descent's separator, and restart later solves from it when many rows join
-/// ([`RESTART_SHARE`]). Its steps factor a `(d + 1) × (d + 1)` Hessian. Measured (session 40, AMD
-/// Zen 5, two runs each alternating, medians of 10–60 solves): 10⁴ × 100 7.8 → 6.1 ms, 5000 × 80
-/// 3.7 → 3.3 ms, 10⁴ × 150 12.1 → 11.2 ms, 2·10⁴ × 200 38 → 31 ms, 2·10⁴ × 250 (γ* = 0.01) 55 → 44 ms,
-/// 10⁵ × 100 51 → 38 ms and the hard 10⁵ × 100 58 → 42 ms; 3000 × 120 4.8 → 5.0 ms, 10⁴ × 200
-/// 17.1 → 17.4–18.5 ms, 10⁴ × 230 and × 250 1.03–1.06 × slower; the noisy 2·10⁴ × 100 and × 150
-/// (proved inseparable) the same.
+/// started from the descent's separator, where the descent ran out of its budget before its support
+/// settled, and restart later solves from it when many rows join ([`RESTART_SHARE`]). Its steps factor
+/// a `(d + 1) × (d + 1)` Hessian. Measured (session 40, AMD Zen 5, two runs each alternating with the
+/// session's base build, medians of 10–60 solves): 10⁴ × 100 7.9 → 6.0 ms, 5000 × 80 3.8 → 3.3 ms,
+/// 10⁴ × 150 12.6 → 11.5 ms, 2·10⁴ × 200 40.5 → 33 ms, 2·10⁴ × 90 (γ* = 0.0056) 13.6 → 10.7 ms,
+/// 5·10⁴ × 128 (γ* = 0.0022) 48.7 → 39 ms, 10⁵ × 100 53 → 41 ms, the hard 10⁵ × 100 62 → 42 ms and
+/// through the origin 10⁴ × 100 9.2 → 8.7 ms; 10⁴ × 200 and × 250, 3000 × 120, 1000 × 100 and
+/// 100 × 100 (whose descents settle), and the noisy 2·10⁴ × 100 and × 150 (proved inseparable) the same.
 const NEWTON_DIMENSIONS: usize = 256;
 
 /// A later exact solve restarts from Newton's method when at least `d / RESTART_SHARE` rows joined the
@@ -203,9 +204,11 @@ impl<'a> Rounds<'a> {
                 passes += fit_to_the_descent(data, &found, &mut first, d, &mut scores);
                 let start = (DENSE_START_TENTHS * d).div_ceil(10);
                 // Newton's method on the fitted set, from the descent's separator, where the Hessian
-                // is small enough (see `newton`); the descent's own weights where it is not, or where
-                // its steps cannot be taken.
-                let newton = (d < NEWTON_DIMENSIONS)
+                // is small enough and the descent ran out of its budget before its support settled
+                // (see `newton`); the descent's own weights where it settled (they start Wolfe's
+                // method near its answer: 1000 × 100 took 1.1 ms from them and 2.7 ms after Newton's
+                // steps), or where the steps cannot be taken.
+                let newton = (d < NEWTON_DIMENSIONS && !found.settled)
                     .then(|| {
                         let separator = (&found.w[..], found.b);
                         squared_hinge(data, bias, &first, separator, Separator::Descent)
