@@ -37,7 +37,8 @@ const DENSE_DESCENT_DIMENSIONS: usize = 80;
 /// Dense data from [`DENSE_DESCENT_DIMENSIONS`] up to this many dimensions take the first exact solve's
 /// start from Newton's method on the squared hinge loss over the fitted first set ([`squared_hinge`]),
 /// started from the descent's separator, where the descent ran out of its budget before its support
-/// settled, and restart later solves from it when many rows join ([`RESTART_SHARE`]). Its steps factor
+/// settled and the set is large ([`NEWTON_FIRST_SET`]), and restart later solves from it when many
+/// rows join ([`RESTART_SHARE`]). Its steps factor
 /// a `(d + 1) × (d + 1)` Hessian. Measured (session 40, AMD Zen 5, two runs each alternating with the
 /// session's base build, medians of 10–60 solves): 10⁴ × 100 7.9 → 6.0 ms, 5000 × 80 3.8 → 3.3 ms,
 /// 10⁴ × 150 12.6 → 11.5 ms, 2·10⁴ × 200 40.5 → 33 ms, 2·10⁴ × 90 (γ* = 0.0056) 13.6 → 10.7 ms,
@@ -47,12 +48,20 @@ const DENSE_DESCENT_DIMENSIONS: usize = 80;
 const NEWTON_DIMENSIONS: usize = 256;
 
 /// A later exact solve restarts from Newton's method when at least `d / RESTART_SHARE` rows joined the
-/// working set; with fewer, resuming from the last solve's active set costs less than building a new
-/// one. On 10⁵ × 100 the rounds after the first had resumed from a support that the 477 and 114 rows
-/// joining moved far: 326 and 185 major iterations (15 and 8 ms), against 70 and 59 from Newton's start;
-/// the 18 and 4 rows of the last two rounds cost 70 and 15 major iterations resumed, and 52 and 50
-/// restarted.
-const RESTART_SHARE: usize = 4;
+/// working set; with fewer, resuming from the last solve's active set costs less than Newton's steps
+/// and a new active set. On 10⁵ × 100 the rounds after the first had resumed from a support that the
+/// 477 and 114 rows joining moved far: 326 and 185 major iterations (15 and 8 ms), against 70 and 59
+/// from Newton's start. On a 1000 × 100 set (γ* = 0.017) whose augmented problems grow by 30 rows,
+/// the restarts that `d/4` allowed took its `Geometry` from 12.0 to 14.0 ms; `d/2` keeps 12.0 and
+/// the gains above (session 40, AMD Zen 5, two runs each).
+const RESTART_SHARE: usize = 2;
+
+/// The first solve takes Newton's start only from a first set of at least this many times `d + 1` rows:
+/// on a smaller one Wolfe's method has few rows to price beyond the support, and from the descent's
+/// start it finds the support in a few dozen pivots (a first set of 259 rows of a 1000 × 100 set
+/// took 81 rows joining from the descent's start and 50 from Newton's, which cost more than the 31
+/// it saved).
+const NEWTON_FIRST_SET: usize = 4;
 
 /// How many of the descent's heaviest rows a dense solve starts from, in tenths of `d`. A start beyond
 /// the support is slower: each row in it outside the support leaves by a deletion, and beyond `d + 1`
@@ -208,7 +217,9 @@ impl<'a> Rounds<'a> {
                 // (see `newton`); the descent's own weights where it settled (they start Wolfe's
                 // method near its answer: 1000 × 100 took 1.1 ms from them and 2.7 ms after Newton's
                 // steps), or where the steps cannot be taken.
-                let newton = (d < NEWTON_DIMENSIONS && !found.settled)
+                let newton = (d < NEWTON_DIMENSIONS
+                    && !found.settled
+                    && first.len() >= NEWTON_FIRST_SET * (d + 1))
                     .then(|| {
                         let separator = (&found.w[..], found.b);
                         squared_hinge(data, bias, &first, separator, Separator::Descent)
@@ -340,7 +351,7 @@ impl<'a> Rounds<'a> {
 
     /// Add `violators` to the working set, and start the next exact solve afresh from Newton's method
     /// ([`squared_hinge`] on the grown set, from the candidate's separator) when at least a
-    /// [`RESTART_SHARE`] of `d` rows join a dense set in [`DENSE_DESCENT_DIMENSIONS`] to
+    /// `d / RESTART_SHARE` rows or more join a dense set in [`DENSE_DESCENT_DIMENSIONS`] to
     /// [`NEWTON_DIMENSIONS`] dimensions; otherwise it resumes from where the last one ended.
     pub(super) fn grow(&mut self, candidate: &Candidate, violators: &[usize]) {
         debug_assert_eq!(self.scored_round, candidate.round);
