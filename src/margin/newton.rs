@@ -665,28 +665,11 @@ mod tests {
         // Every row on its side with margin at least 1, then a tilt that puts some on the wrong side.
         let right = [1.0, 0.0, 0.0];
         let tilted = [1.0, 30.0, 0.0];
-        for from in [Separator::Descent, Separator::Optimum] {
-            assert!(squared_hinge(points, Bias::Free, &rows, (&right, 0.0), from).is_some());
-        }
-        assert!(
-            squared_hinge(
-                points,
-                Bias::Free,
-                &rows,
-                (&tilted, 0.0),
-                Separator::Descent
-            )
-            .is_none()
-        );
-        assert!(
-            squared_hinge(
-                points,
-                Bias::Free,
-                &rows,
-                (&tilted, 0.0),
-                Separator::Optimum
-            )
-            .is_some()
-        );
+        let starts = |w: &[f64], from: Separator| {
+            squared_hinge(points, Bias::Free, &rows, (w, 0.0), from).is_some()
+        };
+        assert!(starts(&right, Separator::Descent) && starts(&right, Separator::Optimum));
+        assert!(!starts(&tilted, Separator::Descent));
+        assert!(starts(&tilted, Separator::Optimum));
     }
 }
