@@ -38,8 +38,7 @@ const DENSE_DESCENT_DIMENSIONS: usize = 80;
 /// start from Newton's method on the squared hinge loss over the fitted first set ([`squared_hinge`]),
 /// started from the descent's separator, where the descent ran out of its budget before its support
 /// settled and the set is large ([`NEWTON_FIRST_SET`]), and restart later solves from it when many
-/// rows join ([`RESTART_SHARE`]). Its steps factor
-/// a `(d + 1) × (d + 1)` Hessian. Measured (session 40, AMD Zen 5, two runs each alternating with the
+/// rows join ([`RESTART_SHARE`]). Its steps factor a `(d + 1) × (d + 1)` Hessian. Measured (session 40, AMD Zen 5, two runs each alternating with the
 /// session's base build, medians of 10–60 solves): 10⁴ × 100 7.9 → 6.0 ms, 5000 × 80 3.8 → 3.3 ms,
 /// 10⁴ × 150 12.6 → 11.5 ms, 2·10⁴ × 200 40.5 → 33 ms, 2·10⁴ × 90 (γ* = 0.0056) 13.6 → 10.7 ms,
 /// 5·10⁴ × 128 (γ* = 0.0022) 48.7 → 39 ms, 10⁵ × 100 53 → 41 ms, the hard 10⁵ × 100 62 → 42 ms and
@@ -350,9 +349,9 @@ impl<'a> Rounds<'a> {
     }
 
     /// Add `violators` to the working set, and start the next exact solve afresh from Newton's method
-    /// ([`squared_hinge`] on the grown set, from the candidate's separator) when at least a
-    /// `d / RESTART_SHARE` rows or more join a dense set in [`DENSE_DESCENT_DIMENSIONS`] to
-    /// [`NEWTON_DIMENSIONS`] dimensions; otherwise it resumes from where the last one ended.
+    /// ([`squared_hinge`] on the grown set, from the candidate's separator) when `d / RESTART_SHARE`
+    /// rows or more join a dense set in [`DENSE_DESCENT_DIMENSIONS`] to [`NEWTON_DIMENSIONS`]
+    /// dimensions; otherwise it resumes from where the last one ended.
     pub(super) fn grow(&mut self, candidate: &Candidate, violators: &[usize]) {
         debug_assert_eq!(self.scored_round, candidate.round);
         let d = self.data.n_features();
