@@ -125,7 +125,9 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
     let mut reads = 0usize;
     let mut sweeps = 0;
     let mut last_sweep = false;
-    let mut converged = false;
+    // Whether the last sweep that decided found the support settled, rather than the budget or the
+    // cap ending the sweeps.
+    let mut settled = false;
     let budget = PASS_BUDGET.saturating_mul(visit.len());
     let sparse = data.is_sparse();
     let gathers_miss = data.gathers_miss_cache();
@@ -247,8 +249,7 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
         } else {
             f64::INFINITY
         };
-        let settled = sweeps >= 3 && (changed as f64) <= SETTLED * support.max(1) as f64;
-        converged = settled;
+        settled = sweeps >= 3 && (changed as f64) <= SETTLED * support.max(1) as f64;
         if !shrunk {
             // This sweep read every row, so it can be the last.
             if settled || reads.saturating_add(visit.len()) > budget {
@@ -275,7 +276,7 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
         w: w.to_vec(),
         b,
         passes: reads.div_ceil(visit.len().max(1)),
-        settled: converged,
+        settled,
         #[cfg(test)]
         sweeps,
     }

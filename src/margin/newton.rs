@@ -285,6 +285,9 @@ struct Frame<'a> {
 
 impl<'a> Frame<'a> {
     fn of(data: Points<'a>, bias: Bias, rows: &[usize]) -> Option<Frame<'a>> {
+        if rows.is_empty() || data.is_sparse() {
+            return None;
+        }
         let d = data.n_features();
         let free = bias == Bias::Free;
         let mut frame = Frame {
@@ -295,9 +298,6 @@ impl<'a> Frame<'a> {
             centre: vec![0.0; d],
             scale: 1.0,
         };
-        if rows.is_empty() || data.is_sparse() {
-            return None;
-        }
         let mut point = vec![0.0; d];
         if free {
             for &i in rows {
@@ -381,22 +381,15 @@ impl<'a> Frame<'a> {
 fn solve_definite(h: &mut [f64], p: usize, mut g: Vec<f64>) -> Option<Vec<f64>> {
     for j in 0..p {
         let (above, row) = h.split_at_mut(triangle(j));
-        for k in 0..=j {
-            let sum = if k == j {
-                dot_fast(&row[..k], &row[..k])
-            } else {
-                dot_fast(&row[..k], &above[triangle(k)..triangle(k) + k])
-            };
-            let value = row[k] - sum;
-            if k == j {
-                if !(value > 0.0 && value.is_finite()) {
-                    return None;
-                }
-                row[k] = value.sqrt();
-            } else {
-                row[k] = value / above[triangle(k) + k];
-            }
+        for k in 0..j {
+            let earlier = &above[triangle(k)..triangle(k + 1)];
+            row[k] = (row[k] - dot_fast(&row[..k], &earlier[..k])) / earlier[k];
         }
+        let pivot = row[j] - dot_fast(&row[..j], &row[..j]);
+        if !(pivot > 0.0 && pivot.is_finite()) {
+            return None;
+        }
+        row[j] = pivot.sqrt();
     }
     // L·y = g, then Lᵀ·x = y.
     for j in 0..p {

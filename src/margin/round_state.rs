@@ -360,26 +360,23 @@ impl<'a> Rounds<'a> {
             && violators.len() * RESTART_SHARE >= d;
         // The separator in the scale of the constraints `yᵢ(w·xᵢ + b) ≥ 1` on the working set before
         // the violators join it: its support rows at 1, the violators below.
-        let separator = restart
-            .then(|| {
-                let (b, level) = self.working_level();
-                (level > 0.0 && level.is_finite()).then(|| {
-                    (
-                        candidate.w.iter().map(|v| v / level).collect::<Vec<_>>(),
-                        b / level,
-                    )
-                })
-            })
-            .flatten();
-        self.store.extend(violators);
-        let Some((w, b)) = separator else {
+        if !restart {
+            self.store.extend(violators);
             return;
-        };
+        }
+        let (b, level) = self.working_level();
+        self.store.extend(violators);
+        if !(level > 0.0 && level.is_finite()) {
+            return;
+        }
+        let w: Vec<f64> = candidate.w.iter().map(|v| v / level).collect();
         let rows = self.store.rows();
-        if let Some(newton) = squared_hinge(self.data, self.bias, rows, (&w, b), Separator::Optimum)
+        let separator = (&w[..], b / level);
+        if let Some(newton) =
+            squared_hinge(self.data, self.bias, rows, separator, Separator::Optimum)
         {
             let start = heaviest(rows, &newton.weights, (DENSE_START_TENTHS * d).div_ceil(10));
-            self.store.restart_from(start);
+            self.store.start_from(start);
             self.stats.passes += newton.reads.div_ceil(self.data.n_samples().max(1));
         }
     }

@@ -16,16 +16,17 @@
 //!    descent's weights on it as the exact solve's start, since a support of about `d` rows costs
 //!    Wolfe's method about as many pivots; one more pass fits the set to the descent's separator
 //!    (rows outside it near its margin join, which the rounds would otherwise find an exact solve
-//!    at a time; rows it leaves unweighted far above the margin leave). Below 256 dimensions a few
-//!    Newton steps on the squared hinge loss over the fitted set, from the descent's separator, weigh
-//!    the start instead ([`super::newton`]): the descent's weights are far from converged there, and
-//!    are those of the set before the fit.
+//!    at a time; rows it leaves unweighted far above the margin leave). Below 256 dimensions, where
+//!    the descent ran out of its budget on a first set of `4(d + 1)` rows or more, a few Newton steps
+//!    on the squared hinge loss over the fitted set, from the descent's separator, weigh the start
+//!    instead ([`super::newton`]): the descent's weights are far from converged there, and are those
+//!    of the set before the fit.
 //! 2. **Exact solve on the working set.** Wolfe's minimum-norm-point algorithm ([`super::polish`]) on
 //!    the working set alone, warm-started from the previous round's support (or, on dense data below
-//!    256 dimensions when at least `d/4` rows joined, started afresh from Newton's weights on the
-//!    grown set, from the previous round's separator: the rows that joined moved its support far). On the few hundred or
-//!    thousand rows of a working set each of its iterations costs microseconds, and it ends at the exact
-//!    optimum of the set (an active-set method, not an interior point), which the bracket needs. A
+//!    256 dimensions when `d/2` rows or more joined, started afresh from Newton's weights on the
+//!    grown set, from the previous round's separator: the rows that joined moved its support far).
+//!    On the few hundred or thousand rows of a working set each of its iterations costs
+//!    microseconds, and it ends at the exact optimum of the set (an active-set method, not an interior point), which the bracket needs. A
 //!    sparse set's start is factored from its rows' coordinates in their span, without a pass through
 //!    its points, and the passes that remain share their rows or columns among the threads. Should
 //!    it stall from a warm start, it is solved again from a cold start (the descent's weights on nearly

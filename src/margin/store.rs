@@ -229,14 +229,9 @@ impl<'a> Store<'a> {
         self.budget_values
     }
 
-    /// Start the first solve from these weights, by position in the working set.
-    pub(super) fn start_from(&mut self, weights: Vec<(usize, f64)>) {
-        self.weights = weights;
-    }
-
     /// Start the next solve from these weights, by position in the working set, not from where the
     /// last one ended.
-    pub(super) fn restart_from(&mut self, weights: Vec<(usize, f64)>) {
+    pub(super) fn start_from(&mut self, weights: Vec<(usize, f64)>) {
         self.corral = None;
         self.weights = weights;
     }
