@@ -51,6 +51,7 @@ mod certificate;
 mod certify;
 mod clarabel_socp;
 mod corral;
+mod definite;
 mod descent;
 mod first_set;
 mod lowest;

@@ -32,14 +32,15 @@
 //! by about `1/(C·γ²·|S|)` of their sum (`‖w‖² = 1/γ²` spread over about `d + 1` support rows), so
 //! `C = PENALTY·‖w‖²/(d + 1)` keeps that near `1/PENALTY` whatever the scale of the margin.
 //!
-//! Every sum runs in the crate's fixed orders ([`crate::simd::dot_fast`] and `axpy`, the Cholesky
-//! factor's rows left to right), so the start, and with it the solve, has the same bits on every
-//! machine. Nothing here needs to be exact: the weights only choose the rows the exact solve starts
+//! Every sum runs in a fixed order (the products with [`crate::simd::dot_fast`], the sums of outer
+//! products and the Cholesky factor as [`super::definite`] says), so the start, and with it the solve,
+//! has the same bits on every machine. Nothing here needs to be exact: the weights only choose the rows the exact solve starts
 //! from, and the bracket is computed from that solve's answer as before.
 
 use super::Bias;
+use super::definite::UpperRows;
 use super::points::Points;
-use crate::simd::{Summation, axpy, dot_fast};
+use crate::simd::Summation;
 
 /// Newton steps at most. From the descent's separator the rows below the margin settled in six steps on
 /// the 10⁴ × 100 set of `benches/margin_passes`, and in 4–8 on the others measured; the start only
@@ -135,7 +136,8 @@ fn minimise(
     let most_active = MOST_ACTIVE * (frame.d + 1);
     let mut sums = ActiveSums::new(p);
     let mut active: Vec<usize> = Vec::new();
-    let mut hessian = vec![0.0; triangle(p)];
+    let mut hessian = UpperRows::zeros(p);
+    let diagonal: Vec<f64> = (0..p).map(|j| curvature(frame, j)).collect();
     let mut slopes = vec![0.0; rows.len()];
     let mut reads = rows.len();
     for _ in 0..MAX_STEPS {
@@ -147,14 +149,9 @@ fn minimise(
         sums.update(frame, rows, &moved);
         reads += moved.len();
         active = below;
-        for (h, g) in hessian.iter_mut().zip(&sums.gram) {
-            *h = penalty * g;
-        }
-        for j in 0..p {
-            hessian[triangle(j) + j] += curvature(frame, j);
-        }
+        hessian.assign_scaled(&sums.gram, penalty, &diagonal);
         let gradient = sums.sum.iter().map(|v| penalty * v).collect();
-        let target = solve_definite(&mut hessian, p, gradient)?;
+        let target = hessian.solve_definite(gradient)?;
         let step: Vec<f64> = target.iter().zip(&beta).map(|(t, b)| t - b).collect();
         frame.margins(rows, &step, &mut slopes);
         let t = line_search(frame, &beta, &step, &margins, &slopes, penalty);
@@ -186,21 +183,14 @@ fn curvature(frame: &Frame<'_>, j: usize) -> f64 {
     if j < frame.d { 1.0 } else { BIAS_CURVATURE }
 }
 
-/// Rows of a lower triangle stored one after the other: row `j` starts at `triangle(j)`, and a
-/// triangle of `p` rows takes `triangle(p)` values.
-fn triangle(j: usize) -> usize {
-    j * (j + 1) / 2
-}
-
-/// The most rows an update of [`ActiveSums`] copies at a time: the copy is `CHUNK` values an unknown.
+/// The most rows an update of [`ActiveSums`] copies at a time.
 const CHUNK: usize = 64;
 
-/// `Σ zzᵀ` (its lower triangle, rows one after the other) and `Σ z` over the rows below the margin,
-/// kept as rows join and leave: between steps a few rows change, where forming the sums afresh reads
-/// every one of them.
+/// `Σ zzᵀ` and `Σ z` over the rows below the margin, kept as rows join and leave: between steps a few
+/// rows change, where forming the sums afresh reads every one of them.
 struct ActiveSums {
     p: usize,
-    gram: Vec<f64>,
+    gram: UpperRows,
     sum: Vec<f64>,
 }
 
@@ -208,31 +198,16 @@ impl ActiveSums {
     fn new(p: usize) -> ActiveSums {
         ActiveSums {
             p,
-            gram: vec![0.0; triangle(p)],
+            gram: UpperRows::zeros(p),
             sum: vec![0.0; p],
         }
     }
 
-    /// Add the rows at positions `moved` of `rows` (`+1`) and take away those that left (`−1`).
+    /// Add the rows at positions `moved` of `rows` (`+1`) and take away those that left (`−1`): the rows
+    /// that leave, then those that join, copied a chunk at a time.
     fn update(&mut self, frame: &Frame<'_>, rows: &[usize], moved: &[(usize, f64)]) {
         let p = self.p;
-        let mut point = vec![0.0; p];
-        if 2 * moved.len() < p {
-            // A few rows: a rank-one update each, `p` axpys, where the products below would be
-            // `p²/2` short ones.
-            for &(k, sign) in moved {
-                frame.point(rows[k], &mut point);
-                for j in 0..p {
-                    let row = &mut self.gram[triangle(j)..triangle(j + 1)];
-                    axpy(sign * point[j], &point[..=j], row);
-                    self.sum[j] += sign * point[j];
-                }
-            }
-            return;
-        }
-        // Rows that leave, then rows that join, in chunks of one sign, each copied as a column per
-        // unknown (feature-major), so that an entry of the sums takes one product over the chunk.
-        let mut columns = vec![0.0; p * CHUNK.min(moved.len())];
+        let mut points = vec![0.0; p * CHUNK.min(moved.len())];
         for sign in [-1.0, 1.0] {
             let same: Vec<usize> = moved
                 .iter()
@@ -240,20 +215,14 @@ impl ActiveSums {
                 .map(|&(k, _)| k)
                 .collect();
             for chunk in same.chunks(CHUNK) {
-                let c = chunk.len();
-                for (a, &k) in chunk.iter().enumerate() {
-                    frame.point(rows[k], &mut point);
-                    for (j, &v) in point.iter().enumerate() {
-                        columns[j * c + a] = v;
+                let points = &mut points[..p * chunk.len()];
+                for (point, &k) in points.chunks_exact_mut(p).zip(chunk) {
+                    frame.point(rows[k], point);
+                    for (total, v) in self.sum.iter_mut().zip(point.iter()) {
+                        *total += sign * v;
                     }
                 }
-                let column = |j: usize| &columns[j * c..(j + 1) * c];
-                for j in 0..p {
-                    for k in 0..=j {
-                        self.gram[triangle(j) + k] += sign * dot_fast(column(j), column(k));
-                    }
-                    self.sum[j] += sign * column(j).iter().sum::<f64>();
-                }
+                self.gram.add_outer(points, sign);
             }
         }
     }
@@ -376,36 +345,6 @@ impl<'a> Frame<'a> {
     }
 }
 
-/// Solve `H·x = g` for the symmetric definite `H` given by its lower triangle (rows one after the other,
-/// `p` of them), by Cholesky's factorisation in place; `None` when a pivot is not positive.
-fn solve_definite(h: &mut [f64], p: usize, mut g: Vec<f64>) -> Option<Vec<f64>> {
-    for j in 0..p {
-        let (above, row) = h.split_at_mut(triangle(j));
-        for k in 0..j {
-            let earlier = &above[triangle(k)..triangle(k + 1)];
-            row[k] = (row[k] - dot_fast(&row[..k], &earlier[..k])) / earlier[k];
-        }
-        let pivot = row[j] - dot_fast(&row[..j], &row[..j]);
-        if !(pivot > 0.0 && pivot.is_finite()) {
-            return None;
-        }
-        row[j] = pivot.sqrt();
-    }
-    // L·y = g, then Lᵀ·x = y.
-    for j in 0..p {
-        let sum = dot_fast(&h[triangle(j)..triangle(j) + j], &g[..j]);
-        g[j] = (g[j] - sum) / h[triangle(j) + j];
-    }
-    for j in (0..p).rev() {
-        let mut value = g[j];
-        for k in j + 1..p {
-            value -= h[triangle(k) + j] * g[k];
-        }
-        g[j] = value / h[triangle(j) + j];
-    }
-    g.iter().all(|v| v.is_finite()).then_some(g)
-}
-
 /// The step length in `[0, 1]` that minimises the objective along `step`: its derivative is piecewise
 /// linear and non-decreasing, so bisection finds its root. The end of the bracket past the root is
 /// taken, so that a row whose crossing of the margin is the root counts as crossed in the next step.
@@ -472,36 +411,6 @@ mod tests {
     }
 
     #[test]
-    fn a_definite_system_is_solved_and_an_indefinite_one_refused() {
-        for p in [1, 2, 7, 40] {
-            // H = AᵀA + I, its lower triangle row-major.
-            let a: Vec<f64> = (0..p * p).map(spread).collect();
-            let mut full = vec![0.0; p * p];
-            for j in 0..p {
-                for k in 0..p {
-                    full[j * p + k] = (0..p).map(|i| a[i * p + j] * a[i * p + k]).sum::<f64>()
-                        + if j == k { 1.0 } else { 0.0 };
-                }
-            }
-            let mut lower: Vec<f64> = (0..p)
-                .flat_map(|j| full[j * p..j * p + j + 1].to_vec())
-                .collect();
-            let g: Vec<f64> = (0..p).map(|j| spread(j + 5000)).collect();
-            let x = solve_definite(&mut lower, p, g.clone()).unwrap();
-            for j in 0..p {
-                let hx: f64 = (0..p).map(|k| full[j * p + k] * x[k]).sum();
-                assert!(
-                    (hx - g[j]).abs() <= 1e-11,
-                    "p = {p}, row {j}: {hx} against {}",
-                    g[j]
-                );
-            }
-        }
-        assert!(solve_definite(&mut [1.0, 2.0, 1.0], 2, vec![1.0, 1.0]).is_none());
-        assert!(solve_definite(&mut [0.0], 1, vec![1.0]).is_none());
-    }
-
-    #[test]
     fn changes_list_the_rows_that_leave_then_those_that_join() {
         assert_eq!(
             changes(&[1, 3, 5], &[3, 4, 5, 7]),
@@ -510,8 +419,7 @@ mod tests {
         assert!(changes(&[2, 4], &[2, 4]).is_empty());
     }
 
-    /// The sums kept by updates (a few rows at a time as rank-one updates, many as products over them)
-    /// are the sums over the rows below the margin formed afresh, to rounding.
+    /// The sums kept by updates are the sums over the rows below the margin formed afresh, to rounding.
     #[test]
     fn sums_kept_as_rows_join_and_leave_are_the_sums_formed_afresh() {
         let data = crate::generate::separable(300, 9, 0.05, 1.0, 4)
@@ -539,21 +447,21 @@ mod tests {
             sums.update(&frame, &rows, &changes(&active, &set));
             active = set;
             let mut point = vec![0.0; p];
-            let mut gram = vec![0.0; triangle(p)];
+            let mut gram = vec![0.0; p * p];
             let mut sum = vec![0.0; p];
             for &k in &active {
                 frame.point(rows[k], &mut point);
                 for j in 0..p {
                     sum[j] += point[j];
                     for l in 0..=j {
-                        gram[triangle(j) + l] += point[j] * point[l];
+                        gram[j * p + l] += point[j] * point[l];
                     }
                 }
             }
             for j in 0..p {
                 assert!((sums.sum[j] - sum[j]).abs() <= 1e-11 * active.len() as f64);
                 for l in 0..=j {
-                    let (kept, afresh) = (sums.gram[triangle(j) + l], gram[triangle(j) + l]);
+                    let (kept, afresh) = (sums.gram.get(j, l), gram[j * p + l]);
                     assert!(
                         (kept - afresh).abs() <= 1e-11 * active.len() as f64,
                         "{kept} {afresh}"
