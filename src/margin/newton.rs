@@ -71,9 +71,10 @@ pub(super) enum Separator {
     Optimum,
 }
 
-/// What Newton's method leaves: a weight for each row of the data (zero outside the rows it was given),
-/// and the rows it read.
+/// What Newton's method leaves: the separator `(w, b)` it ended at, a weight for each row of the data
+/// (zero outside the rows it was given), and the rows it read.
 pub(super) struct SquaredHinge {
+    pub(super) separator: (Vec<f64>, f64),
     pub(super) weights: Vec<f64>,
     pub(super) reads: usize,
 }
@@ -108,6 +109,7 @@ pub(super) fn squared_hinge(
         weights[i] = (penalty * (1.0 - margin)).max(0.0);
     }
     Some(SquaredHinge {
+        separator: frame.separator_of(&minimised.beta),
         weights,
         reads: minimised.reads,
     })
@@ -115,7 +117,6 @@ pub(super) fn squared_hinge(
 
 /// Where the steps ended: `β`, the rows' margins there, and the rows read.
 struct Minimised {
-    #[cfg(test)]
     beta: Vec<f64>,
     margins: Vec<f64>,
     reads: usize,
@@ -161,8 +162,11 @@ fn minimise(
         if !beta.iter().all(|v| v.is_finite()) {
             return None;
         }
-        frame.margins(rows, &beta, &mut margins);
-        reads += 2 * rows.len();
+        // The margins are linear in β: moved along the step, not read again.
+        for (margin, slope) in margins.iter_mut().zip(&slopes) {
+            *margin += t * slope;
+        }
+        reads += rows.len();
         if (0..rows.len())
             .filter(|&k| margins[k] < 1.0)
             .eq(active.iter().copied())
@@ -171,7 +175,6 @@ fn minimise(
         }
     }
     Some(Minimised {
-        #[cfg(test)]
         beta,
         margins,
         reads,
@@ -331,14 +334,20 @@ impl<'a> Frame<'a> {
         beta
     }
 
-    /// `zₖ·β = yₖ(w·xₖ + b)` for each of `rows`, the rows read where they are.
-    fn margins(&self, rows: &[usize], beta: &[f64], out: &mut [f64]) {
+    /// The data's `(w, b)` for `β`.
+    fn separator_of(&self, beta: &[f64]) -> (Vec<f64>, f64) {
         let w: Vec<f64> = beta[..self.d].iter().map(|v| v / self.scale).collect();
         let b = if self.free {
             beta[self.d] - w.iter().zip(&self.centre).map(|(v, c)| v * c).sum::<f64>()
         } else {
             0.0
         };
+        (w, b)
+    }
+
+    /// `zₖ·β = yₖ(w·xₖ + b)` for each of `rows`, the rows read where they are.
+    fn margins(&self, rows: &[usize], beta: &[f64], out: &mut [f64]) {
+        let (w, b) = self.separator_of(beta);
         for (out, &i) in out.iter_mut().zip(rows) {
             *out = self.labels[i] * (self.data.row(i).dot(&w, Summation::Fast) + b);
         }
@@ -548,6 +557,38 @@ mod tests {
             support.len()
         );
         assert!(hinge.reads >= 3 * rows.len());
+    }
+
+    /// The separator the steps end at is the one the weights were computed from: a row weighs where
+    /// the separator puts it below the margin, and nothing where above.
+    #[test]
+    fn the_weights_are_those_of_the_separator_the_steps_end_at() {
+        for bias in [Bias::Free, Bias::ThroughOrigin] {
+            let data = crate::generate::separable(500, 15, 0.05, 1.0, 9)
+                .unwrap()
+                .data;
+            let points = Points::from(&data);
+            let rows: Vec<usize> = (0..250).collect();
+            let found = descend(points, bias, rows.clone());
+            let from = (&found.w[..], found.b);
+            let hinge = squared_hinge(points, bias, &rows, from, Separator::Descent).unwrap();
+            let (w, b) = &hinge.separator;
+            let (mut below, mut above) = (0, 0);
+            for i in 0..500 {
+                let score = data.row_view(i).dot(w, Summation::Sequential);
+                let margin = data.labels()[i] * (score + b);
+                if i >= 250 {
+                    assert_eq!(hinge.weights[i], 0.0, "row {i} was not given");
+                } else if margin < 1.0 - 1e-9 {
+                    assert!(hinge.weights[i] > 0.0, "{bias:?}: row {i} at {margin}");
+                    below += 1;
+                } else if margin > 1.0 + 1e-9 {
+                    assert_eq!(hinge.weights[i], 0.0, "{bias:?}: row {i} at {margin}");
+                    above += 1;
+                }
+            }
+            assert!(below >= 5 && above >= 100, "{bias:?}: {below} below, {above} above");
+        }
     }
 
     /// A descent's separator that puts a row on the wrong side is refused (the rows may not be

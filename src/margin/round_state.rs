@@ -7,7 +7,7 @@ use super::Bias;
 use super::accurate::{TINY, dot2, gamma};
 use super::certificate::HullPoint;
 use super::descent::descend;
-use super::first_set::{fit_to_the_descent, heaviest};
+use super::first_set::{NEWTON_NEAR_MARGIN, fit_to_the_descent, heaviest, join_near};
 use super::lowest::{Lowest, lowest};
 use super::newton::{Separator, squared_hinge};
 use super::points::Points;
@@ -226,6 +226,10 @@ impl<'a> Rounds<'a> {
                     .flatten();
                 if let Some(newton) = &newton {
                     passes += newton.reads.div_ceil(n.max(1));
+                    // Rows its separator puts below the margin join (see `NEWTON_NEAR_MARGIN`).
+                    let (w, b) = (&newton.separator.0[..], newton.separator.1);
+                    let near = NEWTON_NEAR_MARGIN;
+                    passes += join_near(data, (w, b), &mut first, d, near, &mut scores);
                 }
                 let weights = newton
                     .as_ref()
