@@ -15,11 +15,37 @@
 //! `k` in increasing order, the points in the order given), so the bits are the same on every machine
 //! and every path of [`crate::simd`].
 
-use crate::simd::{AXPY_COLUMNS, axpy, axpy_columns, dot_fast};
+use crate::simd::{AXPY_COLUMNS, AXPY_ROWS, axpy, axpy_columns, axpy_rows, dot_fast};
 
 /// Where row `j` of a packed upper triangle of `p` rows starts: `Σ_{i<j} (p − i)`.
 fn start(p: usize, j: usize) -> usize {
     j * (2 * p + 1 - j) / 2
+}
+
+/// Rows `j..j + AXPY_ROWS` of a packed upper triangle of `p` rows gain `Σₐ alphas[a][r]·columns[a]`
+/// ([`axpy_rows`]), the columns starting at column `j`. The rows start at their diagonals, so they are
+/// copied into `block` from column `j` on, where the entries below the diagonal are computed and
+/// dropped: then every entry the triangle holds gains the columns' products in their order.
+fn update_block(
+    values: &mut [f64],
+    p: usize,
+    j: usize,
+    alphas: &[[f64; AXPY_ROWS]],
+    columns: &[&[f64]],
+    block: &mut Vec<f64>,
+) {
+    let width = p - j;
+    block.clear();
+    block.resize(AXPY_ROWS * width, 0.0);
+    for (r, copy) in block.chunks_exact_mut(width).enumerate() {
+        copy[r..].copy_from_slice(&values[start(p, j + r)..start(p, j + r + 1)]);
+    }
+    let mut rows = block.chunks_exact_mut(width);
+    let rows = std::array::from_fn(|_| rows.next().expect("four rows"));
+    axpy_rows(alphas, columns, rows);
+    for (r, copy) in block.chunks_exact(width).enumerate() {
+        values[start(p, j + r)..start(p, j + r + 1)].copy_from_slice(&copy[r..]);
+    }
 }
 
 /// A symmetric `p × p` matrix by the rows of its upper triangle.
@@ -51,7 +77,21 @@ impl UpperRows {
         let p = self.p;
         let count = points.len() / p;
         let point = |a: usize| &points[a * p..(a + 1) * p];
-        for j in 0..p {
+        let mut alphas = Vec::with_capacity(count);
+        let mut columns = Vec::with_capacity(count);
+        let mut block = Vec::new();
+        let mut j = 0;
+        while j + AXPY_ROWS <= p && count > 0 {
+            alphas.clear();
+            columns.clear();
+            for a in 0..count {
+                alphas.push(std::array::from_fn(|r| sign * point(a)[j + r]));
+                columns.push(&point(a)[j..]);
+            }
+            update_block(&mut self.values, p, j, &alphas, &columns, &mut block);
+            j += AXPY_ROWS;
+        }
+        for j in j..p {
             let row = &mut self.values[start(p, j)..start(p, j + 1)];
             let mut a = 0;
             while a + AXPY_COLUMNS <= count {
@@ -64,6 +104,36 @@ impl UpperRows {
                 axpy(sign * point(a)[j], &point(a)[j..], row);
             }
         }
+    }
+
+    /// Row `j` of the factor, once the rows above `from` have been subtracted from it: the rows
+    /// `from..j` are subtracted (eight at a time), then the row is divided by the root of its pivot.
+    /// `None` when the pivot is not positive and finite.
+    fn finish_row(&mut self, j: usize, from: usize) -> Option<()> {
+        let p = self.p;
+        let (above, rest) = self.values.split_at_mut(start(p, j));
+        let row = &mut rest[..p - j];
+        // `U[k][j..p]`, the part of row `k` from column `j`.
+        let from_column_j = |k: usize| &above[start(p, k) + j - k..start(p, k + 1)];
+        let mut k = from;
+        while k + AXPY_COLUMNS <= j {
+            let alphas = std::array::from_fn(|t| -from_column_j(k + t)[0]);
+            let columns = std::array::from_fn(|t| from_column_j(k + t));
+            axpy_columns(&alphas, columns, row);
+            k += AXPY_COLUMNS;
+        }
+        for k in k..j {
+            let above_j = from_column_j(k);
+            axpy(-above_j[0], above_j, row);
+        }
+        let pivot = row[0];
+        if !(pivot > 0.0 && pivot.is_finite()) {
+            return None;
+        }
+        let root = pivot.sqrt();
+        row[0] = root;
+        row[1..].iter_mut().for_each(|v| *v /= root);
+        Some(())
     }
 
     /// `self ← factor·other + diagonal` (the diagonal's `p` values added to its entries).
@@ -80,29 +150,29 @@ impl UpperRows {
     /// is not positive and finite (the matrix is not numerically definite) or `x` is not finite.
     pub(super) fn solve_definite(&mut self, mut g: Vec<f64>) -> Option<Vec<f64>> {
         let p = self.p;
-        for j in 0..p {
+        let mut alphas = Vec::with_capacity(p);
+        let mut block = Vec::new();
+        let mut j = 0;
+        // Four rows at a time: the rows above the block are subtracted from all four together (the
+        // block's own triangle entry by entry), then the block's rows from one another, in order.
+        while j + AXPY_ROWS <= p {
             let (above, rest) = self.values.split_at_mut(start(p, j));
-            let row = &mut rest[..p - j];
-            // `U[k][j..p]`, the part of row `k` from column `j`.
-            let from_column_j = |k: usize| &above[start(p, k) + j - k..start(p, k + 1)];
-            let mut k = 0;
-            while k + AXPY_COLUMNS <= j {
-                let alphas = std::array::from_fn(|t| -from_column_j(k + t)[0]);
-                let columns = std::array::from_fn(|t| from_column_j(k + t));
-                axpy_columns(&alphas, columns, row);
-                k += AXPY_COLUMNS;
+            alphas.clear();
+            alphas.extend((0..j).map(|k| {
+                let row_k = &above[start(p, k) - k..];
+                std::array::from_fn(|r| -row_k[j + r])
+            }));
+            let columns: Vec<&[f64]> = (0..j)
+                .map(|k| &above[start(p, k) + j - k..start(p, k + 1)])
+                .collect();
+            update_block(rest, p - j, 0, &alphas, &columns, &mut block);
+            for r in 0..AXPY_ROWS {
+                self.finish_row(j + r, j)?;
             }
-            for k in k..j {
-                let above_j = from_column_j(k);
-                axpy(-above_j[0], above_j, row);
-            }
-            let pivot = row[0];
-            if !(pivot > 0.0 && pivot.is_finite()) {
-                return None;
-            }
-            let root = pivot.sqrt();
-            row[0] = root;
-            row[1..].iter_mut().for_each(|v| *v /= root);
+            j += AXPY_ROWS;
+        }
+        for j in j..p {
+            self.finish_row(j, 0)?;
         }
         let row = |j: usize| &self.values[start(p, j)..start(p, j + 1)];
         // Uᵀ·y = g, a row of U subtracted at a time, then U·x = y, a product with each row.
@@ -162,6 +232,38 @@ mod tests {
         assert_eq!(together, one_by_one);
     }
 
+    /// The factor has the bits of the plain left-looking order, each row less the rows above it one at
+    /// a time, whatever the blocks of four and eight it is computed in.
+    #[test]
+    fn the_factor_has_the_bits_of_one_row_at_a_time() {
+        for p in [1, 3, 4, 5, 8, 9, 12, 13, 17, 40, 43] {
+            let a: Vec<f64> = (0..p * (p + 3)).map(spread).collect();
+            let mut gram = UpperRows::zeros(p);
+            gram.add_outer(&a, 1.0);
+            let mut h = UpperRows::zeros(p);
+            h.assign_scaled(&gram, 1.0, &vec![0.5; p]);
+            let mut reference = h.clone();
+            let values = &mut reference.values;
+            for j in 0..p {
+                for k in 0..j {
+                    let u = values[start(p, k) + j - k];
+                    for col in j..p {
+                        let above = values[start(p, k) + col - k];
+                        values[start(p, j) + col - j] += -u * above;
+                    }
+                }
+                let root = values[start(p, j)].sqrt();
+                values[start(p, j)] = root;
+                for col in j + 1..p {
+                    values[start(p, j) + col - j] /= root;
+                }
+            }
+            h.solve_definite(vec![1.0; p]).unwrap();
+            let bits = |m: &UpperRows| m.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&h), bits(&reference), "p = {p}");
+        }
+    }
+
     #[test]
     fn a_definite_system_is_solved_and_an_indefinite_one_refused() {
         for p in [1, 2, 7, 9, 40] {
@@ -174,12 +276,11 @@ mod tests {
             let full = copy.clone();
             let g: Vec<f64> = (0..p).map(|j| spread(j + 5000)).collect();
             let x = copy.solve_definite(g.clone()).unwrap();
-            for j in 0..p {
+            for (j, &gj) in g.iter().enumerate() {
                 let hx: f64 = (0..p).map(|k| full.get(j, k) * x[k]).sum();
                 assert!(
-                    (hx - g[j]).abs() <= 1e-11,
-                    "p = {p}, row {j}: {hx} against {}",
-                    g[j]
+                    (hx - gj).abs() <= 1e-11,
+                    "p = {p}, row {j}: {hx} against {gj}"
                 );
             }
         }

@@ -587,7 +587,10 @@ mod tests {
                     above += 1;
                 }
             }
-            assert!(below >= 5 && above >= 100, "{bias:?}: {below} below, {above} above");
+            assert!(
+                below >= 5 && above >= 100,
+                "{bias:?}: {below} below, {above} above"
+            );
         }
     }
 

@@ -38,6 +38,58 @@ pub(super) fn axpy_columns(
     }
 }
 
+/// Rows a call of [`axpy_rows`] updates.
+pub(crate) const AXPY_ROWS: usize = 4;
+
+/// Elements of a row [`axpy_rows`] keeps in registers at a time: one 512-bit register, or two of 256.
+const AXPY_ROWS_WIDTH: usize = 8;
+
+/// `ys[r] ← (…((ys[r] + alphas[0][r]·columns[0]) + alphas[1][r]·columns[1]) + …)` for each of the
+/// [`AXPY_ROWS`] rows, the columns in order, element by element: the bits of an [`axpy`](super::axpy)
+/// for each column and row in that order. A block of eight elements of the four rows stays in registers
+/// while every column passes, so the rows are read and written once, and their sums are four
+/// independent chains of additions. Only the common prefix of the slices is used.
+#[inline(always)]
+pub(super) fn axpy_rows(
+    alphas: &[[f64; AXPY_ROWS]],
+    columns: &[&[f64]],
+    mut ys: [&mut [f64]; AXPY_ROWS],
+) {
+    let count = alphas.len().min(columns.len());
+    let (alphas, columns) = (&alphas[..count], &columns[..count]);
+    let shortest = ys.iter().map(|y| y.len()).min().unwrap_or(0);
+    let n = columns.iter().fold(shortest, |n, c| n.min(c.len()));
+    let mut start = 0;
+    while start + AXPY_ROWS_WIDTH <= n {
+        let block = start..start + AXPY_ROWS_WIDTH;
+        let mut sums = [[0.0f64; AXPY_ROWS_WIDTH]; AXPY_ROWS];
+        for (sum, y) in sums.iter_mut().zip(&ys) {
+            sum.copy_from_slice(&y[block.clone()]);
+        }
+        for (alpha, column) in alphas.iter().zip(columns) {
+            let x: &[f64; AXPY_ROWS_WIDTH] = column[block.clone()].try_into().expect("a block");
+            for (sum, &a) in sums.iter_mut().zip(alpha) {
+                for (s, &v) in sum.iter_mut().zip(x) {
+                    *s += a * v;
+                }
+            }
+        }
+        for (y, sum) in ys.iter_mut().zip(&sums) {
+            y[block.clone()].copy_from_slice(sum);
+        }
+        start = block.end;
+    }
+    for i in start..n {
+        for (r, y) in ys.iter_mut().enumerate() {
+            let mut sum = y[i];
+            for (alpha, column) in alphas.iter().zip(columns) {
+                sum += alpha[r] * column[i];
+            }
+            y[i] = sum;
+        }
+    }
+}
+
 /// `portable_loops!("feature")`: the portable loops that vectorise themselves (`axpy_compensated`,
 /// `dot_compensated`, `axpy_affine`, `axpy_columns`), compiled in the invoking module for the CPU feature's registers.
 /// Their order is fixed by the loop (element by element, or a fixed count of lanes), not by the
@@ -74,6 +126,16 @@ macro_rules! portable_loops {
             y: &mut [f64],
         ) {
             $crate::simd::loops::axpy_columns(alphas, columns, y)
+        }
+
+        /// The portable loop, compiled for this path's registers (element by element: the same bits).
+        #[target_feature(enable = $feature)]
+        pub(super) unsafe fn axpy_rows(
+            alphas: &[[f64; $crate::simd::loops::AXPY_ROWS]],
+            columns: &[&[f64]],
+            ys: [&mut [f64]; $crate::simd::loops::AXPY_ROWS],
+        ) {
+            $crate::simd::loops::axpy_rows(alphas, columns, ys)
         }
 
         /// The portable loop, compiled for this path's registers (element by element: the same bits).

@@ -126,12 +126,12 @@ mod sparse;
 
 pub(crate) use aligned::Aligned;
 pub(crate) use compensated::{CompensatedDot, DOT_LANES, two_prod, two_sum};
-pub(crate) use loops::AXPY_COLUMNS;
+pub(crate) use loops::{AXPY_COLUMNS, AXPY_ROWS};
 pub(crate) use pages::{buffer as advised_buffer, reserve as reserve_advised};
 pub(crate) use prefetch::{prefetch, prefetch_values};
 pub(crate) use rows::LabelSigns;
 pub(crate) use solver::{
-    axpy_affine, axpy_columns, axpy_compensated, axpy_dot, axpy_dot_ahead, axpy_dot2,
+    axpy_affine, axpy_columns, axpy_compensated, axpy_dot, axpy_dot_ahead, axpy_dot2, axpy_rows,
     dot_compensated, dot_fast_affine, dot_fast_affine4, dot_fast_ahead, dots_fast, rot,
 };
 // The raw pass: public for the benches and the bit-for-bit tests, not part of the documented API.
@@ -252,6 +252,9 @@ type AxpyDot2 = fn((f64, f64), &[f64], (&mut [f64], &mut [f64]), &[f64]) -> (f64
 /// [`axpy_dot_ahead`]'s signature: the step, `x`, `y`, `z` and the row asked for ahead; the product.
 type AxpyDotAhead = fn(f64, &[f64], &mut [f64], &[f64], &[f64]) -> f64;
 
+/// [`axpy_rows`]'s signature: a step per column and row, the columns, the rows.
+type AxpyRows = fn(&[[f64; loops::AXPY_ROWS]], &[&[f64]], [&mut [f64]; loops::AXPY_ROWS]);
+
 /// [`dot_fast_affine4`]'s signature: `w`, four rows, the centre, the factor (all of one length); the four
 /// products.
 type DotFastAffine4 = fn(&[f64], [&[f64]; 4], &[f64], f64) -> [f64; 4];
@@ -282,6 +285,7 @@ pub struct SimdPath {
     dot_compensated: fn(&[f64], &[f64]) -> CompensatedDot,
     axpy_affine: fn(f64, &[f64], &[f64], f64, &mut [f64]),
     axpy_columns: fn(&[f64; loops::AXPY_COLUMNS], [&[f64]; loops::AXPY_COLUMNS], &mut [f64]),
+    axpy_rows: AxpyRows,
     dot_fast_ahead: fn(&[f64], &[f64], &[f64]) -> f64,
     axpy_dot_ahead: AxpyDotAhead,
     /// Scan (`TRAIN = false`: stop at the first mistake, weights untouched) or train; returns the mistake
@@ -788,6 +792,66 @@ mod tests {
                 (path.axpy_columns)(&alphas, slices, &mut got);
                 let got: Vec<u64> = got.iter().map(|v| v.to_bits()).collect();
                 assert_eq!(got, want, "n={n} {}", path.name());
+            }
+        }
+    }
+
+    #[test]
+    fn every_path_updates_four_rows_by_many_columns_as_axpys_would() {
+        for (n, count) in [
+            (0, 3),
+            (1, 1),
+            (7, 5),
+            (8, 2),
+            (9, 9),
+            (17, 0),
+            (33, 64),
+            (100, 13),
+        ] {
+            let column = |k: usize| -> Vec<f64> {
+                (0..n + k % 3)
+                    .map(|i| ((i * 7919 + k * 104729) % 113) as f64 * 0.37 - 11.0)
+                    .collect()
+            };
+            let columns: Vec<Vec<f64>> = (0..count).map(column).collect();
+            let alphas: Vec<[f64; AXPY_ROWS]> = (0..count)
+                .map(|k| {
+                    std::array::from_fn(|r| 1e8f64.powi((k + r) as i32 % 3) * (0.3 - k as f64))
+                })
+                .collect();
+            let start: Vec<Vec<f64>> = (0..AXPY_ROWS)
+                .map(|r| {
+                    (0..n + r)
+                        .map(|i| 1e16 * ((i + r) % 5) as f64 - 0.5)
+                        .collect()
+                })
+                .collect();
+            let mut want = start.clone();
+            for (alpha, column) in alphas.iter().zip(&columns) {
+                for (r, y) in want.iter_mut().enumerate() {
+                    portable::axpy(alpha[r], &column[..n], &mut y[..n]);
+                }
+            }
+            let slices: Vec<&[f64]> = columns.iter().map(|c| &c[..]).collect();
+            for path in paths() {
+                let mut got = start.clone();
+                let [a, b, c, d] = &mut got[..] else {
+                    unreachable!("four rows")
+                };
+                (path.axpy_rows)(
+                    &alphas,
+                    &slices,
+                    [&mut a[..], &mut b[..], &mut c[..], &mut d[..]],
+                );
+                for (r, (got, want)) in got.iter().zip(&want).enumerate() {
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(
+                        bits(got),
+                        bits(want),
+                        "n={n} count={count} row {r} {}",
+                        path.name()
+                    );
+                }
             }
         }
     }

@@ -16,6 +16,7 @@ pub(super) const PATH: SimdPath = SimdPath {
     dot_compensated: super::compensated::dot_compensated,
     axpy_affine: super::loops::axpy_affine,
     axpy_columns: super::loops::axpy_columns,
+    axpy_rows: super::loops::axpy_rows,
     dot_fast_ahead: |a, b, ahead| {
         super::prefetch_values(ahead);
         dot_fast(a, b)

@@ -100,6 +100,7 @@ macro_rules! simd_path {
                 $isa::axpy_affine(alpha, x, centre, factor, y)
             },
             axpy_columns: |alphas, columns, y| unsafe { $isa::axpy_columns(alphas, columns, y) },
+            axpy_rows: |alphas, columns, ys| unsafe { $isa::axpy_rows(alphas, columns, ys) },
             dot_fast_ahead: $dot_fast_ahead,
             axpy_dot_ahead: $axpy_dot_ahead,
             run: |pass, rows, summation, train| unsafe {

@@ -2,7 +2,7 @@
 //! in place, modified Gram–Schmidt's fused steps, plane rotations and compensated combinations, each
 //! dispatched to the [`active`] path and each with the bits of the documented orders on every path.
 
-use super::{AXPY_COLUMNS, CompensatedDot, active, portable};
+use super::{AXPY_COLUMNS, AXPY_ROWS, CompensatedDot, active, portable};
 #[cfg(doc)]
 use super::{Summation, axpy, dot_fast, two_prod, two_sum};
 
@@ -146,6 +146,20 @@ pub(crate) fn axpy_columns(
     y: &mut [f64],
 ) {
     (active().axpy_columns)(alphas, columns, y)
+}
+
+/// `ys[r] ← ys[r] + alphas[0][r]·columns[0] + alphas[1][r]·columns[1] + …` for each of four rows, the
+/// columns added in order: the bits of an [`axpy`] for each column and row, with each row read and
+/// written once ([`super::loops::axpy_rows`]). Only the common prefix of the slices is used. The sums of
+/// outer products and the Cholesky factorisation of the max-margin solver's Newton steps, four rows of
+/// a triangle at a time.
+#[inline]
+pub(crate) fn axpy_rows(
+    alphas: &[[f64; AXPY_ROWS]],
+    columns: &[&[f64]],
+    ys: [&mut [f64]; AXPY_ROWS],
+) {
+    (active().axpy_rows)(alphas, columns, ys)
 }
 
 /// `Σ aᵢbᵢ` in twice working precision as `Dot2` leaves it, before its error bound: eight interleaved
