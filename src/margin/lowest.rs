@@ -1,5 +1,5 @@
-//! The few rows of smallest score among many, in one pass with a bounded heap: the first working set's
-//! choice and the violators a pass finds.
+//! The few rows of smallest score among many, in one pass with a bounded heap (or, for many of them, by
+//! selection): the first working set's choice and the violators a pass finds.
 
 use std::collections::BinaryHeap;
 
@@ -11,6 +11,19 @@ pub(super) fn lowest(scored: impl Iterator<Item = (f64, usize)>, count: usize) -
         kept.offer(score, row);
     }
     kept.rows()
+}
+
+/// The rows of the `count` smallest scores among `scored`, smallest first (ties by row): [`lowest`]'s
+/// answer by selection over all the scores held at once, for a `count` that is a sizeable part of
+/// them, where most rows would pass through the heap.
+pub(super) fn lowest_of(mut scored: Vec<(f64, usize)>, count: usize) -> Vec<usize> {
+    let order = |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+    if count < scored.len() {
+        scored.select_nth_unstable_by(count, order);
+        scored.truncate(count);
+    }
+    scored.sort_unstable_by(order);
+    scored.into_iter().map(|(_, row)| row).collect()
 }
 
 /// A score and its row, ordered by score, then row.
@@ -102,6 +115,11 @@ mod tests {
             sorted.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             let expected: Vec<usize> = sorted.iter().take(count).map(|&(_, i)| i).collect();
             assert_eq!(lowest(scored(), count), expected, "count {count}");
+            assert_eq!(
+                lowest_of(scored().collect(), count),
+                expected,
+                "count {count}"
+            );
         }
     }
 }
