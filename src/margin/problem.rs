@@ -320,6 +320,18 @@ impl<'a> Problem<'a> {
         }
     }
 
+    /// The points one after the other, `dim` values each, when they are held so (a copy): a run of
+    /// consecutive points is then one block of rows for the kernels that read many rows at once.
+    pub(crate) fn contiguous(&self) -> Option<&[f64]> {
+        match &self.points {
+            Storage::Copied(points)
+            | Storage::InPlace(InPlace {
+                copy: Some(points), ..
+            }) => Some(points),
+            _ => None,
+        }
+    }
+
     /// Point `i`'s leading coordinates, those after which all are zero: a packed row as it is stored
     /// (no copy, half the point on average), any other point whole, as [`Problem::point`] gives it.
     /// A product with it, or a sum of multiples of it into the leading coordinates of a vector, is
