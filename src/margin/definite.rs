@@ -191,11 +191,11 @@ impl UpperRows {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    /// A deterministic spread of values in [−1, 1].
-    fn spread(k: usize) -> f64 {
+    /// A deterministic spread of values in [−1, 1] (the tests of `newton` use it too).
+    pub(in crate::margin) fn spread(k: usize) -> f64 {
         ((k * 7919 + 13) % 2003) as f64 / 1001.5 - 1.0
     }
 

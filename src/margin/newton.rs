@@ -410,14 +410,10 @@ fn line_search(
 mod tests {
     use super::*;
     use crate::dataset::Dataset;
+    use crate::margin::definite::tests::spread;
     use crate::margin::descent::descend;
     use crate::margin::{MarginResult, max_margin};
     use ndarray::{Array1, Array2};
-
-    /// A deterministic spread of values in [−1, 1].
-    fn spread(k: usize) -> f64 {
-        ((k * 7919 + 13) % 2003) as f64 / 1001.5 - 1.0
-    }
 
     #[test]
     fn changes_list_the_rows_that_leave_then_those_that_join() {
