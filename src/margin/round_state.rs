@@ -109,7 +109,9 @@ impl<'a> Rounds<'a> {
     /// of the class means (through the origin, the rows least aligned with the mean of the `yᵢxᵢ`); the
     /// same pass gives the centre of the dense working set's coordinates (the mean of the rows); from
     /// [`DENSE_DESCENT_DIMENSIONS`] up, the weights [`descend`] gives that set start the solve, and the
-    /// set is fitted to the descent's separator ([`fit_to_the_descent`]). Sparse
+    /// set is fitted to the descent's separator ([`fit_to_the_descent`]); below [`NEWTON_DIMENSIONS`],
+    /// where Newton's steps weigh the start instead, the rows their separator puts below its margin
+    /// join too ([`join_near`]). Sparse
     /// data: the `hint` (a related problem's support) when there is one and the working set is held in
     /// its span, otherwise the rows that a few passes of coordinate descent leave with a positive
     /// weight ([`descend`]), with those weights as the first solve's start (read in place, only the

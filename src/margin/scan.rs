@@ -135,8 +135,8 @@ fn problem_scores_split(
     let contiguous = problem.contiguous().filter(|_| w.len() == dim);
     let fill = |(block, out): (&[usize], &mut [f64])| {
         if let Some(points) = contiguous {
-            // Runs of consecutive points (a full pricing's rows, but for the active set's) in one call
-            // each: the bits of a product a row.
+            // A run of consecutive points in one call (a full pricing asks for every point but the
+            // active set's, in order): the bits of a product a row.
             let mut start = 0;
             while start < block.len() {
                 let first = block[start];
