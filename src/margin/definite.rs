@@ -3,7 +3,7 @@
 //!
 //! The matrix is stored by the rows of its upper triangle, one after the other (row `j` holds the
 //! entries `j..p`), so that the three loops that cost `O(p²)` or more per call run over contiguous
-//! slices, eight at a time where they can ([`axpy_columns`]):
+//! slices, four rows at a time where they can ([`axpy_rows`]), a row the last few ([`add_columns`]):
 //! - a point's outer product adds `zⱼ·z[j..p]` to row `j`;
 //! - the factor's row `j` is the matrix's row `j` less `U[k][j]·U[k][j..p]` for each row `k` above it
 //!   (Cholesky's left-looking order, `A = UᵀU`);
@@ -22,18 +22,23 @@ fn start(p: usize, j: usize) -> usize {
     j * (2 * p + 1 - j) / 2
 }
 
-/// Rows `j..j + AXPY_ROWS` of a packed upper triangle of `p` rows gain `Σₐ alphas[a][r]·columns[a]`
-/// ([`axpy_rows`]), the columns starting at column `j`. The rows start at their diagonals, so they are
-/// copied into `block` from column `j` on, where the entries below the diagonal are computed and
-/// dropped: then every entry the triangle holds gains the columns' products in their order.
+/// Rows `j..j + AXPY_ROWS` of a packed upper triangle of `p` rows gain `Σₖ (scale·cₖ[r])·cₖ` for the
+/// columns `cₖ` of `columns`, which start at column `j` ([`axpy_rows`]). The rows start at their
+/// diagonals, so they are copied into `block` from column `j` on, where the entries below the diagonal
+/// are computed and dropped: then every entry the triangle holds gains the columns' products in their
+/// order.
 fn update_block(
     values: &mut [f64],
     p: usize,
     j: usize,
-    alphas: &[[f64; AXPY_ROWS]],
     columns: &[&[f64]],
+    scale: f64,
     block: &mut Vec<f64>,
 ) {
+    let alphas: Vec<[f64; AXPY_ROWS]> = columns
+        .iter()
+        .map(|c| std::array::from_fn(|r| scale * c[r]))
+        .collect();
     let width = p - j;
     block.clear();
     block.resize(AXPY_ROWS * width, 0.0);
@@ -42,9 +47,24 @@ fn update_block(
     }
     let mut rows = block.chunks_exact_mut(width);
     let rows = std::array::from_fn(|_| rows.next().expect("four rows"));
-    axpy_rows(alphas, columns, rows);
+    axpy_rows(&alphas, columns, rows);
     for (r, copy) in block.chunks_exact(width).enumerate() {
         values[start(p, j + r)..start(p, j + r + 1)].copy_from_slice(&copy[r..]);
+    }
+}
+
+/// `row ← row + Σₖ (scale·cₖ[0])·cₖ` for the columns `cₖ = column(k)`, `k < count`, in order: eight at
+/// a time ([`axpy_columns`]), then one at a time, each entry the bits of an [`axpy`] a column.
+fn add_columns<'c>(row: &mut [f64], count: usize, column: impl Fn(usize) -> &'c [f64], scale: f64) {
+    let mut k = 0;
+    while k + AXPY_COLUMNS <= count {
+        let alphas = std::array::from_fn(|t| scale * column(k + t)[0]);
+        let columns = std::array::from_fn(|t| column(k + t));
+        axpy_columns(&alphas, columns, row);
+        k += AXPY_COLUMNS;
+    }
+    for k in k..count {
+        axpy(scale * column(k)[0], column(k), row);
     }
 }
 
@@ -77,32 +97,18 @@ impl UpperRows {
         let p = self.p;
         let count = points.len() / p;
         let point = |a: usize| &points[a * p..(a + 1) * p];
-        let mut alphas = Vec::with_capacity(count);
         let mut columns = Vec::with_capacity(count);
         let mut block = Vec::new();
         let mut j = 0;
         while j + AXPY_ROWS <= p && count > 0 {
-            alphas.clear();
             columns.clear();
-            for a in 0..count {
-                alphas.push(std::array::from_fn(|r| sign * point(a)[j + r]));
-                columns.push(&point(a)[j..]);
-            }
-            update_block(&mut self.values, p, j, &alphas, &columns, &mut block);
+            columns.extend((0..count).map(|a| &point(a)[j..]));
+            update_block(&mut self.values, p, j, &columns, sign, &mut block);
             j += AXPY_ROWS;
         }
         for j in j..p {
             let row = &mut self.values[start(p, j)..start(p, j + 1)];
-            let mut a = 0;
-            while a + AXPY_COLUMNS <= count {
-                let alphas = std::array::from_fn(|t| sign * point(a + t)[j]);
-                let columns = std::array::from_fn(|t| &point(a + t)[j..]);
-                axpy_columns(&alphas, columns, row);
-                a += AXPY_COLUMNS;
-            }
-            for a in a..count {
-                axpy(sign * point(a)[j], &point(a)[j..], row);
-            }
+            add_columns(row, count, |a| &point(a)[j..], sign);
         }
     }
 
@@ -115,17 +121,7 @@ impl UpperRows {
         let row = &mut rest[..p - j];
         // `U[k][j..p]`, the part of row `k` from column `j`.
         let from_column_j = |k: usize| &above[start(p, k) + j - k..start(p, k + 1)];
-        let mut k = from;
-        while k + AXPY_COLUMNS <= j {
-            let alphas = std::array::from_fn(|t| -from_column_j(k + t)[0]);
-            let columns = std::array::from_fn(|t| from_column_j(k + t));
-            axpy_columns(&alphas, columns, row);
-            k += AXPY_COLUMNS;
-        }
-        for k in k..j {
-            let above_j = from_column_j(k);
-            axpy(-above_j[0], above_j, row);
-        }
+        add_columns(row, j - from, |k| from_column_j(from + k), -1.0);
         let pivot = row[0];
         if !(pivot > 0.0 && pivot.is_finite()) {
             return None;
@@ -150,22 +146,16 @@ impl UpperRows {
     /// is not positive and finite (the matrix is not numerically definite) or `x` is not finite.
     pub(super) fn solve_definite(&mut self, mut g: Vec<f64>) -> Option<Vec<f64>> {
         let p = self.p;
-        let mut alphas = Vec::with_capacity(p);
         let mut block = Vec::new();
         let mut j = 0;
-        // Four rows at a time: the rows above the block are subtracted from all four together (the
-        // block's own triangle entry by entry), then the block's rows from one another, in order.
+        // Four rows at a time: the rows above the block are subtracted from all four together, then
+        // the block's rows from one another, in order.
         while j + AXPY_ROWS <= p {
             let (above, rest) = self.values.split_at_mut(start(p, j));
-            alphas.clear();
-            alphas.extend((0..j).map(|k| {
-                let row_k = &above[start(p, k) - k..];
-                std::array::from_fn(|r| -row_k[j + r])
-            }));
             let columns: Vec<&[f64]> = (0..j)
                 .map(|k| &above[start(p, k) + j - k..start(p, k + 1)])
                 .collect();
-            update_block(rest, p - j, 0, &alphas, &columns, &mut block);
+            update_block(rest, p - j, 0, &columns, -1.0, &mut block);
             for r in 0..AXPY_ROWS {
                 self.finish_row(j + r, j)?;
             }

@@ -192,7 +192,6 @@ const CHUNK: usize = 64;
 /// `Σ zzᵀ` and `Σ z` over the rows below the margin, kept as rows join and leave: between steps a few
 /// rows change, where forming the sums afresh reads every one of them.
 struct ActiveSums {
-    p: usize,
     gram: UpperRows,
     sum: Vec<f64>,
 }
@@ -200,7 +199,6 @@ struct ActiveSums {
 impl ActiveSums {
     fn new(p: usize) -> ActiveSums {
         ActiveSums {
-            p,
             gram: UpperRows::zeros(p),
             sum: vec![0.0; p],
         }
@@ -209,7 +207,7 @@ impl ActiveSums {
     /// Add the rows at positions `moved` of `rows` (`+1`) and take away those that left (`−1`): the rows
     /// that leave, then those that join, copied a chunk at a time.
     fn update(&mut self, frame: &Frame<'_>, rows: &[usize], moved: &[(usize, f64)]) {
-        let p = self.p;
+        let p = self.sum.len();
         let mut points = vec![0.0; p * CHUNK.min(moved.len())];
         for sign in [-1.0, 1.0] {
             let same: Vec<usize> = moved

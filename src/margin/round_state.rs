@@ -229,9 +229,15 @@ impl<'a> Rounds<'a> {
                 if let Some(newton) = &newton {
                     passes += newton.reads.div_ceil(n.max(1));
                     // Rows its separator puts below the margin join (see `NEWTON_NEAR_MARGIN`).
-                    let (w, b) = (&newton.separator.0[..], newton.separator.1);
-                    let near = NEWTON_NEAR_MARGIN;
-                    passes += join_near(data, (w, b), &mut first, d, near, &mut scores);
+                    let (w, b) = &newton.separator;
+                    passes += join_near(
+                        data,
+                        (w, *b),
+                        &mut first,
+                        d,
+                        NEWTON_NEAR_MARGIN,
+                        &mut scores,
+                    );
                 }
                 let weights = newton
                     .as_ref()
