@@ -45,7 +45,7 @@ use crate::simd::{Aligned, prefetch_values};
 /// without shrinking. Once most rows are shrunk a sweep costs a fraction of a pass, so the descent may
 /// sweep far more often where it converges (and its support estimate improves), and no more than before
 /// where nothing shrinks (data that cannot be separated, whose weights grow without end).
-const PASS_BUDGET: usize = 40;
+pub(super) const PASS_BUDGET: usize = 40;
 /// The most sweeps, whatever the budget.
 const MAX_SWEEPS: usize = 1000;
 /// The share of rows entering or leaving the support below which it counts as found.
@@ -83,7 +83,17 @@ pub(super) struct Descent {
 /// one more sweep visits every row, and the descent ends. On the rcv1-shaped file of the README about
 /// 1700 of its 20 242 rows remain after a dozen sweeps.
 pub(super) fn descend(data: Points<'_>, bias: Bias, visit: Vec<usize>) -> Descent {
-    run(data, bias, visit, SWEEPS)
+    descend_within(data, bias, visit, PASS_BUDGET)
+}
+
+/// [`descend`] with a budget of `passes` passes' worth of reads instead of [`PASS_BUDGET`].
+pub(super) fn descend_within(
+    data: Points<'_>,
+    bias: Bias,
+    visit: Vec<usize>,
+    passes: usize,
+) -> Descent {
+    run(data, bias, visit, Sweeps { passes, ..SWEEPS })
 }
 
 /// How the sweeps run: [`descend`]'s way, or with one of its economies turned off (the tests').
@@ -97,16 +107,23 @@ struct Sweeps {
     /// 10⁴ × 1000's descent took 106 ms instead of 113 (AMD Zen 5, session 36); the early sweeps wait on
     /// memory either way.
     fuse: bool,
+    /// The rows it may read, in passes over the rows it visits.
+    passes: usize,
 }
 
 const SWEEPS: Sweeps = Sweeps {
     shrink: true,
     fuse: true,
+    passes: PASS_BUDGET,
 };
 
 /// [`descend`], its sweeps run as `how` says.
 fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent {
-    let Sweeps { shrink, fuse } = how;
+    let Sweeps {
+        shrink,
+        fuse,
+        passes,
+    } = how;
     let n = data.n_samples();
     let labels = data.labels();
     // Each row's squared length, measured in the first sweep, which visits every row: a pass of its
@@ -128,7 +145,7 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
     // Whether the last sweep that decided found the support settled, rather than the budget or the
     // cap ending the sweeps.
     let mut settled = false;
-    let budget = PASS_BUDGET.saturating_mul(visit.len());
+    let budget = passes.saturating_mul(visit.len());
     let sparse = data.is_sparse();
     let gathers_miss = data.gathers_miss_cache();
     while sweeps < MAX_SWEEPS {
@@ -358,6 +375,13 @@ mod tests {
         let found = run(Points::from(&slower), Bias::Free, (0..n).collect(), SWEEPS);
         assert!(found.sweeps > PASS_BUDGET, "{} sweeps", found.sweeps);
         assert!(found.passes <= PASS_BUDGET, "{} passes", found.passes);
+        // A smaller budget ends it sooner, within its own reads.
+        let cut = descend_within(Points::from(&slower), Bias::Free, (0..n).collect(), 10);
+        assert!(
+            cut.passes <= 10 && cut.sweeps < found.sweeps,
+            "{} passes",
+            cut.passes
+        );
         // Data that cannot be separated: the weights grow without end, within the same budget.
         let noisy = crate::generate::noisy(3000, 20, 0.05, 1.0, 0.1, 5)
             .unwrap()
@@ -385,6 +409,7 @@ mod tests {
                         Sweeps {
                             shrink,
                             fuse: false,
+                            ..SWEEPS
                         },
                     );
                     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();

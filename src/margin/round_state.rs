@@ -6,7 +6,7 @@ use ndarray::Array1;
 use super::Bias;
 use super::accurate::{TINY, dot2, gamma};
 use super::certificate::HullPoint;
-use super::descent::descend;
+use super::descent::{PASS_BUDGET, descend, descend_within};
 use super::first_set::{NEWTON_NEAR_MARGIN, fit_to_the_descent, heaviest, join_near};
 use super::lowest::{Lowest, lowest, lowest_of};
 use super::newton::{Separator, squared_hinge};
@@ -45,6 +45,18 @@ const DENSE_DESCENT_DIMENSIONS: usize = 80;
 /// through the origin 10⁴ × 100 9.2 → 8.7 ms; 10⁴ × 200 and × 250, 3000 × 120, 1000 × 100 and
 /// 100 × 100 (whose descents settle), and the noisy 2·10⁴ × 100 and × 150 (proved inseparable) the same.
 const NEWTON_DIMENSIONS: usize = 256;
+
+/// The descent's budget, in passes' worth of reads of the first set, where Newton's steps may follow it
+/// (below [`NEWTON_DIMENSIONS`]), instead of [`PASS_BUDGET`]: Newton's steps reach the squared hinge's
+/// minimum from a rougher separator, and a descent cut short leaves more of them to take where it had
+/// settled before (its own weights, which start Wolfe's method where it settles, are a poorer start
+/// than Newton's on a hard margin whose support fills the space). Session 43 (AMD Zen 4, two sets of
+/// 21 and 23 separable and noisy shapes from 3000 × 120 to 10⁵ × 100, three runs alternating with the
+/// base build, medians): the geometric mean of the speed-ups 1.17 and 1.11 at 25 (from 0.93 × on
+/// 5·10⁴ × 128 to 1.84 × on a 2·10⁴ × 200 set), 1.12 and 1.14 at 20; at 25 the
+/// `benches/margin_passes` 10⁴ × 100 1.13 × faster, 10⁵ × 100 and the hard 10⁵ × 100 the same. Session 41 had found 20 and 30 mixed, as a descent cut short puts a few rows
+/// on the wrong side and Newton's steps had refused to start from it (see `newton`).
+const NEWTON_PASS_BUDGET: usize = 25;
 
 /// A later exact solve restarts from Newton's method when at least `d / RESTART_SHARE` rows joined the
 /// working set; with fewer, resuming from the last solve's active set costs less than Newton's steps
@@ -208,7 +220,12 @@ impl<'a> Rounds<'a> {
                 // Supports of hundreds of rows in hundreds of dimensions: the descent on the first set
                 // finds most of them for a few passes' cost, where the exact solve would find them by
                 // as many pivots (see `descent`).
-                let found = descend(data, bias, first.clone());
+                let budget = if d < NEWTON_DIMENSIONS {
+                    NEWTON_PASS_BUDGET
+                } else {
+                    PASS_BUDGET
+                };
+                let found = descend_within(data, bias, first.clone(), budget);
                 passes += (found.passes * first.len()).div_ceil(n.max(1));
                 // The class means' scores have chosen `first`: their buffer takes the descent's.
                 passes += fit_to_the_descent(data, &found, &mut first, d, &mut scores);

@@ -17,7 +17,8 @@
 //!    Wolfe's method about as many pivots; one more pass fits the set to the descent's separator
 //!    (rows outside it near its margin join, which the rounds would otherwise find an exact solve
 //!    at a time; rows it leaves unweighted far above the margin leave). Below 256 dimensions, where
-//!    the descent ran out of its budget on a first set of `4(d + 1)` rows or more, a few Newton steps
+//!    the descent (given a smaller budget there) ran out of it on a first set of `4(d + 1)` rows or
+//!    more, a few Newton steps
 //!    on the squared hinge loss over the fitted set, from the descent's separator, weigh the start
 //!    instead ([`super::newton`]): the descent's weights are far from converged there, and are those
 //!    of the set before the fit. One more pass then adds the rows that Newton's separator puts below
