@@ -18,11 +18,11 @@
 //!    (rows outside it near its margin join, which the rounds would otherwise find an exact solve
 //!    at a time; rows it leaves unweighted far above the margin leave). Below 256 dimensions, where
 //!    the descent (given a smaller budget there) ran out of it on a first set of `4(d + 1)` rows or
-//!    more, a few Newton steps
-//!    on the squared hinge loss over the fitted set, from the descent's separator, weigh the start
-//!    instead ([`super::newton`]): the descent's weights are far from converged there, and are those
-//!    of the set before the fit. One more pass then adds the rows that Newton's separator puts below
-//!    its margin, which the descent's separator missed and a second round would have found.
+//!    more, a few Newton steps on the squared hinge loss over the fitted set, from the descent's
+//!    separator, weigh the start instead ([`super::newton`]): the descent's weights are far from
+//!    converged there, and are those of the set before the fit. One more pass then adds the rows
+//!    that Newton's separator puts below its margin, which the descent's separator missed and a
+//!    second round would have found.
 //! 2. **Exact solve on the working set.** Wolfe's minimum-norm-point algorithm ([`super::polish`]) on
 //!    the working set alone, warm-started from the previous round's support (or, on dense data below
 //!    256 dimensions when `d/2` rows or more joined, started afresh from Newton's weights on the
