@@ -64,6 +64,35 @@ const MOST_ACTIVE: usize = 10;
 /// 7.3–8.5 ms instead of 4.2–5.2 (session 43).
 const WRONG_SIDE_SHARE: usize = 32;
 
+/// The descent's budget, in passes' worth of reads of the first set, where Newton's steps may follow it
+/// (`round_state` below 256 dimensions), instead of [`PASS_BUDGET`](super::descent::PASS_BUDGET):
+/// Newton's steps reach the squared hinge's minimum from a rougher separator, and a descent cut short
+/// leaves more of them to take where it had settled before (its own weights, which start Wolfe's
+/// method where it settles, are a poorer start than Newton's on a hard margin whose support fills the
+/// space). Session 43 (AMD Zen 4, two sets of 21 and 23 separable and noisy shapes from 3000 × 120 to
+/// 10⁵ × 100, three runs alternating with the base build, medians): the geometric mean of the
+/// speed-ups 1.17 and 1.11 at 25 (from 0.93 × on 5·10⁴ × 128 to 1.84 × on a 2·10⁴ × 200 set), 1.12
+/// and 1.14 at 20; at 25 the `benches/margin_passes` 10⁴ × 100 1.13 × faster, 10⁵ × 100 and the hard
+/// 10⁵ × 100 the same. Session 41 had found 20 and 30 mixed: a descent cut short puts a few rows on
+/// the wrong side, and the steps had refused to start from it (see [`WRONG_SIDE_SHARE`]).
+pub(super) const NEWTON_PASS_BUDGET: usize = 25;
+
+/// A later exact solve restarts from Newton's method when at least `d / RESTART_SHARE` rows joined the
+/// working set; with fewer, resuming from the last solve's active set costs less than Newton's steps
+/// and a new active set. On 10⁵ × 100 the rounds after the first had resumed from a support that the
+/// 477 and 114 rows joining moved far: 326 and 185 major iterations (15 and 8 ms), against 70 and 59
+/// from Newton's start. On a 1000 × 100 set (γ* = 0.017) whose augmented problems grow by 30 rows,
+/// the restarts that `d/4` allowed took its `Geometry` from 12.0 to 14.0 ms; `d/2` keeps 12.0 and
+/// the gains above (session 40, AMD Zen 5, two runs each).
+pub(super) const RESTART_SHARE: usize = 2;
+
+/// The first solve takes Newton's start only from a first set of at least this many times `d + 1` rows:
+/// on a smaller one Wolfe's method has few rows to price beyond the support, and from the descent's
+/// start it finds the support in a few dozen pivots (a first set of 259 rows of a 1000 × 100 set
+/// took 81 rows joining from the descent's start and 50 from Newton's, which cost more than the 31
+/// it saved).
+pub(super) const NEWTON_FIRST_SET: usize = 4;
+
 /// The bias's curvature, beside the weights' 1, so that the Hessian is definite when no row is active.
 const BIAS_CURVATURE: f64 = 1e-9;
 

@@ -9,7 +9,9 @@ use super::certificate::HullPoint;
 use super::descent::{PASS_BUDGET, descend, descend_within};
 use super::first_set::{NEWTON_NEAR_MARGIN, fit_to_the_descent, heaviest, join_near};
 use super::lowest::{Lowest, lowest, lowest_of};
-use super::newton::{Separator, squared_hinge};
+use super::newton::{
+    NEWTON_FIRST_SET, NEWTON_PASS_BUDGET, RESTART_SHARE, Separator, squared_hinge,
+};
 use super::points::Points;
 use super::polish::{PolishStatus, Polished};
 use super::result::{MarginResult, SolveStats};
@@ -45,34 +47,6 @@ const DENSE_DESCENT_DIMENSIONS: usize = 80;
 /// through the origin 10⁴ × 100 9.2 → 8.7 ms; 10⁴ × 200 and × 250, 3000 × 120, 1000 × 100 and
 /// 100 × 100 (whose descents settle), and the noisy 2·10⁴ × 100 and × 150 (proved inseparable) the same.
 const NEWTON_DIMENSIONS: usize = 256;
-
-/// The descent's budget, in passes' worth of reads of the first set, where Newton's steps may follow it
-/// (below [`NEWTON_DIMENSIONS`]), instead of [`PASS_BUDGET`]: Newton's steps reach the squared hinge's
-/// minimum from a rougher separator, and a descent cut short leaves more of them to take where it had
-/// settled before (its own weights, which start Wolfe's method where it settles, are a poorer start
-/// than Newton's on a hard margin whose support fills the space). Session 43 (AMD Zen 4, two sets of
-/// 21 and 23 separable and noisy shapes from 3000 × 120 to 10⁵ × 100, three runs alternating with the
-/// base build, medians): the geometric mean of the speed-ups 1.17 and 1.11 at 25 (from 0.93 × on
-/// 5·10⁴ × 128 to 1.84 × on a 2·10⁴ × 200 set), 1.12 and 1.14 at 20; at 25 the
-/// `benches/margin_passes` 10⁴ × 100 1.13 × faster, 10⁵ × 100 and the hard 10⁵ × 100 the same. Session 41 had found 20 and 30 mixed, as a descent cut short puts a few rows
-/// on the wrong side and Newton's steps had refused to start from it (see `newton`).
-const NEWTON_PASS_BUDGET: usize = 25;
-
-/// A later exact solve restarts from Newton's method when at least `d / RESTART_SHARE` rows joined the
-/// working set; with fewer, resuming from the last solve's active set costs less than Newton's steps
-/// and a new active set. On 10⁵ × 100 the rounds after the first had resumed from a support that the
-/// 477 and 114 rows joining moved far: 326 and 185 major iterations (15 and 8 ms), against 70 and 59
-/// from Newton's start. On a 1000 × 100 set (γ* = 0.017) whose augmented problems grow by 30 rows,
-/// the restarts that `d/4` allowed took its `Geometry` from 12.0 to 14.0 ms; `d/2` keeps 12.0 and
-/// the gains above (session 40, AMD Zen 5, two runs each).
-const RESTART_SHARE: usize = 2;
-
-/// The first solve takes Newton's start only from a first set of at least this many times `d + 1` rows:
-/// on a smaller one Wolfe's method has few rows to price beyond the support, and from the descent's
-/// start it finds the support in a few dozen pivots (a first set of 259 rows of a 1000 × 100 set
-/// took 81 rows joining from the descent's start and 50 from Newton's, which cost more than the 31
-/// it saved).
-const NEWTON_FIRST_SET: usize = 4;
 
 /// How many of the descent's heaviest rows a dense solve starts from, in tenths of `d`. A start beyond
 /// the support is slower: each row in it outside the support leaves by a deletion, and beyond `d + 1`
