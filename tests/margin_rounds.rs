@@ -515,14 +515,14 @@ fn a_dense_working_set_beyond_its_memory_budget_is_inaccurate_and_says_why() {
 }
 
 /// Dense data in many dimensions start the exact solve from dual coordinate descent on the first working
-/// set, which reads the first set a few tens of times: the same points in 60 columns (below the
-/// threshold) and with 180 zero columns more (above it) have the same maximum margin, and the wider
+/// set, which reads the first set a few tens of times: the same points in 40 columns (below the
+/// threshold) and with 200 zero columns more (above it) have the same maximum margin, and the wider
 /// copy counts the descent's passes.
 #[test]
 fn a_dense_solve_in_many_dimensions_starts_from_the_descent_with_the_same_answer() {
-    let narrow = planted(17, 600, 60, 0.05);
+    let narrow = planted(17, 600, 40, 0.05);
     let mut wide_x = Array2::zeros((600, 240));
-    wide_x.slice_mut(ndarray::s![.., ..60]).assign(&narrow.x());
+    wide_x.slice_mut(ndarray::s![.., ..40]).assign(&narrow.x());
     let wide = Dataset::new(wide_x, narrow.y().to_owned()).unwrap();
     let solve = |data: &Dataset| -> ((f64, f64), usize, usize) {
         let result = max_margin(data, Bias::Free).unwrap();
@@ -573,7 +573,7 @@ fn a_solve_has_the_same_bits_on_any_number_of_threads() {
     }
 }
 
-/// Dense data in 80 to 255 dimensions may start their exact solves from Newton's method on the squared
+/// Dense data in 48 to 255 dimensions may start their exact solves from Newton's method on the squared
 /// hinge loss (the first from the descent's separator when the descent did not settle, a later one from
 /// the last optimum when many rows join it: on this set 263 and then 37 rows join, and both restart);
 /// sparse storage takes neither. The two storages certify the same margin and support, free and

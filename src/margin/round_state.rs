@@ -33,8 +33,13 @@ const FIRST_SPARSE_SET: usize = 2048;
 /// `generate noisy --n 20000 --d 80` and `--d 100` (`--flip 0.05`, proved inseparable) 1.1–1.2 ×
 /// faster, 10⁴ × 90 and the hard 10⁵ × 100 the same, 10⁵ × 100 1.05–1.1 × slower (0.063 → 0.069 s,
 /// the descent's passes and the fit's on its 10⁵ rows). At 64 and 70 it did not pay (5·10⁴ × 64
-/// 1.14 × slower, 2·10⁴ × 70 the same).
-const DENSE_DESCENT_DIMENSIONS: usize = 80;
+/// 1.14 × slower, 2·10⁴ × 70 the same). Since Newton's steps weigh the start below
+/// [`NEWTON_DIMENSIONS`] (session 40) it pays from 48 (session 43, AMD Zen 4, three runs alternating
+/// with the base build, medians): 26 shapes from 3000 × 48 to 5·10⁴ × 79, the geometric mean of the
+/// speed-ups 1.54 on 12 shapes in 64–79 dimensions (5·10⁴ × 64 1.32 ×, 2·10⁴ × 70 1.56–1.70 ×) and
+/// 1.18 on 14 in 20–60, where those from 48 up gained 1.14–2.28 × but for 10⁴ × 60 (0.92 ×); noisy sets
+/// with 1 % of labels flipped, 10⁴ × 50 and × 70, 0.8 × (0.4 and 0.7 ms more). At 32, 10⁵ × 32 0.9 ×.
+const DENSE_DESCENT_DIMENSIONS: usize = 48;
 
 /// Dense data from [`DENSE_DESCENT_DIMENSIONS`] up to this many dimensions take the first exact solve's
 /// start from Newton's method on the squared hinge loss over the fitted first set ([`squared_hinge`]),
