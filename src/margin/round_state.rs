@@ -35,8 +35,8 @@ const FIRST_SPARSE_SET: usize = 2048;
 /// the descent's passes and the fit's on its 10⁵ rows). At 64 and 70 it did not pay (5·10⁴ × 64
 /// 1.14 × slower, 2·10⁴ × 70 the same). Since Newton's steps weigh the start below
 /// [`NEWTON_DIMENSIONS`] (session 40) it pays from 48 (session 43, AMD Zen 4, three runs alternating
-/// with the base build, medians): 26 shapes from 3000 × 48 to 5·10⁴ × 79, the geometric mean of the
-/// speed-ups 1.54 on 12 shapes in 64–79 dimensions (5·10⁴ × 64 1.32 ×, 2·10⁴ × 70 1.56–1.70 ×) and
+/// with the base build, medians): 26 shapes of 3000 to 10⁵ rows, the geometric mean of the
+/// speed-ups 1.54 on 12 shapes in 64–75 dimensions (5·10⁴ × 64 1.32 ×, 2·10⁴ × 70 1.56–1.70 ×) and
 /// 1.18 on 14 in 20–60, where those from 48 up gained 1.14–2.28 × but for 10⁴ × 60 (0.92 ×); noisy sets
 /// with 1 % of labels flipped, 10⁴ × 50 and × 70, 0.8 × (0.4 and 0.7 ms more). At 32, 10⁵ × 32 0.9 ×.
 const DENSE_DESCENT_DIMENSIONS: usize = 48;
