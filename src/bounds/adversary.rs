@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::bound::{Facts, RunSetup};
 use super::evaluate::evaluate_all;
-use super::geometry::{Geometry, Separation};
+use super::geometry::{Geometry, Separation, Separator};
 use super::invariants::InvariantReport;
 use super::kinds::BoundKind;
 use super::verify::{invariant_check, run_separation, verify_with};
@@ -41,7 +41,9 @@ pub enum Strategy {
     /// The example with `y·(w·x + b)` closest to zero.
     LeastViolated,
     /// The example with the smallest `y·u·x̂`, for `u` the optimal unit separator of the vectors the run
-    /// sees: the update that advances the proof's dot product `u·ŵ` least.
+    /// sees: the update that advances the proof's dot product `u·ŵ` least. The rows the solver certifies
+    /// on the margin tie, whatever the last bits of their computed `y·u·x̂`, so the order (and the
+    /// mistakes) do not change when another solver's path moves `u` by a rounding error.
     LeastProgress,
     /// A uniformly random misclassified example, from a seeded ChaCha8 stream.
     Random {
@@ -385,20 +387,8 @@ fn adversarial_run(
     let labels = data.labels();
     let mut learner = perceptron.online(d, Some(data.radius()))?;
     let mut dense_row = DenseRow::default();
-    // y·u·x̂ for every example: how far an update on it advances u·ŵ.
     let progress: Vec<f64> = match (strategy, run_vectors) {
-        (Strategy::LeastProgress, Separation::Found(s)) => {
-            let u = s.u.as_slice().expect("u is contiguous");
-            (0..n)
-                .map(|i| {
-                    let mut p = data.row_view(i).dot(&u[..d], summation);
-                    if c != 0.0 {
-                        p += u[d] * c;
-                    }
-                    labels[i] * p
-                })
-                .collect()
-        }
+        (Strategy::LeastProgress, Separation::Found(s)) => progress_of(data, s, c, summation),
         _ => Vec::new(),
     };
     let mut stream = match strategy {
@@ -451,6 +441,38 @@ fn adversarial_run(
     Ok((learner.mistakes(), false))
 }
 
+/// `y·u·x̂` for every example: how far an update on it advances `u·ŵ`.
+///
+/// The support rows' values are all `γ*` in exact arithmetic, and computed they differ in their last bits,
+/// which any change of the solver's path can reorder. They all take the smallest of them, so that their
+/// ties go to the lowest row index, as exact ties do: the order then depends on which rows are on the
+/// margin, which the solver certifies, and not on the rounding of `u`.
+fn progress_of(data: &Dataset, separator: &Separator, c: f64, summation: Summation) -> Vec<f64> {
+    let d = data.n_features();
+    let labels = data.labels();
+    let u = separator.u.as_slice().expect("u is contiguous");
+    let mut progress: Vec<f64> = (0..data.n_samples())
+        .map(|i| {
+            let mut p = data.row_view(i).dot(&u[..d], summation);
+            if c != 0.0 {
+                p += u[d] * c;
+            }
+            labels[i] * p
+        })
+        .collect();
+    let level = separator
+        .support
+        .iter()
+        .map(|&i| progress[i])
+        .min_by(f64::total_cmp);
+    if let Some(level) = level {
+        for &i in &separator.support {
+            progress[i] = level;
+        }
+    }
+    progress
+}
+
 /// The tight case of the theorem: `xᵢ = eᵢ` in ℝ^m with every `yᵢ = +1`. Here `R = 1`, the optimal unit
 /// separator is `(1, …, 1)/√m` with `γ = 1/√m`, and the perceptron without bias makes exactly
 /// `m = (R/γ)²` mistakes in every order: each `eᵢ` is misclassified once (its activation is 0 until it is
@@ -467,4 +489,72 @@ pub fn tight_basis(m: usize) -> Result<Dataset> {
         return Err(Error::parameter("m", "the basis needs at least one vector"));
     }
     Dataset::new(ndarray::Array2::eye(m), ndarray::Array1::ones(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::margin::{Bias, MarginResult, max_margin};
+    use ndarray::array;
+
+    /// The rows in the least-progress adversary's order of preference.
+    fn preference(progress: &[f64]) -> Vec<usize> {
+        let mut rows: Vec<usize> = (0..progress.len()).collect();
+        rows.sort_by(|&a, &b| progress[a].total_cmp(&progress[b]).then(a.cmp(&b)));
+        rows
+    }
+
+    #[test]
+    fn support_rows_keep_their_order_when_u_moves_in_its_last_bits() {
+        // Six rows on the line x₀ = 1 are the support of u = (1, 0) through the origin; (3, 0) is not.
+        let data = Dataset::new(
+            array![
+                [1.0, 3.0],
+                [1.0, -1.0],
+                [1.0, 2.0],
+                [3.0, 0.0],
+                [1.0, -2.0],
+                [1.0, 1.0],
+                [1.0, -3.0]
+            ],
+            array![1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0],
+        )
+        .unwrap();
+        let MarginResult::Separable {
+            w,
+            bracket,
+            support,
+            ..
+        } = max_margin(&data, Bias::ThroughOrigin).unwrap()
+        else {
+            panic!("the rows are separable through the origin");
+        };
+        assert_eq!(support, vec![0, 1, 2, 4, 5, 6]);
+        // Two separators a few units in the last place of u on either side of the solver's.
+        let tilted = |delta: f64| {
+            let mut u = w.clone();
+            u[1] += delta;
+            Separation::from_separator(&u, 0.0, bracket, &support, None, "")
+        };
+        let (up, down) = (tilted(4e-16), tilted(-4e-16));
+        let (Separation::Found(up), Separation::Found(down)) = (&up, &down) else {
+            panic!("both tilted separators separate");
+        };
+        let orders = |support: &[usize]| {
+            let order = |s: &Separator| {
+                let s = Separator {
+                    support: support.to_vec(),
+                    ..s.clone()
+                };
+                preference(&progress_of(&data, &s, 0.0, Summation::Sequential))
+            };
+            (order(up), order(down))
+        };
+        // The premise: without the support, the tilts alone reorder the rows on the margin.
+        let (unsnapped_up, unsnapped_down) = orders(&[]);
+        assert_ne!(unsnapped_up, unsnapped_down);
+        let (snapped_up, snapped_down) = orders(&support);
+        assert_eq!(snapped_up, snapped_down);
+        assert_eq!(snapped_up, vec![0, 1, 2, 4, 5, 6, 3]);
+    }
 }

@@ -246,6 +246,7 @@ impl Facts {
                     offset,
                     gamma,
                     gamma_upper: None,
+                    support: Vec::new(),
                     note: None,
                 })
             } else {

@@ -69,6 +69,7 @@ fn separation(measured: &Result<MeasuredSeparator, String>) -> Separation {
             offset: s.offset,
             gamma: s.gamma,
             gamma_upper: s.gamma_upper,
+            support: Vec::new(),
             note: Some("measured in the feature space".into()),
         }),
         Err(reason) => Separation::Missing(reason.clone()),

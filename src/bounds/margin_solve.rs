@@ -156,9 +156,13 @@ impl MarginSolve {
             MarginSolve::Solved { result, .. } => result,
         };
         match result {
-            MarginResult::Separable { bracket, w, b, .. } => {
-                Separation::from_separator(w, *b, *bracket, None, vectors)
-            }
+            MarginResult::Separable {
+                bracket,
+                w,
+                b,
+                support,
+                ..
+            } => Separation::from_separator(w, *b, *bracket, support, None, vectors),
             // Stopped (at a limit) before its first separator.
             MarginResult::Inaccurate { reason, .. } if result.stopped_before_separator() => {
                 Separation::Missing(format!(
@@ -176,6 +180,7 @@ impl MarginSolve {
                 w,
                 *b,
                 *bracket,
+                &[],
                 Some(format!(
                     "the margin solver was inaccurate ({reason}); the bound uses the margin its separator \
                      achieves on the data, which is rigorous"

@@ -10,6 +10,8 @@ pub(crate) struct Separator {
     pub(crate) offset: f64,
     pub(crate) gamma: f64,
     pub(crate) gamma_upper: Option<f64>,
+    /// The rows on the margin, ascending, when the solver certified them (empty otherwise).
+    pub(crate) support: Vec<usize>,
     pub(crate) note: Option<String>,
 }
 
@@ -25,6 +27,7 @@ impl Separation {
         w: &Array1<f64>,
         b: f64,
         bracket: (f64, f64),
+        support: &[usize],
         note: Option<String>,
         vectors: &str,
     ) -> Self {
@@ -46,6 +49,7 @@ impl Separation {
             offset: b / norm,
             gamma: lower,
             gamma_upper: upper.is_finite().then_some(upper.max(lower)),
+            support: support.to_vec(),
             note,
         })
     }
