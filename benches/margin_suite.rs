@@ -78,8 +78,9 @@ const fn flipped(flip: f64, shape: Shape) -> Shape {
 }
 
 /// The sets: `wide` and `wide-seeds` in 80–250 dimensions (seeds 1–3 and 4–6), `narrow` in 20–75, where
-/// dense data take Newton's steps; each holds a few sets with flipped labels, which are proved
-/// inseparable.
+/// dense data take Newton's steps, and `high` in 300–1000, where they take the descent's own weights
+/// (a second or so a shape, so not in the default); each holds a set or more with flipped labels,
+/// which are proved inseparable.
 fn set(name: &str) -> Option<Vec<Shape>> {
     Some(match name {
         "wide" => vec![
@@ -152,6 +153,14 @@ fn set(name: &str) -> Option<Vec<Shape>> {
             flipped(0.01, shape(10_000, 70, 0.02, 1, 5)),
             flipped(0.01, shape(10_000, 50, 0.02, 1, 5)),
         ],
+        "high" => vec![
+            shape(20_000, 1000, 0.1, 4, 2),
+            shape(10_000, 1000, 0.001, 5, 1),
+            shape(10_000, 500, 0.02, 1, 2),
+            shape(10_000, 300, 0.02, 1, 3),
+            origin(shape(5000, 400, 0.02, 2, 3)),
+            flipped(0.01, shape(10_000, 300, 0.02, 1, 3)),
+        ],
         _ => return None,
     })
 }
@@ -206,7 +215,7 @@ fn main() {
         match set(name) {
             Some(found) => shapes.extend(found),
             None => {
-                eprintln!("margin_suite: no set named `{name}` (wide, wide-seeds, narrow)");
+                eprintln!("margin_suite: no set named `{name}` (wide, wide-seeds, narrow, high)");
                 std::process::exit(2);
             }
         }
