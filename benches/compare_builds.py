@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Time the margin solver of the working tree against a base revision, shape by shape, alternating.
 
-    python3 benches/compare_builds.py BASE [--rounds 3] [--set wide,narrow] [--keep]
+    python3 benches/compare_builds.py BASE [--rounds 4] [--set wide,narrow] [--keep]
 
 Builds `benches/margin_suite.rs` twice: in the working tree, and in a temporary git worktree of BASE
 (with this tree's copy of the suite, which uses only the crate's public API, and its `[[bench]]` entry
 added when BASE has none). Then, for each shape, it runs the two builds alternately `--rounds` times,
-each run a fresh process that reports its median solve, and prints each build's median over the rounds
+each run a fresh process that reports its median solve (the builds take turns to go first, so an
+even number of rounds is fair to both), and prints each build's median over the rounds
 and the speed-up `base / new`, then the geometric mean of the speed-ups over the shapes.
 
 On a shared machine only ratios taken close together in time compare, hence the alternation; and since
@@ -80,7 +81,7 @@ def agree(a, b):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("base", help="the revision to compare against (a commit, tag or branch)")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=4, help="runs of each build on each shape")
     parser.add_argument("--set", default="wide,narrow", help="the suite's sets, comma-separated")
     parser.add_argument("--keep", action="store_true", help="keep the base revision's worktree and build")
     args = parser.parse_args()
