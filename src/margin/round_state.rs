@@ -199,7 +199,11 @@ impl<'a> Rounds<'a> {
                 // Supports of hundreds of rows in hundreds of dimensions: the descent on the first set
                 // finds most of them for a few passes' cost, where the exact solve would find them by
                 // as many pivots (see `descent`).
-                let budget = if d < NEWTON_DIMENSIONS {
+                // The shorter budget only where Newton's steps may follow; where they cannot, the
+                // descent's own weights start Wolfe's method, and the longer descent starts it nearer.
+                let newton_may_follow =
+                    d < NEWTON_DIMENSIONS && first.len() >= NEWTON_FIRST_SET * (d + 1);
+                let budget = if newton_may_follow {
                     NEWTON_PASS_BUDGET
                 } else {
                     PASS_BUDGET
@@ -214,7 +218,8 @@ impl<'a> Rounds<'a> {
                 // (see `newton`); the descent's own weights where it settled (they start Wolfe's
                 // method near its answer: 1000 × 100 took 1.1 ms from them and 2.7 ms after Newton's
                 // steps), or where the steps cannot be taken.
-                let newton = (d < NEWTON_DIMENSIONS
+                // Checked again on the fitted set, which the fit may have shrunk.
+                let newton = (newton_may_follow
                     && !found.settled
                     && first.len() >= NEWTON_FIRST_SET * (d + 1))
                     .then(|| {
