@@ -65,7 +65,8 @@ const MOST_ACTIVE: usize = 10;
 const WRONG_SIDE_SHARE: usize = 32;
 
 /// The descent's budget, in passes' worth of reads of the first set, where Newton's steps may follow it
-/// (`round_state` below 256 dimensions), instead of [`PASS_BUDGET`](super::descent::PASS_BUDGET):
+/// (`round_state` below 256 dimensions, on a first set of [`NEWTON_FIRST_SET`] times `d + 1` rows or
+/// more), instead of [`PASS_BUDGET`](super::descent::PASS_BUDGET):
 /// Newton's steps reach the squared hinge's minimum from a rougher separator, and a descent cut short
 /// leaves more of them to take where it had settled before (its own weights, which start Wolfe's
 /// method where it settles, are a poorer start than Newton's on a hard margin whose support fills the
