@@ -39,7 +39,7 @@
 use super::Bias;
 use super::points::Points;
 use crate::rng;
-use crate::simd::{Aligned, prefetch_values};
+use crate::simd::{Aligned, prefetch_row};
 
 /// The rows the descent may read, in passes over the rows it visits: what `PASS_BUDGET` sweeps cost
 /// without shrinking. Once most rows are shrunk a sweep costs a fraction of a pass, so the descent may
@@ -200,7 +200,7 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
             let gradient = margin - 1.0;
             if shrink && alpha[i] == 0.0 && gradient > bound {
                 if !asked {
-                    prefetch_values(ahead);
+                    prefetch_row(ahead);
                 }
                 continue;
             }
@@ -230,7 +230,7 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
                 }
             }
             if !asked {
-                prefetch_values(ahead);
+                prefetch_row(ahead);
             }
             support += usize::from(alpha[i] > 0.0);
         }

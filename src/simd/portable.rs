@@ -18,11 +18,11 @@ pub(super) const PATH: SimdPath = SimdPath {
     axpy_columns: super::loops::axpy_columns,
     axpy_rows: super::loops::axpy_rows,
     dot_fast_ahead: |a, b, ahead| {
-        super::prefetch_values(ahead);
+        super::prefetch_row(ahead);
         dot_fast(a, b)
     },
     axpy_dot_ahead: |alpha, x, y, z, ahead| {
-        super::prefetch_values(ahead);
+        super::prefetch_row(ahead);
         axpy_dot(alpha, x, y, z)
     },
     run,

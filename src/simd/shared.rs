@@ -35,11 +35,11 @@ macro_rules! simd_path {
             $name,
             $isa,
             |a, b, ahead| {
-                $crate::simd::prefetch_values(ahead);
+                $crate::simd::prefetch_row(ahead);
                 unsafe { $isa::dot_fast(a, b) }
             },
             |alpha, x, y, z, ahead| {
-                $crate::simd::prefetch_values(ahead);
+                $crate::simd::prefetch_row(ahead);
                 unsafe { $isa::axpy_dot(alpha, x, y, z) }
             }
         );
