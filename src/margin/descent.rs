@@ -182,8 +182,9 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
             // 94–100; spread over the step's kernels, two rows ahead, its whole solve took 0.200 s
             // instead of 0.209 and the hard 10⁴ × 1000's 0.259 s instead of 0.283 (session 38, AMD
             // Zen 5, three runs alternating, medians; a standalone copy of the sweep read rows of 1000
-            // values from memory 1.2 × faster). Rows before `k` may have been shrunk away, never
-            // those after it.
+            // values from memory 1.2 × faster). A long row goes to the second-level cache, out of
+            // the first's way (see `crate::simd::prefetch_row`: session 45, Zen 4, 1.17–1.19 × on
+            // those two sets). Rows before `k` may have been shrunk away, never those after it.
             let ahead = active
                 .get(k + 2)
                 .map_or(&[][..], |&after| data.dense_values(after));
