@@ -9,6 +9,8 @@
 //! Each group compares, on the same matrix:
 //!
 //! * `fast`, `sequential`: `PerceptronParams::new().initial(w, 0).max_epochs(1)` in each summation order;
+//! * `fast_shuffled`: `fast` in a seeded shuffled order (`Order::Shuffle`), whose rows are read in no
+//!   order the hardware prefetchers can follow;
 //! * `rowloop`: the textbook loop (one row at a time, left-to-right dot product, update on a mistake),
 //!   the shape of sklearn's Cython `Perceptron` loop;
 //! * `read_sum`, `read_dot`: bandwidth references that read the matrix once and do nothing else: a
@@ -33,6 +35,7 @@ use common::Clock;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use epoch_data::{one_epoch, problem, read_sum, rowloop, shapes};
 use ndarray::Array1;
+use novikoff::perceptron::{Order, Perceptron, PerceptronParams};
 use novikoff::simd::{self, Summation};
 
 fn epoch(c: &mut Criterion<Clock>) {
@@ -49,6 +52,7 @@ fn epoch(c: &mut Criterion<Clock>) {
             let labels = data.labels();
             let fast = one_epoch(start, Summation::Fast);
             let sequential = one_epoch(start, Summation::Sequential);
+            let shuffled = one_shuffled_epoch(start);
             let fit = fast.fit(data).unwrap();
             let expected_mistakes = fit.mistakes;
             assert_eq!(sequential.fit(data).unwrap().mistakes, expected_mistakes);
@@ -58,6 +62,7 @@ fn epoch(c: &mut Criterion<Clock>) {
             eprintln!("{group_name} {shape}: {expected_mistakes} mistakes in the epoch");
             if group_name == "epoch_clean" {
                 assert_eq!(expected_mistakes, 0);
+                assert_eq!(shuffled.fit(data).unwrap().mistakes, 0);
             }
 
             let mut group = c.benchmark_group(group_name);
@@ -67,6 +72,9 @@ fn epoch(c: &mut Criterion<Clock>) {
             }
             group.bench_function(BenchmarkId::new("fast", &shape), |b| {
                 b.iter(|| fast.fit(black_box(data)).unwrap().mistakes)
+            });
+            group.bench_function(BenchmarkId::new("fast_shuffled", &shape), |b| {
+                b.iter(|| shuffled.fit(black_box(data)).unwrap().mistakes)
             });
             group.bench_function(BenchmarkId::new("sequential", &shape), |b| {
                 b.iter(|| sequential.fit(black_box(data)).unwrap().mistakes)
@@ -99,6 +107,16 @@ fn epoch(c: &mut Criterion<Clock>) {
             group.finish();
         }
     }
+}
+
+/// `epoch_data::one_epoch` in the Fast order over the rows in a seeded shuffled order.
+fn one_shuffled_epoch(w: &Array1<f64>) -> Perceptron {
+    PerceptronParams::new()
+        .initial(w.clone(), 0.0)
+        .max_epochs(1)
+        .order(Order::Shuffle { seed: 1 })
+        .check()
+        .unwrap()
 }
 
 criterion_group! {

@@ -75,9 +75,10 @@ def table(group, columns, ratios):
 
 table(
     "epoch_clean",
-    ["fast", "sequential", "rowloop", "read_sum", "read_dot", "read_with_labels"],
+    ["fast", "fast_shuffled", "sequential", "rowloop", "read_sum", "read_dot", "read_with_labels"],
     [
         ("fast / read", "fast", ["read_sum", "read_dot"]),
+        ("fast_shuffled / read", "fast_shuffled", ["read_sum", "read_dot"]),
         ("fast / read_with_labels", "fast", ["read_with_labels"]),
         ("fast / rowloop", "fast", ["rowloop"]),
         ("fast / sequential", "fast", ["sequential"]),

@@ -356,6 +356,42 @@ pub(super) unsafe fn run_rows<R: RowSource, const TRAIN: bool>(
     None
 }
 
+/// [`run_rows`] over rows scattered in memory (a shuffled order, or a permutation): `dot(w, x, d,
+/// ahead)` reads row `k` while it asks for row `k + 2` (`ahead`, empty near the block's end), since the
+/// hardware prefetchers do not follow from one row to the next. A hint only: the bits are those of
+/// [`run_rows`].
+///
+/// # Safety
+/// As for [`run_rows`], with `dot` the Fast order over `d` values whatever it asks for.
+#[inline(always)]
+pub(super) unsafe fn run_rows_asking<R: RowSource, const TRAIN: bool>(
+    pass: &mut Pass<'_, '_>,
+    rows: R,
+    dot: impl Fn(*const f64, *const f64, usize, &[f64]) -> f64,
+    axpy: impl Fn(f64, *const f64, *mut f64, usize),
+) -> Option<Mistake> {
+    let d = rows.d();
+    let n = rows.len();
+    for k in 0..n {
+        let x = unsafe { rows.row(k) };
+        // SAFETY: `k + 2 < n`, and a row holds `d` values.
+        let ahead: &[f64] = if k + 2 < n {
+            unsafe { std::slice::from_raw_parts(rows.row(k + 2), d) }
+        } else {
+            &[]
+        };
+        let activation = dot(pass.w.cast_const(), x, d, ahead) + pass.b;
+        let y = unsafe { rows.label(k) };
+        if y * activation <= 0.0
+            && let Some(stop) =
+                on_mistake::<TRAIN>(pass, k, activation, y, |step, w| axpy(step, x, w, d))
+        {
+            return Some(stop);
+        }
+    }
+    None
+}
+
 /// The Sequential order, [`run_sequential`] with `G` rows at a time (4 on paths with 16 registers, 8 on
 /// those with 32), or 4 rows with the next group prefetched where the hardware prefetchers do not follow
 /// (33 to 256 values per row).

@@ -8,7 +8,8 @@ use std::arch::x86_64::*;
 use crate::simd::Pass;
 use crate::simd::prefetch::{Ahead, AskAhead};
 use crate::simd::shared::{
-    RowSource, bias_for_raw, negatives_of_four, on_mistake, run_rows, run_sequential_for,
+    RowSource, bias_for_raw, negatives_of_four, on_mistake, run_rows, run_rows_asking,
+    run_sequential_for,
 };
 use crate::simd::{LANES, Mistake, Summation};
 
@@ -478,7 +479,12 @@ fn fold_register_partly<const FOLDS: usize>(v: __m256d) -> f64 {
     }
 }
 
-/// Fast rows longer than one chunk, one at a time, each through the full loop.
+/// Fast rows longer than one chunk, one at a time, each through the full loop; rows scattered in memory
+/// (a shuffled epoch) ask for the row after next as they go ([`run_rows_asking`]). The hardware
+/// prefetchers follow a row but not the jump to the next: on this crate's shared AMD Zen 4 (session
+/// 45), a clean shuffled epoch over a 2·10⁴ × 1000 set took 6.7–6.8 ms instead of 15.8–16.1 (23.5
+/// GB/s instead of 10, against 31–33 for a cyclic epoch) and one over 5·10⁴ × 200 7.6–7.7 ms instead
+/// of 10.5–10.6.
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn run_long<R: RowSource, const TRAIN: bool>(
@@ -486,6 +492,14 @@ pub(super) unsafe fn run_long<R: RowSource, const TRAIN: bool>(
     rows: R,
 ) -> Option<Mistake> {
     unsafe {
+        if !R::CONTIGUOUS {
+            return run_rows_asking::<R, TRAIN>(
+                pass,
+                rows,
+                |w, x, n, ahead| dot_fast_ptr(w, x, n, Ahead::of(ahead)),
+                |alpha, x, y, n| axpy_ptr(alpha, x, y, n),
+            );
+        }
         run_rows::<R, TRAIN>(
             pass,
             rows,
