@@ -328,54 +328,27 @@ pub(super) fn on_mistake<const TRAIN: bool>(
         .then_some(mistake)
 }
 
-/// Fast rows one at a time, each through the path's full 32-lane loop `dot(w, x, d)`, with its `axpy`
-/// for the updates: the loop of the paths and row lengths where `w` does not stay in registers.
+/// Fast rows one at a time, each through the path's full 32-lane loop `dot(w, x, d, ahead)`, with its
+/// `axpy` for the updates: the loop of the paths and row lengths where `w` does not stay in registers.
+/// In a block of rows scattered in memory (a shuffled epoch) `ahead` is the row after next, for the
+/// path to ask for as it reads row `k`: the hardware prefetchers follow a row but not the jump to the
+/// next. Elsewhere it is empty.
 ///
 /// # Safety
-/// The invariant of `Pass`, with `pass.d == rows.d()`; `dot` must be the Fast order over `d` values and
-/// `axpy(alpha, x, w, d)` an axpy of `d` values.
+/// The invariant of `Pass`, with `pass.d == rows.d()`; `dot` must be the Fast order over `d` values
+/// (whatever it asks for) and `axpy(alpha, x, w, d)` an axpy of `d` values.
 #[inline(always)]
 pub(super) unsafe fn run_rows<R: RowSource, const TRAIN: bool>(
-    pass: &mut Pass<'_, '_>,
-    rows: R,
-    dot: impl Fn(*const f64, *const f64, usize) -> f64,
-    axpy: impl Fn(f64, *const f64, *mut f64, usize),
-) -> Option<Mistake> {
-    let d = rows.d();
-    for k in 0..rows.len() {
-        let x = unsafe { rows.row(k) };
-        let activation = dot(pass.w.cast_const(), x, d) + pass.b;
-        let y = unsafe { rows.label(k) };
-        if y * activation <= 0.0
-            && let Some(stop) =
-                on_mistake::<TRAIN>(pass, k, activation, y, |step, w| axpy(step, x, w, d))
-        {
-            return Some(stop);
-        }
-    }
-    None
-}
-
-/// [`run_rows`] over rows scattered in memory (a shuffled order, or a permutation): `dot(w, x, d,
-/// ahead)` reads row `k` while it asks for row `k + 2` (`ahead`, empty near the block's end), since the
-/// hardware prefetchers do not follow from one row to the next. A hint only: the bits are those of
-/// [`run_rows`].
-///
-/// # Safety
-/// As for [`run_rows`], with `dot` the Fast order over `d` values whatever it asks for.
-#[inline(always)]
-pub(super) unsafe fn run_rows_asking<R: RowSource, const TRAIN: bool>(
     pass: &mut Pass<'_, '_>,
     rows: R,
     dot: impl Fn(*const f64, *const f64, usize, &[f64]) -> f64,
     axpy: impl Fn(f64, *const f64, *mut f64, usize),
 ) -> Option<Mistake> {
-    let d = rows.d();
-    let n = rows.len();
+    let (n, d) = (rows.len(), rows.d());
     for k in 0..n {
         let x = unsafe { rows.row(k) };
-        // SAFETY: `k + 2 < n`, and a row holds `d` values.
-        let ahead: &[f64] = if k + 2 < n {
+        let ahead: &[f64] = if !R::CONTIGUOUS && k + 2 < n {
+            // SAFETY: row `k + 2` is in the block, and a row holds `d` values.
             unsafe { std::slice::from_raw_parts(rows.row(k + 2), d) }
         } else {
             &[]

@@ -8,8 +8,7 @@ use std::arch::x86_64::*;
 use crate::simd::Pass;
 use crate::simd::prefetch::{Ahead, AskAhead};
 use crate::simd::shared::{
-    RowSource, bias_for_raw, negatives_of_four, on_mistake, run_rows, run_rows_asking,
-    run_sequential_for,
+    RowSource, bias_for_raw, negatives_of_four, on_mistake, run_rows, run_sequential_for,
 };
 use crate::simd::{LANES, Mistake, Summation};
 
@@ -479,32 +478,23 @@ fn fold_register_partly<const FOLDS: usize>(v: __m256d) -> f64 {
     }
 }
 
-/// Fast rows longer than one chunk, one at a time, each through the full loop; rows scattered in memory
-/// (a shuffled epoch) ask for the row after next as they go ([`run_rows_asking`]). The hardware
-/// prefetchers follow a row but not the jump to the next: on this crate's shared AMD Zen 4 (session
-/// 45), a clean shuffled epoch over a 2·10⁴ × 1000 set took 6.7–6.8 ms instead of 15.8–16.1 (23.5
-/// GB/s instead of 10, against 31–33 for a cyclic epoch) and one over 5·10⁴ × 200 7.6–7.7 ms instead
-/// of 10.5–10.6.
+/// Fast rows longer than one chunk, one at a time, each through the full loop; scattered rows ask for
+/// the row after next as they go ([`run_rows`]): on this crate's shared AMD Zen 4 (session 45) a clean
+/// shuffled epoch over 2·10⁴ × 1000 took 6.7–6.8 ms instead of 15.8–16.1, and over 5·10⁴ × 200
+/// 7.6–7.7 instead of 10.5–10.6. Contiguous rows keep the kernel that asks for nothing.
 #[inline]
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn run_long<R: RowSource, const TRAIN: bool>(
     pass: &mut Pass<'_, '_>,
     rows: R,
 ) -> Option<Mistake> {
+    let axpy = |alpha, x, y, n| unsafe { axpy_ptr(alpha, x, y, n) };
     unsafe {
-        if !R::CONTIGUOUS {
-            return run_rows_asking::<R, TRAIN>(
-                pass,
-                rows,
-                |w, x, n, ahead| dot_fast_ptr(w, x, n, Ahead::of(ahead)),
-                |alpha, x, y, n| axpy_ptr(alpha, x, y, n),
-            );
+        if R::CONTIGUOUS {
+            run_rows::<R, TRAIN>(pass, rows, |w, x, n, _| dot_fast_ptr(w, x, n, ()), axpy)
+        } else {
+            let dot = |w, x, n, ahead: &[f64]| dot_fast_ptr(w, x, n, Ahead::of(ahead));
+            run_rows::<R, TRAIN>(pass, rows, dot, axpy)
         }
-        run_rows::<R, TRAIN>(
-            pass,
-            rows,
-            |w, x, n| dot_fast_ptr(w, x, n, ()),
-            |alpha, x, y, n| axpy_ptr(alpha, x, y, n),
-        )
     }
 }

@@ -122,7 +122,7 @@ pub(super) unsafe fn run<R: RowSource, const TRAIN: bool>(
         match summation {
             Summation::Sequential => run_sequential_for::<R, TRAIN, 4>(pass, rows, axpy),
             Summation::Fast => {
-                run_rows::<R, TRAIN>(pass, rows, |w, x, n| dot_fast_ptr(w, x, n), axpy)
+                run_rows::<R, TRAIN>(pass, rows, |w, x, n, _| dot_fast_ptr(w, x, n), axpy)
             }
         }
     }
