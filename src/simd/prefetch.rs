@@ -3,9 +3,9 @@
 //!
 //! Two destinations. [`prefetch`] and [`prefetch_values`] ask for lines into the first-level cache,
 //! for the few lines a step reads next (a column of `R`, a sparse row's entries). [`prefetch_row`] and
-//! the kernels' `Ahead` ask for a whole dense row that the descent reads next: into the first-level
-//! cache when it is short, into the second-level cache only from [`SECOND_LEVEL_ROW`] values. The
-//! descent asks for the row after next while it reads one row and updates `w`: at a thousand values a
+//! the kernels' `Ahead` ask for a whole dense row read next, by the max-margin solver's descent or by a
+//! shuffled epoch's pass: into the first-level cache when it is short, into the second-level cache
+//! only from [`SECOND_LEVEL_ROW`] values. The descent asks for the row after next while it reads one row and updates `w`: at a thousand values a
 //! row those three rows and `w` are 32 KB, all of a Zen 4's first-level data cache, so rows asked for
 //! there evicted `w` and the row being read. In the second-level cache they wait out of the way, and
 //! the core's own first-level prefetcher brings each in as its stream is read.
@@ -52,31 +52,36 @@ pub(crate) fn prefetch_row(values: &[f64]) {
 /// Ask for the cache line holding `p` into the second-level cache only (a hint, as [`prefetch`]).
 #[inline(always)]
 fn prefetch_to_second_level<T>(p: *const T) {
-    // SAFETY (both): as in `prefetch`.
-    #[cfg(target_arch = "x86_64")]
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T1 }>(p.cast())
-    }
-    #[cfg(target_arch = "aarch64")]
-    unsafe {
-        std::arch::asm!("prfm pldl2keep, [{0}]", in(reg) p, options(nostack, preserves_flags, readonly));
-    }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    let _ = p;
+    ask::<T, true>(p);
 }
 
 /// Ask for the cache line holding `p` (a hint: any address is allowed, none is dereferenced).
 #[inline(always)]
 pub(crate) fn prefetch<T>(p: *const T) {
+    ask::<T, false>(p);
+}
+
+/// Ask for the cache line holding `p` into the first-level cache, or into the second only.
+#[inline(always)]
+fn ask<T, const SECOND_LEVEL: bool>(p: *const T) {
     // SAFETY (both): a prefetch never faults and changes nothing the program can observe. SSE is part
     // of the x86-64 baseline; `prfm` is part of the AArch64 base instruction set.
     #[cfg(target_arch = "x86_64")]
     unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
+        use std::arch::x86_64::{_MM_HINT_T0, _MM_HINT_T1, _mm_prefetch};
+        if SECOND_LEVEL {
+            _mm_prefetch::<_MM_HINT_T1>(p.cast())
+        } else {
+            _mm_prefetch::<_MM_HINT_T0>(p.cast())
+        }
     }
     #[cfg(target_arch = "aarch64")]
     unsafe {
-        std::arch::asm!("prfm pldl1keep, [{0}]", in(reg) p, options(nostack, preserves_flags, readonly));
+        if SECOND_LEVEL {
+            std::arch::asm!("prfm pldl2keep, [{0}]", in(reg) p, options(nostack, preserves_flags, readonly));
+        } else {
+            std::arch::asm!("prfm pldl1keep, [{0}]", in(reg) p, options(nostack, preserves_flags, readonly));
+        }
     }
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     let _ = p;
