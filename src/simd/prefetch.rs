@@ -5,20 +5,21 @@
 //! for the few lines a step reads next (a column of `R`, a sparse row's entries). [`prefetch_row`] and
 //! the kernels' `Ahead` ask for a whole dense row read next, by the max-margin solver's descent or by a
 //! shuffled epoch's pass: into the first-level cache when it is short, into the second-level cache
-//! only from [`SECOND_LEVEL_ROW`] values. The descent asks for the row after next while it reads one row and updates `w`: at a thousand values a
-//! row those three rows and `w` are 32 KB, all of a Zen 4's first-level data cache, so rows asked for
-//! there evicted `w` and the row being read. In the second-level cache they wait out of the way, and
-//! the core's own first-level prefetcher brings each in as its stream is read.
+//! only from [`SECOND_LEVEL_ROW`] values. The descent asks for the row after next while it reads one
+//! row and updates `w`: at a thousand values a row those three rows and `w` are 32 KB, all of a Zen 4's
+//! first-level data cache, so rows asked for there evicted `w` and the row being read. In the
+//! second-level cache they wait out of the way, and the core's own first-level prefetcher brings each
+//! in as its stream is read.
 //!
 //! Measured (session 45, AMD EPYC of family 25, model 17: Zen 4, AVX-512, 32 KB of first-level data
 //! cache a core): a standalone loop taking the dot product of `w` with 8000 rows of 1000 values in a
 //! shuffled order, each row asking for the row after next as it goes, read 11.5–11.8 GB/s asking into
-//! the first level and 14.9–15.4 GB/s into the second (8.9–9.2 without asking; 11.0–11.1 and 14.5–14.6
-//! asking for the next row). In `benches/margin_suite`'s `high` set, four rounds alternating with the
-//! base build, the 2·10⁴ × 1000 set of `benches/margin_passes` solved 1.19 × faster and the hard
-//! 10⁴ × 1000 1.17 ×; its shapes of 300–500 dimensions took 0.98–1.03 × their time. Asking for the
-//! columns of `R` in the back substitutions into the second level as well changed nothing (1.00 and
-//! 1.04 × on those two sets).
+//! the first level and 14.9–15.4 GB/s into the second (8.9–9.2 without asking; 11.0–11.1 and
+//! 14.5–14.6 asking for the next row). In `benches/margin_suite`'s `high` set, four rounds alternating
+//! with the base build, the 2·10⁴ × 1000 set of `benches/margin_passes` solved 1.19 × faster and the
+//! hard 10⁴ × 1000 1.17 ×; its shapes of 300–500 dimensions took 0.98–1.03 × their time. Asking for
+//! the columns of `R` in the back substitutions into the second level as well changed nothing (1.00
+//! and 1.04 × on those two sets).
 
 /// Ask for every cache line of `values` (eight values a 64-byte line): for a row or a column read next
 /// from another allocation, where the hardware prefetchers do not follow.
@@ -41,18 +42,21 @@ const SECOND_LEVEL_ROW: usize = 256;
 /// from [`SECOND_LEVEL_ROW`] values (see the module docs for why), else into the first.
 #[inline]
 pub(crate) fn prefetch_row(values: &[f64]) {
-    if values.len() < SECOND_LEVEL_ROW {
-        return prefetch_values(values);
-    }
+    let second_level = values.len() >= SECOND_LEVEL_ROW;
     for k in (0..values.len()).step_by(8) {
-        prefetch_to_second_level(values.as_ptr().wrapping_add(k));
+        ask_into(values.as_ptr().wrapping_add(k), second_level);
     }
 }
 
-/// Ask for the cache line holding `p` into the second-level cache only (a hint, as [`prefetch`]).
+/// Ask for the cache line holding `p` into the second-level cache only when `second_level`, else into
+/// the first (a hint, as [`prefetch`]).
 #[inline(always)]
-fn prefetch_to_second_level<T>(p: *const T) {
-    ask::<T, true>(p);
+fn ask_into<T>(p: *const T, second_level: bool) {
+    if second_level {
+        ask::<T, true>(p);
+    } else {
+        ask::<T, false>(p);
+    }
 }
 
 /// Ask for the cache line holding `p` (a hint: any address is allowed, none is dereferenced).
@@ -90,7 +94,7 @@ fn ask<T, const SECOND_LEVEL: bool>(p: *const T) {
 /// A row the caller reads next, asked for from inside a kernel's loop over another row: four lines (32
 /// values) for each chunk of [`LANES`](super::LANES) values the kernel reads, so that the requests are
 /// spread over the kernel's time instead of issued in one burst before it, which the core's few
-/// outstanding misses cannot hold; into the second-level cache, as [`prefetch_row`]. A hint only: it
+/// outstanding misses cannot hold; into the cache [`prefetch_row`] picks for its length. A hint only: it
 /// changes no result. Only the x86-64 paths' kernels ask as they go; the others ask first, at two
 /// values a register.
 #[cfg(target_arch = "x86_64")]
@@ -104,15 +108,6 @@ pub(super) struct Ahead {
 
 #[cfg(target_arch = "x86_64")]
 impl Ahead {
-    #[inline(always)]
-    fn ask(self, p: *const f64) {
-        if self.second_level {
-            prefetch_to_second_level(p);
-        } else {
-            prefetch(p);
-        }
-    }
-
     pub(super) fn of(values: &[f64]) -> Ahead {
         Ahead {
             start: values.as_ptr(),
@@ -147,7 +142,7 @@ impl AskAhead for Ahead {
         if k < self.len {
             for line in 0..4 {
                 if k + 8 * line < self.len {
-                    self.ask(self.start.wrapping_add(k + 8 * line));
+                    ask_into(self.start.wrapping_add(k + 8 * line), self.second_level);
                 }
             }
         }
@@ -156,7 +151,7 @@ impl AskAhead for Ahead {
     #[inline(always)]
     fn rest(self, k: usize) {
         for k in (k..self.len).step_by(8) {
-            self.ask(self.start.wrapping_add(k));
+            ask_into(self.start.wrapping_add(k), self.second_level);
         }
     }
 }
