@@ -4,6 +4,9 @@
 //! * `epoch_clean/fit`, `fit_sequential`: `PerceptronParams::new().initial(u, 0).max_epochs(1)` on a
 //!   `sparse` generated set, in the Fast (4 lanes) and Sequential orders, where `u` separates the data,
 //!   so the epoch makes no mistake: the pass every run ends with.
+//! * `epoch_clean/fit_shuffled`: `fit` over the rows in a seeded shuffled order (`Order::Shuffle`), each
+//!   row's start, entries and, past 2¹⁸ columns, weights asked for a few rows ahead
+//!   (`simd::sparse_ahead`).
 //! * `epoch_clean/csr_gather`: the floor: a loop that reads every row's indices and values, gathers
 //!   `w[j]`, sums, and tests the sign; nothing else (what a C loop over a CSR matrix does). It gathers
 //!   from a written copy of the weights, as `fit` does (see the comment at the copy).
@@ -23,7 +26,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use novikoff::Dataset;
 use novikoff::generate::{Family, SparseParams};
 use novikoff::io::{ReadOptions, Storage};
-use novikoff::perceptron::PerceptronParams;
+use novikoff::perceptron::{Order, PerceptronParams};
 
 /// `(name, n, d, nnz per row)`.
 const SHAPES: [(&str, usize, usize, usize); 2] = [
@@ -72,8 +75,16 @@ fn sparse(c: &mut Criterion<Clock>) {
             .summation(novikoff::simd::Summation::Sequential)
             .check()
             .expect("params");
-        let fit = clean.fit(&data).expect("fit");
-        assert!(fit.converged && fit.mistakes == 0, "u separates the data");
+        let shuffled = PerceptronParams::new()
+            .initial(u.clone(), 0.0)
+            .max_epochs(1)
+            .order(Order::Shuffle { seed: 1 })
+            .check()
+            .expect("params");
+        for params in [&clean, &shuffled] {
+            let fit = params.fit(&data).expect("fit");
+            assert!(fit.converged && fit.mistakes == 0, "u separates the data");
+        }
         // The floor gathers from a written copy of u, in memory advised for huge pages, as `fit`'s own
         // weights are: u itself is mostly untouched zero pages, which all map to one physical page and
         // make every gather a cache hit.
@@ -94,6 +105,9 @@ fn sparse(c: &mut Criterion<Clock>) {
         });
         group.bench_function(BenchmarkId::new("fit_sequential", &shape), |b| {
             b.iter(|| sequential.fit(black_box(&data)).expect("fit").mistakes)
+        });
+        group.bench_function(BenchmarkId::new("fit_shuffled", &shape), |b| {
+            b.iter(|| shuffled.fit(black_box(&data)).expect("fit").mistakes)
         });
         group.bench_function(BenchmarkId::new("csr_gather", &shape), |b| {
             b.iter(|| csr_gather(black_box(&data), black_box(w)))

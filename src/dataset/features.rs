@@ -3,6 +3,7 @@
 use super::csr::SparseMatrix;
 use super::dense::DenseMatrix;
 use super::{RowView, SparseIndex};
+use crate::simd::SparseAhead;
 
 /// A dataset's feature matrix: dense and row-major (the design's `Array2<f64>`, read by the SIMD
 /// kernels; owned, or shared with an owner outside the crate), or compressed sparse rows (CSR) for data
@@ -121,6 +122,19 @@ pub(crate) enum RowArrays<'a> {
 }
 
 impl<'a> RowArrays<'a> {
+    /// Sparse rows, to ask the caches for ahead of reading them (`simd::sparse_ahead`); `None` for
+    /// dense ones.
+    pub(crate) fn sparse_ahead(self) -> Option<SparseAhead<'a>> {
+        match self {
+            RowArrays::Sparse {
+                indptr,
+                indices,
+                values,
+            } => Some(SparseAhead::new(indptr, indices, values)),
+            RowArrays::Dense { .. } => None,
+        }
+    }
+
     /// Row `i`.
     #[inline]
     pub(crate) fn row(self, i: usize) -> RowView<'a> {

@@ -50,9 +50,6 @@ pub(super) const PASS_BUDGET: usize = 40;
 const MAX_SWEEPS: usize = 1000;
 /// The share of rows entering or leaving the support below which it counts as found.
 const SETTLED: f64 = 0.01;
-/// How many rows ahead of the one it reads a sweep over sparse rows (in a shuffled order) asks for
-/// their starts, their entries and their columns' weights ([`Points::prefetch_start`]).
-const AHEAD: [usize; 3] = [12, 8, 4];
 
 /// What the descent leaves: each row's weight and its last score `yᵢ(w·xᵢ + b)` (seen during the last
 /// sweep that visited it, so slightly stale).
@@ -146,7 +143,7 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
     // cap ending the sweeps.
     let mut settled = false;
     let budget = passes.saturating_mul(visit.len());
-    let sparse = data.is_sparse();
+    let sparse = data.sparse_ahead();
     let gathers_miss = data.gathers_miss_cache();
     while sweeps < MAX_SWEEPS {
         sweeps += 1;
@@ -159,17 +156,9 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
         // The score of the row at `k`, when the step before it formed it.
         let mut scored: Option<f64> = None;
         for k in 0..active.len() {
-            if sparse {
+            if let Some(sparse) = sparse {
                 // Rows before `k` may have been shrunk away, never those after it.
-                if let Some(&ahead) = active.get(k + AHEAD[0]) {
-                    data.prefetch_start(ahead);
-                }
-                if let Some(&ahead) = active.get(k + AHEAD[1]) {
-                    data.prefetch_entries(ahead);
-                }
-                if gathers_miss && let Some(&ahead) = active.get(k + AHEAD[2]) {
-                    data.prefetch_weights(ahead, &w);
-                }
+                sparse.after(&active, k, gathers_miss.then_some(&w[..]));
             }
             let i = active[k];
             let row = data.row(i);

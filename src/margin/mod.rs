@@ -82,6 +82,8 @@ pub use lp::{Separability, separable_lp};
 pub use max_margin::max_margin;
 pub use params::{DEFAULT_WORKING_SET_MEMORY, MaxMargin, MaxMarginParams};
 pub(crate) use points::Points;
+#[cfg(test)]
+pub(crate) use points::narrow_and_wide;
 pub use result::{MarginResult, SolveStats};
 pub(crate) use soft::{
     SoftLoss, SoftMargin, SoftSettings, certified_unit_margins, weights_of_dual,

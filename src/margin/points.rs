@@ -8,13 +8,7 @@
 //! term longer, over the dataset's own storage.
 
 use crate::dataset::{Dataset, RowArrays, RowView};
-use crate::simd::Summation;
-
-/// Columns from which the weights of sparse data (8 bytes each) outgrow a core's L2 cache (2 MiB).
-const GATHERS_MISS_COLUMNS: usize = 1 << 18;
-
-/// The most entries a sparse row may store for [`Points::prefetch_weights`] to ask for its weights.
-const SHORT_ROW: usize = 32;
+use crate::simd::{SparseAhead, Summation};
 
 /// A dataset's rows, optionally augmented by a constant last coordinate. Cheap to copy.
 #[derive(Debug, Clone, Copy)]
@@ -133,19 +127,13 @@ impl<'a> Points<'a> {
     /// whose weights (8 bytes a column) are larger than a core's L2 cache, such as hashed features
     /// (2·10⁶ columns, 16 MB, on the 150 000 × 2·10⁶ set of the README).
     pub(crate) fn gathers_miss_cache(self) -> bool {
-        self.is_sparse() && self.n_features() >= GATHERS_MISS_COLUMNS
+        self.is_sparse() && SparseAhead::gathers_miss_cache(self.n_features())
     }
 
-    /// Ask the caches for where sparse point `i`'s entries start: the first of the three reads of a
-    /// row visited out of order, each of which waits for the one before it (where its entries are,
-    /// then its columns, then their weights). A loop that asks for them a few rows apart
-    /// ([`Points::prefetch_entries`], [`Points::prefetch_weights`]) has the misses of several rows in
-    /// flight while it computes with earlier ones. Nothing for dense data ([`Point::dot_ahead`]).
-    #[inline]
-    pub(crate) fn prefetch_start(self, i: usize) {
-        if let RowArrays::Sparse { indptr, .. } = self.rows {
-            crate::simd::prefetch(indptr.as_ptr().wrapping_add(i));
-        }
+    /// Sparse points' rows, to ask the caches for a few rows before they are read (see
+    /// [`SparseAhead`]); `None` for dense data ([`Point::dot_ahead`]).
+    pub(crate) fn sparse_ahead(self) -> Option<SparseAhead<'a>> {
+        self.rows.sparse_ahead()
     }
 
     /// Dense point `i`'s stored values (its constant aside); none for sparse data. The row a loop
@@ -155,35 +143,6 @@ impl<'a> Points<'a> {
         match self.rows.row(i) {
             RowView::Dense(x) => x,
             RowView::Sparse { .. } => &[],
-        }
-    }
-
-    /// Ask the caches for the first lines of sparse point `i`'s columns and values (the hardware
-    /// prefetchers follow a long row's stream from there).
-    #[inline]
-    pub(crate) fn prefetch_entries(self, i: usize) {
-        if let RowView::Sparse { indices, values } = self.rows.row(i) {
-            // Two lines of each: 32 columns and 16 values.
-            for k in (0..indices.len().min(32)).step_by(16) {
-                crate::simd::prefetch(indices.as_ptr().wrapping_add(k));
-            }
-            for k in (0..values.len().min(16)).step_by(8) {
-                crate::simd::prefetch(values.as_ptr().wrapping_add(k));
-            }
-        }
-    }
-
-    /// Ask the caches for the weights `w` of sparse point `i`'s columns, when the row is short. A long
-    /// row's own gathers keep enough misses in flight, and asking for them all again only costs
-    /// instructions (the news20-shaped file's rows of about 450 entries were read more slowly).
-    #[inline]
-    pub(crate) fn prefetch_weights(self, i: usize, w: &[f64]) {
-        if let RowView::Sparse { indices, .. } = self.rows.row(i)
-            && indices.len() <= SHORT_ROW
-        {
-            for &j in indices {
-                crate::simd::prefetch(w.as_ptr().wrapping_add(j as usize));
-            }
         }
     }
 }
@@ -331,8 +290,9 @@ impl<'a> Point<'a> {
 }
 
 /// The same sparse rows twice: on 64 columns, and spread over `64 × 4099` columns (past
-/// [`GATHERS_MISS_COLUMNS`], so their gathers are asked for ahead), each stored entry of a row in the same
-/// place of its row with the same value. Rows store 0 to 44 entries (some past [`SHORT_ROW`]), and the
+/// `simd::sparse_ahead::GATHERS_MISS_COLUMNS`, so their gathers are asked for ahead), each stored entry of
+/// a row in the same place of its row with the same value. Rows store 0 to 44 entries (some past
+/// `simd::sparse_ahead::SHORT_ROW`), and the
 /// labels are those of a separator through the origin. Sums over the rows against weights spread alike
 /// have the same bits on both.
 #[cfg(test)]

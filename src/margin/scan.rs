@@ -51,12 +51,15 @@ fn row_scores_into(data: &Dataset, w: &[f64], scores: &mut Vec<f64>) {
         RowArrays::Sparse { .. } => None,
     };
     let points = Points::from(data);
-    let gathers_miss = points.gathers_miss_cache();
+    // Rows in order: the hardware prefetchers follow their entries, not their gathers.
+    let weights_ahead = points
+        .sparse_ahead()
+        .filter(|_| points.gathers_miss_cache());
     let fill = |(block, out): (usize, &mut [f64])| {
         let first = block * BLOCK_ROWS;
-        match dense {
+        match (dense, weights_ahead) {
             // Short rows: the same sums, without a call per row (which costs more than the row).
-            Some(x) if d <= 32 => {
+            (Some(x), _) if d <= 32 => {
                 let rows = &x[first * d..(first + out.len()) * d];
                 match d {
                     ..=4 => short_dots::<4>(rows, w, out),
@@ -67,19 +70,18 @@ fn row_scores_into(data: &Dataset, w: &[f64], scores: &mut Vec<f64>) {
             }
             // Longer rows: many at once where the path has a kernel for it (AVX-512, up to 128
             // values: 10⁵ × 100 took 1.1 × less time than with a call per row).
-            Some(x) => crate::simd::dots_fast(&x[first * d..(first + out.len()) * d], w, out),
-            // Rows in order: the hardware prefetchers follow their entries, not their gathers.
-            _ if gathers_miss => {
+            (Some(x), _) => crate::simd::dots_fast(&x[first * d..(first + out.len()) * d], w, out),
+            (None, Some(ahead)) => {
                 let last = first + out.len();
                 for (k, s) in out.iter_mut().enumerate() {
                     let i = first + k;
                     if i + SCAN_AHEAD < last {
-                        points.prefetch_weights(i + SCAN_AHEAD, w);
+                        ahead.weights(i + SCAN_AHEAD, w);
                     }
                     *s = rows.row(i).dot(w, Summation::Fast);
                 }
             }
-            _ => {
+            (None, None) => {
                 for (k, s) in out.iter_mut().enumerate() {
                     *s = rows.row(first + k).dot(w, Summation::Fast);
                 }

@@ -11,7 +11,11 @@ use std::ops::ControlFlow;
 
 use super::variant::UpdateRule;
 use super::weights::Weights;
-use crate::dataset::Dataset;
+use crate::dataset::{Dataset, RowView};
+use crate::simd::{SparseAhead, prefetch_row};
+
+/// How many rows ahead of the one it reads a pass over dense rows in a shuffled order asks for.
+const DENSE_AHEAD: usize = 2;
 
 /// What the engine learns at a presentation the pass reports: an update, or a mistake the rule could
 /// not update on (Passive–Aggressive on a zero vector, whose step is undefined).
@@ -53,7 +57,28 @@ pub(crate) fn rule_pass(
     let labels = data.labels();
     let c = weights.c();
     let passive_aggressive = matches!(rule, UpdateRule::PassiveAggressive { .. });
+    // Rows in a shuffled order are asked for ahead of reading them, as the plain pass asks: the
+    // hardware prefetchers follow a row, not the jump to the next one. Three shuffled epochs of the
+    // margin perceptron and of Passive–Aggressive over 2·10⁴ × 1000 took 37.5 and 39.5 ms instead of
+    // 50.6 and 53.5, over the rcv1-shaped set 9.2 and 10.0 instead of 14.9 and 15.1 (session 46, Zen 4).
+    // In order, sparse rows' weights alone are asked for, where they may miss the caches.
+    let rows = data.row_arrays();
+    let sparse_ahead = rows.sparse_ahead();
+    let gathers_miss = SparseAhead::gathers_miss_cache(data.n_features());
+    let order = (!visit.is_empty()).then_some(visit);
     for offset in 0..data.n_samples() {
+        if let Some(ahead) = sparse_ahead {
+            ahead.in_pass(
+                order,
+                offset,
+                labels.len(),
+                gathers_miss.then_some(&weights.w),
+            );
+        } else if let Some(&after) = order.and_then(|order| order.get(offset + DENSE_AHEAD))
+            && let RowView::Dense(values) = rows.row(after)
+        {
+            prefetch_row(values);
+        }
         let row = if visit.is_empty() {
             offset
         } else {

@@ -123,6 +123,7 @@ pub use pages::advise_huge_pages;
 mod pass;
 mod rows;
 mod sparse;
+mod sparse_ahead;
 
 pub(crate) use aligned::Aligned;
 pub(crate) use compensated::{CompensatedDot, DOT_LANES, two_prod, two_sum};
@@ -142,6 +143,7 @@ pub use pass::{Learner, Mistake, OnUpdate, Update, scan, train};
 pub use rows::Rows;
 pub use sparse::{SPARSE_LANES, SparseIndex, sparse_dot};
 pub(crate) use sparse::{SparseRows, train_sparse};
+pub(crate) use sparse_ahead::SparseAhead;
 
 /// Number of independent accumulators of [`Summation::Fast`] (see the [module documentation](self)).
 ///

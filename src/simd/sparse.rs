@@ -17,7 +17,7 @@
 
 use std::ops::ControlFlow;
 
-use super::{Learner, OnUpdate, Summation, Update};
+use super::{Learner, OnUpdate, SparseAhead, Summation, Update};
 
 /// A sparse dataset's column index: 32 bits, as in scipy's CSR matrices (`int32` indices up to 2³¹ − 1
 /// columns) and LIBLINEAR's `feature_node`. A stored value then costs 12 bytes (value and index) rather
@@ -103,7 +103,11 @@ pub(crate) fn train_sparse(
     on_update: &mut OnUpdate<'_>,
 ) -> Option<usize> {
     let w = &mut *learner.w;
+    // Rows are asked for a few rows ahead (see `sparse_ahead`).
+    let ahead = SparseAhead::new(rows.indptr, rows.indices, rows.values);
+    let gathers_miss = SparseAhead::gathers_miss_cache(w.len());
     for offset in 0..rows.len() {
+        ahead.in_pass(rows.index, offset, rows.len(), gathers_miss.then_some(&*w));
         let i = rows.index.map_or(offset, |index| index[offset]);
         let (start, end) = (rows.indptr[i], rows.indptr[i + 1]);
         let (indices, values) = (&rows.indices[start..end], &rows.values[start..end]);
