@@ -290,11 +290,10 @@ impl<'a> Point<'a> {
 }
 
 /// The same sparse rows twice: on 64 columns, and spread over `64 × 4099` columns (past
-/// `simd::sparse_ahead::GATHERS_MISS_COLUMNS`, so their gathers are asked for ahead), each stored entry of
-/// a row in the same place of its row with the same value. Rows store 0 to 44 entries (some past
-/// `simd::sparse_ahead::SHORT_ROW`), and the
-/// labels are those of a separator through the origin. Sums over the rows against weights spread alike
-/// have the same bits on both.
+/// `simd::sparse_ahead::GATHERS_MISS_COLUMNS`, so their gathers are asked for ahead), each stored entry
+/// of a row in the same place of its row with the same value. Rows store 0 to 44 entries (some past
+/// `simd::sparse_ahead::SHORT_ROW`), and the labels are those of a separator through the origin. Sums
+/// over the rows against weights spread alike have the same bits on both.
 #[cfg(test)]
 pub(crate) fn narrow_and_wide(n: usize) -> (Dataset, Dataset) {
     const NARROW: usize = 64;
