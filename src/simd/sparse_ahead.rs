@@ -71,7 +71,7 @@ impl<'a> SparseAhead<'a> {
 
     /// Ask for where row `i`'s entries start.
     #[inline]
-    pub(crate) fn start(self, i: usize) {
+    fn start(self, i: usize) {
         prefetch(self.indptr.as_ptr().wrapping_add(i));
     }
 
@@ -85,7 +85,7 @@ impl<'a> SparseAhead<'a> {
     /// Ask for the first [`ENTRY_LINES`] lines of row `i`'s columns and of its values (the hardware
     /// prefetchers follow a longer row's stream from there).
     #[inline]
-    pub(crate) fn entries(self, i: usize) {
+    fn entries(self, i: usize) {
         let (indices, values) = self.row(i);
         let per_line = 64 / size_of::<SparseIndex>();
         for k in (0..indices.len().min(ENTRY_LINES * per_line)).step_by(per_line) {
