@@ -134,7 +134,7 @@ pub fn train(
             let tested = test.as_ref().map(|t| fit.confusion(t)).transpose()?;
             (
                 json!({"mistakes": fit.mistakes, "epochs": fit.epochs, "converged": fit.converged,
-                       "stop_reason": fit.stop_reason.name(), "w": fit.w.rows().into_iter().map(|r| r.to_vec()).collect::<Vec<_>>(),
+                       "stop_reason": fit.stop_reason.name(), "train_seconds": fit.train_seconds, "w": fit.w.rows().into_iter().map(|r| r.to_vec()).collect::<Vec<_>>(),
                        "b": fit.b.to_vec()}),
                 confusion,
                 tested,
@@ -185,6 +185,9 @@ pub fn train(
             if let Some(epochs) = summary.get("epochs") {
                 pairs.push(("epochs", epochs.to_string()));
                 pairs.push(("converged", summary["converged"].to_string()));
+            }
+            if let Some(train_seconds) = summary.get("train_seconds").and_then(|s| s.as_f64()) {
+                pairs.push(("train seconds", format!("{train_seconds:.6}")));
             }
             pairs.push(("training accuracy", train_confusion.accuracy().to_string()));
             if let Some(m) = &test_confusion {
