@@ -132,6 +132,49 @@ fn the_lifted_vectors_of_sparse_and_dense_features_agree() {
 }
 
 #[test]
+fn sparse_rows_train_the_weights_of_dense_ones_in_the_sequential_order() {
+    // Sparse rows train on the weights stored column by column, dense ones class by class; in the
+    // Sequential order both sum each score left to right, so the runs agree update by update (up to
+    // the sign of zero, which a dense update writes into every weight and a sparse one does not).
+    let mut data = generated(300, 40, 7, 0.02, 9);
+    let mut features = data.features().x().to_owned();
+    features.mapv_inplace(|v| if v.abs() < 0.2 { 0.0 } else { v });
+    data =
+        MulticlassDataset::new(features, data.classes().to_vec(), data.labels().to_vec()).unwrap();
+    let sparse = MulticlassDataset::from_features(
+        data.features().to_sparse(),
+        data.classes().to_vec(),
+        data.labels().to_vec(),
+    )
+    .unwrap();
+    assert!(sparse.features().is_sparse() && sparse.features().nnz() < 300 * 40 / 2);
+    for rule in [BiasRule::None, BiasRule::Classic] {
+        for order in [Order::Cyclic, Order::Shuffle { seed: 2 }] {
+            let params = MulticlassPerceptronParams::new()
+                .bias(rule)
+                .order(order.clone())
+                .summation(Summation::Sequential)
+                .max_epochs(30)
+                .check()
+                .unwrap();
+            let (a, b) = (params.fit(&data).unwrap(), params.fit(&sparse).unwrap());
+            assert!(a.mistakes > 50, "{rule:?} {order:?}: {}", a.mistakes);
+            assert_eq!(
+                (a.mistakes, a.epochs),
+                (b.mistakes, b.epochs),
+                "{rule:?} {order:?}"
+            );
+            assert_eq!(a.w, b.w, "{rule:?} {order:?}");
+            assert_eq!(a.b, b.b, "{rule:?} {order:?}");
+            assert_eq!(
+                a.predict(data.features()).unwrap(),
+                b.predict(sparse.features()).unwrap()
+            );
+        }
+    }
+}
+
+#[test]
 fn one_vs_rest_checks_every_class_and_does_not_depend_on_the_thread_count() {
     let data = generated(120, 2, 3, 0.05, 4);
     let learner = BinaryLearner::Linear(PerceptronParams::new().bias(BiasRule::Classic));

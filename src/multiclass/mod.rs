@@ -27,6 +27,7 @@
 //! # Ok::<(), novikoff::Error>(())
 //! ```
 
+mod class_weights;
 mod confusion;
 mod ovr;
 mod perceptron;

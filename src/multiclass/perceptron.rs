@@ -6,12 +6,16 @@ use std::time::Instant;
 
 use ndarray::{Array1, Array2};
 
+use super::class_weights::ClassWeights;
 use super::confusion::{ConfusionMatrix, argmax};
 use crate::dataset::{Dataset, MulticlassDataset, RowView};
 use crate::error::{Error, Result};
 use crate::perceptron::{BiasRule, NoTrace, Order, StopReason, TraceSink, UpdateEvent};
 use crate::rng;
-use crate::simd::Summation;
+use crate::simd::{self, Summation};
+
+/// Sparse rows [`MulticlassFit::decision_function`] scores together, class by class.
+const SCORED_BLOCK: usize = 1024;
 
 /// Parameters of the multi-class perceptron, validated by [`MulticlassPerceptronParams::check`].
 ///
@@ -208,12 +212,17 @@ impl MulticlassFit {
         }
         let k = self.w.nrows();
         let mut out = Array2::zeros((data.n_samples(), k));
-        for i in 0..data.n_samples() {
-            let x = data.row_view(i);
+        // Sparse rows are scored a block at a time, class by class: a block's gathers then read one
+        // class's weights, which may stay in a cache that all `k` classes' would not.
+        let block = if data.is_sparse() { SCORED_BLOCK } else { 1 };
+        for first in (0..data.n_samples()).step_by(block) {
+            let rows = first..(first + block).min(data.n_samples());
             for r in 0..k {
                 let w = self.w.row(r);
-                out[[i, r]] =
-                    x.dot(w.as_slice().expect("standard layout"), self.summation) + self.b[r];
+                let w = w.as_slice().expect("standard layout");
+                for i in rows.clone() {
+                    out[[i, r]] = data.row_view(i).dot(w, self.summation) + self.b[r];
+                }
             }
         }
         Ok(out)
@@ -291,7 +300,7 @@ impl MulticlassPerceptron {
             Order::Shuffle { seed } => Some(rng::from_seed(seed)),
             _ => None,
         };
-        let mut w = vec![0.0; k * d];
+        let mut w = ClassWeights::zeros(k, d, features.is_sparse());
         let mut v = vec![0.0; k];
         let mut scores = vec![0.0; k];
         let block = if c == 0.0 { d } else { d + 1 };
@@ -305,17 +314,30 @@ impl MulticlassPerceptron {
         let mut mistakes = 0u64;
         let mut epochs = 0;
         let mut stop_reason = StopReason::EpochCap;
+        // Rows out of order are asked for ahead, as the binary passes ask: a sparse row's start and
+        // entries, a dense row whole, the row after next. Cyclic rows are followed by the hardware
+        // prefetchers. Asking for the weights of the `k` classes ahead as well was slower.
+        let sparse_ahead = features.row_arrays().sparse_ahead();
+        let out_of_order = !matches!(p.order, Order::Cyclic);
         'epochs: for epoch in 1..=p.max_epochs {
             epochs = epoch;
             if let Some(stream) = shuffler.as_mut() {
                 rng::shuffle(stream, &mut visit);
             }
             let before = mistakes;
-            for &i in &visit {
+            for (position, &i) in visit.iter().enumerate() {
+                if out_of_order {
+                    if let Some(ahead) = sparse_ahead {
+                        ahead.after(&visit, position, None);
+                    } else if let Some(&after) = visit.get(position + 2) {
+                        simd::prefetch_row(features.row(after));
+                    }
+                }
                 let x = features.row_view(i);
                 let y = labels[i];
-                for (r, s) in scores.iter_mut().enumerate() {
-                    *s = x.dot(&w[r * d..(r + 1) * d], p.summation) + c * v[r];
+                w.scores(x, p.summation, &mut scores);
+                for (s, &v) in scores.iter_mut().zip(&v) {
+                    *s += c * v;
                 }
                 let rival = (0..k)
                     .filter(|&r| r != y)
@@ -329,14 +351,14 @@ impl MulticlassPerceptron {
                     continue;
                 }
                 mistakes += 1;
-                x.add_to(p.eta, &mut w[y * d..(y + 1) * d]);
-                x.add_to(-p.eta, &mut w[rival * d..(rival + 1) * d]);
+                w.add(x, p.eta, y);
+                w.add(x, -p.eta, rival);
                 v[y] += p.eta * c;
                 v[rival] -= p.eta * c;
                 if records {
                     lift(x, d, block, c, y, rival, &mut lifted_x);
                     for r in 0..k {
-                        lifted_w[r * block..r * block + d].copy_from_slice(&w[r * d..(r + 1) * d]);
+                        w.copy_class(r, &mut lifted_w[r * block..r * block + d]);
                         if c != 0.0 {
                             lifted_w[r * block + d] = v[r];
                         }
@@ -356,7 +378,12 @@ impl MulticlassPerceptron {
                         step: p.eta,
                     })?;
                 }
-                if !activation.is_finite() || !all_finite(x, &w, &v, y, rival, d) {
+                // The weights the update touched are finite (the data are).
+                let finite = activation.is_finite()
+                    && [y, rival]
+                        .iter()
+                        .all(|&r| v[r].is_finite() && w.finite_at(x, r));
+                if !finite {
                     stop_reason = StopReason::NonFinite;
                     break 'epochs;
                 }
@@ -372,7 +399,7 @@ impl MulticlassPerceptron {
         }
         Ok(MulticlassFit {
             classes: data.classes().to_vec(),
-            w: Array2::from_shape_vec((k, d), w).expect("k·d weights"),
+            w: w.into_array(k, d),
             b: v.iter().map(|&v| c * v).collect(),
             bias_constant: c,
             mistakes,
@@ -396,12 +423,4 @@ fn lift(x: RowView<'_>, d: usize, block: usize, c: f64, y: usize, r: usize, out:
         out[y * block + d] = c;
         out[r * block + d] = -c;
     }
-}
-
-/// The weights the update touched are finite (the data are).
-fn all_finite(x: RowView<'_>, w: &[f64], v: &[f64], y: usize, r: usize, d: usize) -> bool {
-    v[y].is_finite()
-        && v[r].is_finite()
-        && x.entries()
-            .all(|(j, _)| w[y * d + j].is_finite() && w[r * d + j].is_finite())
 }

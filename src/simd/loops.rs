@@ -90,8 +90,55 @@ pub(super) fn axpy_rows(
     }
 }
 
+/// Every class's score of a sparse row, from weights stored column by column: column `j`'s weights of
+/// the `k = scores.len()` classes at `w[j·k..(j + 1)·k]`. Each class's sum has the bits of
+/// [`sparse_dot`](super::sparse_dot) on that class's weights: in the Sequential order one sum from
+/// `+0`, left to right; in the Fast order entry `e` adds to lane `e mod 4` of each class (`lanes`
+/// holds the `4k` lane sums), and the lanes fold as `(l₀ + l₂) + (l₁ + l₃)`. Each product is rounded and
+/// then added, class by class, so every width gives the same bits. The multi-class perceptron's scores
+/// of a sparse row: an entry reads its `k` weights from one place.
+#[inline(always)]
+pub(super) fn class_scores(
+    w: &[f64],
+    indices: &[super::SparseIndex],
+    values: &[f64],
+    summation: super::Summation,
+    lanes: &mut [f64],
+    scores: &mut [f64],
+) {
+    let k = scores.len();
+    match summation {
+        super::Summation::Sequential => {
+            scores.fill(0.0);
+            for (&j, &x) in indices.iter().zip(values) {
+                let column = &w[j as usize * k..(j as usize + 1) * k];
+                for (score, &weight) in scores.iter_mut().zip(column) {
+                    *score += weight * x;
+                }
+            }
+        }
+        super::Summation::Fast => {
+            let lanes = &mut lanes[..super::SPARSE_LANES * k];
+            lanes.fill(0.0);
+            for (e, (&j, &x)) in indices.iter().zip(values).enumerate() {
+                let column = &w[j as usize * k..(j as usize + 1) * k];
+                let lane = e % super::SPARSE_LANES;
+                for (sum, &weight) in lanes[lane * k..(lane + 1) * k].iter_mut().zip(column) {
+                    *sum += weight * x;
+                }
+            }
+            let (l0, rest) = lanes.split_at(k);
+            let (l1, rest) = rest.split_at(k);
+            let (l2, l3) = rest.split_at(k);
+            for (r, score) in scores.iter_mut().enumerate() {
+                *score = (l0[r] + l2[r]) + (l1[r] + l3[r]);
+            }
+        }
+    }
+}
+
 /// `portable_loops!("feature")`: the portable loops that vectorise themselves (`axpy_compensated`,
-/// `dot_compensated`, `axpy_affine`, `axpy_columns`), compiled in the invoking module for the CPU feature's registers.
+/// `dot_compensated`, `axpy_affine`, `axpy_columns`, `axpy_rows`, `class_scores`), compiled in the invoking module for the CPU feature's registers.
 /// Their order is fixed by the loop (element by element, or a fixed count of lanes), not by the
 /// registers, so every path gives the portable path's bits.
 #[cfg_attr(
@@ -136,6 +183,19 @@ macro_rules! portable_loops {
             ys: [&mut [f64]; $crate::simd::loops::AXPY_ROWS],
         ) {
             $crate::simd::loops::axpy_rows(alphas, columns, ys)
+        }
+
+        /// The portable loop, compiled for this path's registers (class by class: the same bits).
+        #[target_feature(enable = $feature)]
+        pub(super) unsafe fn class_scores(
+            w: &[f64],
+            indices: &[$crate::simd::SparseIndex],
+            values: &[f64],
+            summation: $crate::simd::Summation,
+            lanes: &mut [f64],
+            scores: &mut [f64],
+        ) {
+            $crate::simd::loops::class_scores(w, indices, values, summation, lanes, scores)
         }
 
         /// The portable loop, compiled for this path's registers (element by element: the same bits).

@@ -133,7 +133,8 @@ pub(crate) use prefetch::{prefetch, prefetch_row, prefetch_values};
 pub(crate) use rows::LabelSigns;
 pub(crate) use solver::{
     axpy_affine, axpy_columns, axpy_compensated, axpy_dot, axpy_dot_ahead, axpy_dot2, axpy_rows,
-    dot_compensated, dot_fast_affine, dot_fast_affine4, dot_fast_ahead, dots_fast, rot,
+    class_scores, dot_compensated, dot_fast_affine, dot_fast_affine4, dot_fast_ahead, dots_fast,
+    rot,
 };
 // The raw pass: public for the benches and the bit-for-bit tests, not part of the documented API.
 pub(crate) use pass::Pass;
@@ -257,6 +258,10 @@ type AxpyDotAhead = fn(f64, &[f64], &mut [f64], &[f64], &[f64]) -> f64;
 /// [`axpy_rows`]'s signature: a step per column and row, the columns, the rows.
 type AxpyRows = fn(&[[f64; loops::AXPY_ROWS]], &[&[f64]], [&mut [f64]; loops::AXPY_ROWS]);
 
+/// [`class_scores`]'s signature: the weights by column, the row's indices and values, the order, the
+/// lanes, the scores.
+type ClassScores = fn(&[f64], &[SparseIndex], &[f64], Summation, &mut [f64], &mut [f64]);
+
 /// [`dot_fast_affine4`]'s signature: `w`, four rows, the centre, the factor (all of one length); the four
 /// products.
 type DotFastAffine4 = fn(&[f64], [&[f64]; 4], &[f64], f64) -> [f64; 4];
@@ -288,6 +293,7 @@ pub struct SimdPath {
     axpy_affine: fn(f64, &[f64], &[f64], f64, &mut [f64]),
     axpy_columns: fn(&[f64; loops::AXPY_COLUMNS], [&[f64]; loops::AXPY_COLUMNS], &mut [f64]),
     axpy_rows: AxpyRows,
+    class_scores: ClassScores,
     dot_fast_ahead: fn(&[f64], &[f64], &[f64]) -> f64,
     axpy_dot_ahead: AxpyDotAhead,
     /// Scan (`TRAIN = false`: stop at the first mistake, weights untouched) or train; returns the mistake
@@ -926,6 +932,53 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn class_scores_have_each_class_sparse_dot_bits_on_every_path() {
+        let d = 61;
+        let mut stream = crate::rng::from_seed(11);
+        let mut value = || {
+            let scale = 10f64.powi(crate::rng::below(&mut stream, 9) as i32 - 4);
+            (crate::rng::unit_f64(&mut stream) - 0.5) * scale
+        };
+        let mut compared = 0;
+        // Class counts on both sides of every register width; rows of every remainder of the lanes.
+        for k in [1, 2, 3, 4, 7, 8, 9, 16, 17, 20] {
+            let w: Vec<f64> = (0..k * d).map(|_| value()).collect();
+            let classes: Vec<Vec<f64>> = (0..k)
+                .map(|r| (0..d).map(|j| w[j * k + r]).collect())
+                .collect();
+            for nnz in (0..=13).chain([40, d]) {
+                let indices: Vec<SparseIndex> = (0..nnz)
+                    .map(|e| SparseIndex::try_from(e * d / nnz.max(1)).unwrap())
+                    .collect();
+                let values: Vec<f64> = indices.iter().map(|_| value()).collect();
+                for summation in [Summation::Sequential, Summation::Fast] {
+                    let want: Vec<u64> = classes
+                        .iter()
+                        .map(|class| sparse_dot(class, &indices, &values, summation).to_bits())
+                        .collect();
+                    for path in paths() {
+                        // Stale lanes and scores: the kernel starts its sums itself.
+                        let mut lanes = vec![f64::NAN; SPARSE_LANES * k];
+                        let mut scores = vec![f64::NAN; k];
+                        (path.class_scores)(
+                            &w,
+                            &indices,
+                            &values,
+                            summation,
+                            &mut lanes,
+                            &mut scores,
+                        );
+                        let got: Vec<u64> = scores.iter().map(|v| v.to_bits()).collect();
+                        assert_eq!(got, want, "k={k} nnz={nnz} {summation:?} {}", path.name());
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared >= 2 * 10 * 16, "{compared}");
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub(super) const PATH: SimdPath = SimdPath {
     axpy_affine: super::loops::axpy_affine,
     axpy_columns: super::loops::axpy_columns,
     axpy_rows: super::loops::axpy_rows,
+    class_scores: super::loops::class_scores,
     dot_fast_ahead: |a, b, ahead| {
         super::prefetch_row(ahead);
         dot_fast(a, b)

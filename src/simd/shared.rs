@@ -101,6 +101,9 @@ macro_rules! simd_path {
             },
             axpy_columns: |alphas, columns, y| unsafe { $isa::axpy_columns(alphas, columns, y) },
             axpy_rows: |alphas, columns, ys| unsafe { $isa::axpy_rows(alphas, columns, ys) },
+            class_scores: |w, indices, values, summation, lanes, scores| unsafe {
+                $isa::class_scores(w, indices, values, summation, lanes, scores)
+            },
             dot_fast_ahead: $dot_fast_ahead,
             axpy_dot_ahead: $axpy_dot_ahead,
             run: |pass, rows, summation, train| unsafe {

@@ -126,6 +126,22 @@ pub(crate) fn axpy_compensated(alpha: f64, x: &[f64], sums: &mut [f64], correcti
     (active().axpy_compensated)(alpha, x, sums, corrections)
 }
 
+/// Every class's score of a sparse row from weights stored column by column (column `j`'s weights of
+/// the `k = scores.len()` classes at `w[j·k..(j + 1)·k]`), each with the bits of [`super::sparse_dot`]
+/// on that class's weights ([`super::loops::class_scores`]). `lanes` holds at least `4k` values, the
+/// Fast order's lane sums.
+#[inline]
+pub(crate) fn class_scores(
+    w: &[f64],
+    indices: &[super::SparseIndex],
+    values: &[f64],
+    summation: super::Summation,
+    lanes: &mut [f64],
+    scores: &mut [f64],
+) {
+    (active().class_scores)(w, indices, values, summation, lanes, scores)
+}
+
 /// `y ← y + alpha·t` with `tⱼ = (xⱼ − centreⱼ)·factor`: the bits of [`axpy`] of `alpha` and the vector
 /// `t` (each `tⱼ` rounded as that expression is), without forming `t`. Only the common prefix of the
 /// slices is used. The max-margin solver combines with it the points it reads in place.
