@@ -10,6 +10,11 @@
 //! * `epoch_clean/csr_gather`: the floor: a loop that reads every row's indices and values, gathers
 //!   `w[j]`, sums, and tests the sign; nothing else (what a C loop over a CSR matrix does). It gathers
 //!   from a written copy of the weights, as `fit` does (see the comment at the copy).
+//! * `multiclass/fit`, `fit_shuffled`: two epochs of the multi-class perceptron (Kesler's construction,
+//!   `MulticlassPerceptronParams::new().max_epochs(2)`) on the rcv1-shaped rows with 20 classes, each
+//!   row labelled by the highest of 20 seeded random weight vectors, cyclic and shuffled. The weights
+//!   are stored column by column while training (`multiclass::class_weights`), so that an entry
+//!   gathers its 20 weights from one place.
 //! * `libsvm_sparse/parse`: `read_libsvm_from` with `Storage::Sparse` on the same data written as
 //!   LIBSVM text (full-precision values, about 20 characters a value), in bytes of text per second.
 //!
@@ -26,6 +31,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use novikoff::Dataset;
 use novikoff::generate::{Family, SparseParams};
 use novikoff::io::{ReadOptions, Storage};
+use novikoff::multiclass::{MulticlassDataset, MulticlassPerceptronParams};
 use novikoff::perceptron::{Order, PerceptronParams};
 
 /// `(name, n, d, nnz per row)`.
@@ -33,6 +39,33 @@ const SHAPES: [(&str, usize, usize, usize); 2] = [
     ("rcv1", 20_242, 47_236, 74),
     ("news20", 19_996, 1_355_191, 450),
 ];
+
+/// Classes of the multi-class bench.
+const CLASSES: usize = 20;
+
+/// `data`'s rows labelled by the highest of [`CLASSES`] seeded random weight vectors: separable
+/// through the origin, with most rows near another class.
+fn with_classes(data: &Dataset) -> MulticlassDataset {
+    let mut stream = novikoff::rng::from_seed(7);
+    let d = data.n_features();
+    let w: Vec<f64> = (0..CLASSES * d)
+        .map(|_| novikoff::rng::unit_f64(&mut stream) - 0.5)
+        .collect();
+    let labels = (0..data.n_samples())
+        .map(|i| {
+            let x = data.row_view(i);
+            (0..CLASSES)
+                .map(|r| x.dot(&w[r * d..(r + 1) * d], novikoff::simd::Summation::Fast))
+                .enumerate()
+                .fold((0, f64::NEG_INFINITY), |best, (r, s)| {
+                    if s > best.1 { (r, s) } else { best }
+                })
+                .0
+        })
+        .collect();
+    let classes = (0..CLASSES).map(|r| r.to_string()).collect();
+    MulticlassDataset::from_features(data.clone(), classes, labels).expect("classes")
+}
 
 /// The floor: every stored entry read, `w` gathered, the sign tested; returns the rows on the wrong
 /// side (0 on separable data with w = u), so that nothing is optimised away.
@@ -113,6 +146,27 @@ fn sparse(c: &mut Criterion<Clock>) {
             b.iter(|| csr_gather(black_box(&data), black_box(w)))
         });
         group.finish();
+
+        if name == "rcv1" {
+            let labelled = with_classes(&data);
+            let mut group = c.benchmark_group("multiclass");
+            group.sample_size(10);
+            for (id, order) in [
+                ("fit", Order::Cyclic),
+                ("fit_shuffled", Order::Shuffle { seed: 1 }),
+            ] {
+                let params = MulticlassPerceptronParams::new()
+                    .max_epochs(2)
+                    .order(order)
+                    .check()
+                    .expect("params");
+                let shape = format!("{shape}:k{CLASSES}");
+                group.bench_function(BenchmarkId::new(id, &shape), |b| {
+                    b.iter(|| params.fit(black_box(&labelled)).expect("fit").mistakes)
+                });
+            }
+            group.finish();
+        }
 
         let mut text = Vec::new();
         novikoff::io::write_libsvm_to(&mut text, &data).expect("write");
