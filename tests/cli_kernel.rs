@@ -126,6 +126,7 @@ fn multi_class_runs_train_verify_and_test() {
         "json",
     ]);
     assert_eq!(run["run"]["converged"], true);
+    assert!(run["run"]["train_seconds"].as_f64().unwrap() >= 0.0);
     assert_eq!(run["test"]["accuracy"], 1.0);
     assert_eq!(run["classes"], serde_json::json!(["0", "1", "2", "3"]));
     let verdict = json(&[
@@ -162,6 +163,45 @@ fn multi_class_runs_train_verify_and_test() {
     ]);
     // The generator's W proves γ_Φ* ≥ 0.08.
     assert!(margin["gamma_upper"].as_f64().unwrap() >= 0.08);
+    // The multi-class margins are linear solves and take the working set's budget (enough here).
+    for (command, method) in [
+        ("margin", "kesler"),
+        ("margin", "ovr"),
+        ("verify", "kesler"),
+        ("verify", "ovr"),
+    ] {
+        let with = json(&[
+            command,
+            train,
+            "--multiclass",
+            method,
+            "--working-set-mb",
+            "1",
+            "--format",
+            "json",
+        ]);
+        let status = match (command, method) {
+            ("margin", "kesler") => &with["status"],
+            ("margin", _) => &with["classes"][0]["status"],
+            ("verify", "kesler") => &with["rules"][0]["margin_status"],
+            _ => &with["passed"],
+        };
+        assert!(
+            *status == "separable" || *status == true,
+            "{command} {method}: {status}"
+        );
+        let refused = novikoff(&[
+            command,
+            train,
+            "--multiclass",
+            method,
+            "--working-set-mb",
+            "0",
+        ]);
+        assert_eq!(refused.status.code(), Some(2), "{command} {method}");
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(stderr.contains("working"), "{stderr}");
+    }
 }
 
 #[test]

@@ -169,8 +169,9 @@ fn a_single_class_has_a_margin_through_the_origin_only() {
     );
 }
 
-/// `--working-set-mb` sets the working set's memory budget: accepted for the linear solve, refused
-/// with exit code 2 when it is too small or when `--kernel` or `--multiclass` would ignore it.
+/// `--working-set-mb` sets the working set's memory budget: accepted for the linear solves (the
+/// multi-class ones too, `tests/cli_kernel.rs`), refused with exit code 2 when it is too small or when
+/// `--kernel` would ignore it.
 #[test]
 fn the_working_set_budget_is_checked_and_never_silently_ignored() {
     let seed004 = data("seed004.csv");

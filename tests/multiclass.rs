@@ -8,6 +8,7 @@ use novikoff::dataset::MulticlassDataset;
 use novikoff::generate::MulticlassParams;
 use novikoff::io::{ReadOptions, open_multiclass, open_multiclass_as};
 use novikoff::kernel::{Gamma, KernelParams, KernelPerceptronParams};
+use novikoff::margin::{Bias, MarginResult, MaxMarginParams};
 use novikoff::multiclass::{
     self, BinaryLearner, ClassVerdict, LiftedGeometry, MulticlassPerceptronParams, OneVsRest,
 };
@@ -172,6 +173,60 @@ fn sparse_rows_train_the_weights_of_dense_ones_in_the_sequential_order() {
             );
         }
     }
+}
+
+#[test]
+fn the_margin_solvers_limits_reach_the_lifted_and_the_per_class_solves() {
+    let data = generated(300, 40, 5, 0.02, 6);
+    let default = MaxMarginParams::new(Bias::Free);
+    let tiny = default.clone().working_set_memory(1024);
+    let lifted = LiftedGeometry::compute_with(&data, 0.0, &default).unwrap();
+    assert!(lifted.margin.is_separable());
+    assert_eq!(
+        LiftedGeometry::compute(&data, 0.0)
+            .unwrap()
+            .margin
+            .bracket(),
+        lifted.margin.bracket()
+    );
+    // One KiB holds no factorisation of the lifted support: the answer is inaccurate and names the
+    // budget, never a false "not separable".
+    let starved = LiftedGeometry::compute_with(&data, 0.0, &tiny).unwrap();
+    match &starved.margin {
+        MarginResult::Inaccurate { reason, .. } => assert!(reason.contains("budget"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(LiftedGeometry::compute_with(&data, 0.0, &tiny.clone().working_set_memory(0)).is_err());
+    // One against the rest: each class's geometry under the same limits.
+    let learner = BinaryLearner::Linear(PerceptronParams::new().bias(BiasRule::Classic));
+    let gammas = |ovr: &OneVsRest| -> Vec<Option<f64>> {
+        ovr.classes
+            .iter()
+            .map(|class| match &class.verdict {
+                ClassVerdict::Linear(verdict) => verdict.gamma,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    let checked = OneVsRest::verify_with(&data, &learner, &default).unwrap();
+    let plain = OneVsRest::verify(&data, &learner).unwrap();
+    assert_eq!(
+        (checked.mistakes, checked.holds),
+        (plain.mistakes, plain.holds)
+    );
+    assert_eq!(gammas(&checked), gammas(&plain));
+    assert!(
+        gammas(&checked).iter().all(Option::is_some),
+        "{:?}",
+        gammas(&checked)
+    );
+    let starved = OneVsRest::verify_with(&data, &learner, &tiny).unwrap();
+    assert!(
+        gammas(&starved).iter().any(Option::is_none),
+        "{:?}",
+        gammas(&starved)
+    );
+    assert_ne!(starved.holds, Some(false));
 }
 
 #[test]

@@ -41,16 +41,17 @@ pub struct MarginArgs {
 const NAMED_ROWS: usize = 6;
 
 /// `bias`'s solver with `--working-set-mb` applied (checked by `MaxMarginParams::check`), refused with
-/// `--kernel` or `--multiclass` (`special`), which solve other problems and would ignore it.
+/// `--kernel`, whose margin is another solver's (its budget is `--cache-mb`). The multi-class margins
+/// (Kesler's lifted vectors, each class against the rest) are linear solves and take it.
 pub(super) fn linear_solver(
     bias: Bias,
     working_set_mb: Option<u64>,
-    special: bool,
+    kernel: bool,
 ) -> Result<MaxMarginParams> {
-    if special && working_set_mb.is_some() {
+    if kernel && working_set_mb.is_some() {
         return Err(Error::parameter(
             "--working-set-mb",
-            "sets the budget of the linear binary solve, and --kernel or --multiclass would ignore it",
+            "sets the budget of the linear solve, and --kernel would ignore it (its budget is --cache-mb)",
         ));
     }
     let params = MaxMarginParams::new(bias).working_set_mebibytes(working_set_mb);
@@ -65,8 +66,8 @@ pub fn run(args: &MarginArgs) -> Result<()> {
     } else {
         Bias::Free
     };
-    let special = args.kernel.kernel.is_some() || args.multiclass.multiclass.is_some();
-    let params = linear_solver(bias, args.working_set_mb, special)?.tolerance(args.tolerance);
+    let params = linear_solver(bias, args.working_set_mb, args.kernel.kernel.is_some())?
+        .tolerance(args.tolerance);
     if let Some(method) = args.multiclass.multiclass {
         if args.kernel.kernel.is_some() {
             return Err(Error::parameter(
@@ -74,14 +75,7 @@ pub fn run(args: &MarginArgs) -> Result<()> {
                 "the multi-class margin is offered in the input space only",
             ));
         }
-        return super::multiclass::margin(
-            &source,
-            &args.data,
-            method,
-            args.through_origin,
-            args.tolerance,
-            args.format,
-        );
+        return super::multiclass::margin(&source, &args.data, method, &params, args.format);
     }
     let data = args.data.load()?;
     if let Some(kernel) = args.kernel.kernel(&data)? {

@@ -224,16 +224,20 @@ pub fn margin(
     source: &str,
     data_args: &DataArgs,
     method: Method,
-    through_origin: bool,
-    tolerance: f64,
+    solver: &margin::MaxMarginParams,
     format: OutputFormat,
 ) -> Result<()> {
     let data = load(data_args)?;
     let started = Instant::now();
+    let bias = solver.bias();
     match method {
         Method::Kesler => {
-            let c = if through_origin { 0.0 } else { 1.0 };
-            let lifted = LiftedGeometry::compute(&data, c)?;
+            let c = if bias == Bias::ThroughOrigin {
+                0.0
+            } else {
+                1.0
+            };
+            let lifted = LiftedGeometry::compute_with(&data, c, solver)?;
             let seconds = started.elapsed().as_secs_f64();
             let (rows, cols, nnz) = lifted.shape;
             let bracket = lifted.margin.bracket();
@@ -288,14 +292,7 @@ pub fn margin(
             }
         }
         Method::OneVsRest => {
-            let bias = if through_origin {
-                Bias::ThroughOrigin
-            } else {
-                Bias::Free
-            };
-            let solver = margin::MaxMarginParams::new(bias)
-                .tolerance(tolerance)
-                .check()?;
+            let solver = solver.clone().check()?;
             let mut rows = vec![
                 ["class", "status", "γ lower", "γ upper"]
                     .map(String::from)
@@ -346,6 +343,7 @@ pub fn verify(
     runs: &[PerceptronParams],
     method: Method,
     kernel_args: &KernelArgs,
+    solver: &margin::MaxMarginParams,
     format: OutputFormat,
 ) -> Result<ExitCode> {
     let data = load(data_args)?;
@@ -355,7 +353,12 @@ pub fn verify(
         Method::Kesler => {
             let verdicts = runs
                 .iter()
-                .map(|base| multiclass::verify(&data, &kesler_params(base)?))
+                .map(|base| {
+                    let params = kesler_params(base)?;
+                    let c = params.bias_rule().constant(data.features().radius());
+                    let lifted = LiftedGeometry::compute_with(&data, c, solver)?;
+                    multiclass::verify_with(&data, &lifted, &params)
+                })
                 .collect::<Result<Vec<MulticlassVerdict>>>()?;
             failures.extend(verdicts.iter().flat_map(MulticlassVerdict::failures));
             match format {
@@ -370,7 +373,8 @@ pub fn verify(
         Method::OneVsRest => {
             let mut results = Vec::new();
             for base in runs {
-                let ovr = OneVsRest::verify(&data, &learner(base, kernel.as_ref(), kernel_args)?)?;
+                let learner = learner(base, kernel.as_ref(), kernel_args)?;
+                let ovr = OneVsRest::verify_with(&data, &learner, solver)?;
                 failures.extend(ovr.failures());
                 results.push((base.bias_rule(), ovr));
             }

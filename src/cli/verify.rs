@@ -84,7 +84,11 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
     }
     let source = args.data.data.display().to_string();
     let special = args.kernel.kernel.is_some() || args.multiclass.multiclass.is_some();
-    let solver = super::margin::linear_solver(Bias::Free, args.working_set_mb, special)?;
+    let solver = super::margin::linear_solver(
+        Bias::Free,
+        args.working_set_mb,
+        args.kernel.kernel.is_some(),
+    )?;
     if special && (args.separator.is_some() || args.adversary) {
         return Err(Error::parameter(
             if args.adversary {
@@ -107,6 +111,7 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
             &runs,
             method,
             &args.kernel,
+            &solver,
             args.format,
         );
     }

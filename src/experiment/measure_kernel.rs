@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::kernel::{
     self, Kernel, KernelFit, KernelGeometry, KernelPerceptronParams, KernelVerifyOptions,
 };
+use crate::margin::Bias;
 use crate::multiclass::{
     self, BinaryLearner, LiftedGeometry, Method, MulticlassPerceptronParams, OneVsRest,
 };
@@ -219,7 +220,14 @@ fn fill_multiclass(
                 let c = params.bias_rule().constant(classes.features().radius());
                 let slot = slot(&parts.solves.lifted, c.to_bits());
                 let lifted = slot
-                    .get_or_init(|| LiftedGeometry::compute(classes, c).map_err(kept))
+                    .get_or_init(|| {
+                        LiftedGeometry::compute_with(
+                            classes,
+                            c,
+                            &measure.solver(Bias::ThroughOrigin),
+                        )
+                        .map_err(kept)
+                    })
                     .as_ref()
                     .map_err(revive)?;
                 let verdict = multiclass::verify_with(classes, lifted, &params)?;
@@ -249,7 +257,7 @@ fn fill_multiclass(
                 None => BinaryLearner::Linear(task.params.clone()),
             };
             let ovr = if measure.bounds {
-                OneVsRest::verify(classes, &learner)?
+                OneVsRest::verify_with(classes, &learner, &measure.solver(Bias::Free))?
             } else {
                 OneVsRest::fit(classes, &learner)?
             };

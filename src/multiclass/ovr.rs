@@ -11,6 +11,7 @@ use crate::bounds::{Geometry, Verdict, verify_with};
 use crate::dataset::{Dataset, MulticlassDataset};
 use crate::error::{Error, Result};
 use crate::kernel::{KernelFit, KernelPerceptronParams, KernelVerdict};
+use crate::margin::{Bias, MaxMarginParams};
 use crate::perceptron::{Fit, PerceptronParams};
 
 /// The binary learner of every one-vs-rest problem.
@@ -171,7 +172,38 @@ impl OneVsRest {
     /// # Errors
     /// The first class's error, in class order (the same whatever the thread count).
     pub fn verify(data: &MulticlassDataset, learner: &BinaryLearner) -> Result<OneVsRest> {
-        Self::run(data, learner, true)
+        Self::verify_with(data, learner, &MaxMarginParams::new(Bias::Free))
+    }
+
+    /// [`OneVsRest::verify`] with the maximum-margin solver's limits of every class's geometry taken
+    /// from `solver`, as [`Geometry::compute_with`] takes them (its bias is not used): what
+    /// `verify --multiclass ovr --working-set-mb` and an experiment's `[measure] working_set_mb` set.
+    /// The kernel perceptron's margins have their own limits, in its [`KernelPerceptronParams`].
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{dataset::MulticlassDataset, multiclass::{BinaryLearner, OneVsRest}};
+    /// use novikoff::margin::{Bias, MaxMarginParams};
+    /// use novikoff::perceptron::PerceptronParams;
+    /// let data = MulticlassDataset::new(
+    ///     array![[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0]], vec!["a".into(), "b".into(), "c".into()], vec![0, 1, 2])?;
+    /// let learner = BinaryLearner::Linear(PerceptronParams::new());
+    /// let limits = MaxMarginParams::new(Bias::Free).working_set_memory(1 << 30);
+    /// assert_eq!(OneVsRest::verify_with(&data, &learner, &limits)?.holds, Some(true));
+    /// assert!(OneVsRest::verify_with(&data, &learner, &limits.working_set_memory(0)).is_err());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The errors of [`MaxMarginParams::check`] for limits that are not valid, and those of
+    /// [`OneVsRest::verify`].
+    pub fn verify_with(
+        data: &MulticlassDataset,
+        learner: &BinaryLearner,
+        solver: &MaxMarginParams,
+    ) -> Result<OneVsRest> {
+        solver.clone().check()?;
+        Self::run(data, learner, Some(solver))
     }
 
     /// Train the `k` binary problems in parallel, without the theorem's checks (no margin is solved).
@@ -179,28 +211,35 @@ impl OneVsRest {
     /// # Errors
     /// As [`OneVsRest::verify`].
     pub fn fit(data: &MulticlassDataset, learner: &BinaryLearner) -> Result<OneVsRest> {
-        Self::run(data, learner, false)
+        Self::run(data, learner, None)
     }
 
-    fn run(data: &MulticlassDataset, learner: &BinaryLearner, check: bool) -> Result<OneVsRest> {
+    /// Train, and check each run against its theorem when `check` holds the margin solver's limits.
+    fn run(
+        data: &MulticlassDataset,
+        learner: &BinaryLearner,
+        check: Option<&MaxMarginParams>,
+    ) -> Result<OneVsRest> {
         let results: Vec<Result<OvrClass>> = (0..data.n_classes())
             .into_par_iter()
             .map(|r| {
                 let binary = data.one_vs_rest(r)?;
                 let verdict = match learner {
-                    BinaryLearner::Linear(params) if !check => {
-                        ClassVerdict::LinearFit(Box::new(params.fit(&binary)?))
-                    }
-                    BinaryLearner::Kernel(params) if !check => {
-                        ClassVerdict::KernelFit(Box::new(params.clone().check()?.fit(&binary)?))
-                    }
-                    BinaryLearner::Linear(params) => {
-                        let geometry = Geometry::compute(&binary)?;
-                        ClassVerdict::Linear(Box::new(verify_with(&geometry, params)?))
-                    }
-                    BinaryLearner::Kernel(params) => {
-                        ClassVerdict::Kernel(Box::new(crate::kernel::verify(&binary, params)?))
-                    }
+                    BinaryLearner::Linear(params) => match check {
+                        None => ClassVerdict::LinearFit(Box::new(params.fit(&binary)?)),
+                        Some(solver) => {
+                            let geometry = Geometry::compute_with(&binary, solver)?;
+                            ClassVerdict::Linear(Box::new(verify_with(&geometry, params)?))
+                        }
+                    },
+                    BinaryLearner::Kernel(params) => match check {
+                        None => {
+                            ClassVerdict::KernelFit(Box::new(params.clone().check()?.fit(&binary)?))
+                        }
+                        Some(_) => {
+                            ClassVerdict::Kernel(Box::new(crate::kernel::verify(&binary, params)?))
+                        }
+                    },
                 };
                 Ok(OvrClass {
                     class: data.classes()[r].clone(),

@@ -16,7 +16,7 @@ use super::perceptron::{MulticlassFit, MulticlassPerceptronParams};
 use crate::bounds::{ExceededBy, Failure, InvariantCheck, InvariantReport, VALUE_RTOL};
 use crate::dataset::MulticlassDataset;
 use crate::error::Result;
-use crate::margin::{self, Bias, MarginResult};
+use crate::margin::{Bias, MarginResult, MaxMarginParams};
 use crate::perceptron::StopReason;
 
 /// The unit roundoff.
@@ -80,11 +80,42 @@ impl LiftedGeometry {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn compute(data: &MulticlassDataset, c: f64) -> Result<LiftedGeometry> {
+        Self::compute_with(data, c, &MaxMarginParams::new(Bias::ThroughOrigin))
+    }
+
+    /// [`LiftedGeometry::compute`] with the maximum-margin solver's limits taken from `solver` (its
+    /// tolerance, rounds, time limit and working-set memory; the lifted problem is solved through the
+    /// origin whatever the bias of `solver`): what `margin --multiclass kesler --working-set-mb`,
+    /// `verify --multiclass kesler --working-set-mb` and an experiment's `[measure] working_set_mb`
+    /// set. Kesler's vectors of many classes may have many support vectors, whose exact solve needs
+    /// more than the default budget of 128 MiB.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{dataset::MulticlassDataset, multiclass::LiftedGeometry};
+    /// use novikoff::margin::{Bias, MaxMarginParams};
+    /// let data = MulticlassDataset::new(
+    ///     array![[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]], vec!["a".into(), "b".into(), "c".into()], vec![0, 1, 2])?;
+    /// let limits = MaxMarginParams::new(Bias::Free).working_set_memory(1 << 30);
+    /// assert!(LiftedGeometry::compute_with(&data, 0.0, &limits)?.margin.is_separable());
+    /// assert!(LiftedGeometry::compute_with(&data, 0.0, &limits.working_set_memory(0)).is_err());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The errors of [`MaxMarginParams::check`] for limits that are not valid, and those of
+    /// [`LiftedGeometry::compute`].
+    pub fn compute_with(
+        data: &MulticlassDataset,
+        c: f64,
+        solver: &MaxMarginParams,
+    ) -> Result<LiftedGeometry> {
+        let solver = solver.clone().with_bias(Bias::ThroughOrigin).check()?;
         let lifted = data.kesler(c)?;
         let radius = lifted.radius();
         let base = data.features().radius();
         let collins_radius = (2.0 * (base * base + c * c)).sqrt();
-        let margin = margin::max_margin(&lifted, Bias::ThroughOrigin)?;
+        let margin = solver.solve(&lifted)?;
         Ok(LiftedGeometry {
             bias_constant: c,
             radius,
