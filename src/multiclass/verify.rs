@@ -6,7 +6,8 @@
 //! run makes at most `(R_Φ/γ_Φ)²` mistakes. `γ_Φ = maxᵂ minᵢ min_{r≠yᵢ} (w_{yᵢ} − w_r)·x̂ᵢ` is the
 //! multi-class margin, and `R_Φ² = 2·maxᵢ ‖x̂ᵢ‖²`: Collins' `(R/δ)²` (2002, Theorem 1) and Crammer and
 //! Singer's `2R²/γ²` (2003). The maximum `γ_Φ*` is certified like the binary `γ*`, by
-//! [`margin::max_margin`] through the origin on the lifted CSR dataset, without forming a dense matrix.
+//! [`max_margin`](crate::margin::max_margin) through the origin on the lifted CSR dataset, without
+//! forming a dense matrix.
 
 use ndarray::ArrayView1;
 use serde::Serialize;
