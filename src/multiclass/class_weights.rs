@@ -3,7 +3,7 @@
 //!
 //! A dense row reads every weight of every class, so the classes stay one row of `d` each and each
 //! score is one contiguous dot product. A sparse row reads only its columns, and with one row of `d`
-//! per class each of its entries gathered `k` weights from `k` places, `k·d` apart: on 20 classes that
+//! per class each of its entries gathered `k` weights from `k` places, `d` values apart: on 20 classes that
 //! was 20 cache misses an entry once the weights outgrow the caches. Sparse data therefore train on
 //! the weights stored column by column, the `k` weights of a column side by side, so that an entry
 //! gathers them from one or two cache lines and scores every class at once.
@@ -16,6 +16,7 @@
 use ndarray::Array2;
 
 use crate::dataset::RowView;
+use crate::error::{Error, Result};
 use crate::simd::{self, SPARSE_LANES, Summation};
 
 /// `k` weight vectors of `d` values.
@@ -35,24 +36,36 @@ pub(super) enum ClassWeights {
 impl ClassWeights {
     /// Zero weights, by column when the rows to be read are sparse and by class when they are dense
     /// (a dataset stores every row one way; the column layout reads sparse rows only).
-    pub(super) fn zeros(k: usize, d: usize, sparse: bool) -> ClassWeights {
-        if sparse {
-            // Huge pages: the gathers land anywhere in `k·d` weights, and with 4 KiB pages each one
-            // also missed the TLB. On 10⁶ columns and 20 classes (160 MB) four epochs took 0.57 s
-            // instead of 0.73.
-            let mut w = simd::advised_buffer(k * d);
-            w.resize(k * d, 0.0);
+    ///
+    /// # Errors
+    /// [`Error::Parameter`] when the `k·d` weights cannot be allocated (many classes of hashed sparse
+    /// columns, say), rather than an abort.
+    pub(super) fn zeros(k: usize, d: usize, sparse: bool) -> Result<ClassWeights> {
+        // Huge pages: a sparse row's gathers land anywhere in the `k·d` weights, and with 4 KiB pages
+        // each one also missed the TLB. On 10⁶ columns and 20 classes (160 MB) four epochs took 0.57 s instead of
+        // 0.73.
+        let mut w = k
+            .checked_mul(d)
+            .and_then(|len| simd::reserve_advised(len).ok())
+            .ok_or_else(|| {
+                Error::parameter(
+                    "classes",
+                    format!(
+                        "the multi-class perceptron's {k} × {d} weights cannot be allocated in \
+                         this machine's memory"
+                    ),
+                )
+            })?;
+        w.resize(k * d, 0.0);
+        Ok(if sparse {
             ClassWeights::ByColumn {
                 w,
                 k,
                 lanes: vec![0.0; SPARSE_LANES * k],
             }
         } else {
-            ClassWeights::ByClass {
-                w: vec![0.0; k * d],
-                d,
-            }
-        }
+            ClassWeights::ByClass { w, d }
+        })
     }
 
     /// `scores[r] = w_r·x` for every class, in `summation` order.
@@ -178,8 +191,8 @@ mod tests {
         let mut updates = 0;
         for k in [2, 3, 5, 20] {
             for summation in [Summation::Sequential, Summation::Fast] {
-                let mut by_class = ClassWeights::zeros(k, d, false);
-                let mut by_column = ClassWeights::zeros(k, d, true);
+                let mut by_class = ClassWeights::zeros(k, d, false).unwrap();
+                let mut by_column = ClassWeights::zeros(k, d, true).unwrap();
                 let (mut a, mut b) = (vec![0.0; k], vec![0.0; k]);
                 for (row, (indices, values)) in rows(d, k as u64).iter().enumerate() {
                     let x = RowView::Sparse { indices, values };
@@ -213,8 +226,19 @@ mod tests {
     }
 
     #[test]
+    fn weights_beyond_memory_are_an_error_not_an_abort() {
+        for sparse in [true, false] {
+            // k·d overflows; then 2⁶² values, whose 2⁶⁵ bytes no allocation may hold.
+            for (k, d) in [(usize::MAX / 2, 3), (1 << 31, 1 << 31)] {
+                let error = ClassWeights::zeros(k, d, sparse).unwrap_err().to_string();
+                assert!(error.contains("cannot be allocated"), "{error}");
+            }
+        }
+    }
+
+    #[test]
     fn dense_rows_read_the_class_layout() {
-        let mut weights = ClassWeights::zeros(2, 3, false);
+        let mut weights = ClassWeights::zeros(2, 3, false).unwrap();
         let x = RowView::Dense(&[1.0, 2.0, 3.0]);
         weights.add(x, 2.0, 1);
         let mut scores = [0.0; 2];

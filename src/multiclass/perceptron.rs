@@ -300,7 +300,7 @@ impl MulticlassPerceptron {
             Order::Shuffle { seed } => Some(rng::from_seed(seed)),
             _ => None,
         };
-        let mut w = ClassWeights::zeros(k, d, features.is_sparse());
+        let mut w = ClassWeights::zeros(k, d, features.is_sparse())?;
         let mut v = vec![0.0; k];
         let mut scores = vec![0.0; k];
         let block = if c == 0.0 { d } else { d + 1 };
