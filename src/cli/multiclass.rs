@@ -355,8 +355,7 @@ pub fn verify(
                 .iter()
                 .map(|base| {
                     let params = kesler_params(base)?;
-                    let c = params.bias_rule().constant(data.features().radius());
-                    let lifted = LiftedGeometry::compute_with(&data, c, solver)?;
+                    let lifted = LiftedGeometry::for_run(&data, &params, solver)?;
                     multiclass::verify_with(&data, &lifted, &params)
                 })
                 .collect::<Result<Vec<MulticlassVerdict>>>()?;

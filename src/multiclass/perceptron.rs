@@ -315,7 +315,7 @@ impl MulticlassPerceptron {
         let mut epochs = 0;
         let mut stop_reason = StopReason::EpochCap;
         // Rows out of order are asked for ahead, as the binary passes ask: a sparse row's start and
-        // entries, a dense row whole, the row after next. Cyclic rows are followed by the hardware
+        // entries, a dense row whole. Cyclic rows are followed by the hardware
         // prefetchers. Asking for the weights of the `k` classes ahead as well was slower.
         let sparse_ahead = features.row_arrays().sparse_ahead();
         let out_of_order = !matches!(p.order, Order::Cyclic);
@@ -329,7 +329,7 @@ impl MulticlassPerceptron {
                 if out_of_order {
                     if let Some(ahead) = sparse_ahead {
                         ahead.after(&visit, position, None);
-                    } else if let Some(&after) = visit.get(position + 2) {
+                    } else if let Some(&after) = visit.get(position + simd::DENSE_AHEAD) {
                         simd::prefetch_row(features.row(after));
                     }
                 }

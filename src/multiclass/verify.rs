@@ -126,6 +126,33 @@ impl LiftedGeometry {
         })
     }
 
+    /// The lifted geometry of the vectors a run with `params` sees: `c` from its bias rule and the
+    /// data's radius, the margin solved under `solver`'s limits ([`LiftedGeometry::compute_with`]).
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{dataset::MulticlassDataset, multiclass::{LiftedGeometry, MulticlassPerceptronParams}};
+    /// use novikoff::margin::{Bias, MaxMarginParams};
+    /// use novikoff::perceptron::BiasRule;
+    /// let data = MulticlassDataset::new(
+    ///     array![[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]], vec!["a".into(), "b".into(), "c".into()], vec![0, 1, 2])?;
+    /// let params = MulticlassPerceptronParams::new().bias(BiasRule::Classic);
+    /// let lifted = LiftedGeometry::for_run(&data, &params, &MaxMarginParams::new(Bias::Free))?;
+    /// assert_eq!(lifted.bias_constant, 1.0);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`LiftedGeometry::compute_with`].
+    pub fn for_run(
+        data: &MulticlassDataset,
+        params: &MulticlassPerceptronParams,
+        solver: &MaxMarginParams,
+    ) -> Result<LiftedGeometry> {
+        let c = params.bias.constant(data.features().radius());
+        Self::compute_with(data, c, solver)
+    }
+
     /// The certified separator in the lifted space, as `(unit Ŵ flattened, γ lower, γ upper)`.
     pub fn separator(&self) -> Option<(ArrayView1<'_, f64>, f64, f64)> {
         let (w, _) = self.margin.separator()?;
@@ -233,8 +260,7 @@ pub fn verify(
     data: &MulticlassDataset,
     params: &MulticlassPerceptronParams,
 ) -> Result<MulticlassVerdict> {
-    let c = params.bias.constant(data.features().radius());
-    let lifted = LiftedGeometry::compute(data, c)?;
+    let lifted = LiftedGeometry::for_run(data, params, &MaxMarginParams::new(Bias::ThroughOrigin))?;
     verify_with(data, &lifted, params)
 }
 

@@ -12,10 +12,7 @@ use std::ops::ControlFlow;
 use super::variant::UpdateRule;
 use super::weights::Weights;
 use crate::dataset::{Dataset, RowView};
-use crate::simd::{SparseAhead, prefetch_row};
-
-/// How many rows ahead of the one it reads a pass over dense rows in a shuffled order asks for.
-const DENSE_AHEAD: usize = 2;
+use crate::simd::{DENSE_AHEAD, SparseAhead, prefetch_row};
 
 /// What the engine learns at a presentation the pass reports: an update, or a mistake the rule could
 /// not update on (Passive–Aggressive on a zero vector, whose step is undefined).

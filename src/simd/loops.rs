@@ -138,7 +138,8 @@ pub(super) fn class_scores(
 }
 
 /// `portable_loops!("feature")`: the portable loops that vectorise themselves (`axpy_compensated`,
-/// `dot_compensated`, `axpy_affine`, `axpy_columns`, `axpy_rows`, `class_scores`), compiled in the invoking module for the CPU feature's registers.
+/// `dot_compensated`, `axpy_affine`, `axpy_columns`, `axpy_rows`, `class_scores`), compiled in the
+/// invoking module for the CPU feature's registers.
 /// Their order is fixed by the loop (element by element, or a fixed count of lanes), not by the
 /// registers, so every path gives the portable path's bits.
 #[cfg_attr(

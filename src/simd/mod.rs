@@ -129,7 +129,7 @@ pub(crate) use aligned::Aligned;
 pub(crate) use compensated::{CompensatedDot, DOT_LANES, two_prod, two_sum};
 pub(crate) use loops::{AXPY_COLUMNS, AXPY_ROWS};
 pub(crate) use pages::{buffer as advised_buffer, reserve as reserve_advised};
-pub(crate) use prefetch::{prefetch, prefetch_row, prefetch_values};
+pub(crate) use prefetch::{DENSE_AHEAD, prefetch, prefetch_row, prefetch_values};
 pub(crate) use rows::LabelSigns;
 pub(crate) use solver::{
     axpy_affine, axpy_columns, axpy_compensated, axpy_dot, axpy_dot_ahead, axpy_dot2, axpy_rows,

@@ -38,6 +38,10 @@ pub(crate) fn prefetch_values(values: &[f64]) {
 /// same build on both sides.
 const SECOND_LEVEL_ROW: usize = 256;
 
+/// How many rows ahead of the one it reads a pass over dense rows out of order asks for (the row after
+/// next, with [`prefetch_row`]): the variants' pass and the multi-class perceptron's.
+pub(crate) const DENSE_AHEAD: usize = 2;
+
 /// Ask for every cache line of the dense row `values`, read next, whole: into the second-level cache
 /// from [`SECOND_LEVEL_ROW`] values (see the module docs for why), else into the first.
 #[inline]
