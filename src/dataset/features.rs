@@ -1,8 +1,12 @@
 //! The two storages of a dataset's features, and what every algorithm reads them through.
 
+use std::sync::Arc;
+
+use ndarray::Array2;
+
 use super::csr::SparseMatrix;
 use super::dense::DenseMatrix;
-use super::{RowView, SparseIndex};
+use super::{CsrMatrix, RowView, SharedCsr, SharedValues, SparseIndex};
 use crate::simd::SparseAhead;
 
 /// A dataset's feature matrix: dense and row-major (the design's `Array2<f64>`, read by the SIMD
@@ -99,9 +103,59 @@ impl Features {
         }
     }
 
+    /// The same features behind an `Arc`, so that every dataset made from them reads one copy: an owned
+    /// matrix is moved (not copied) into a shared one, and a shared one stays as it is. The datasets of
+    /// a multi-class problem's classes share their features this way.
+    pub(crate) fn into_shared(self) -> Features {
+        match self {
+            Features::Dense(DenseMatrix::Owned(x)) => {
+                let (rows, cols) = x.dim();
+                Features::Dense(DenseMatrix::shared(Arc::new(OwnedValues(x)), rows, cols))
+            }
+            Features::Sparse(SparseMatrix::Owned(x)) => {
+                let (rows, cols) = x.shape();
+                Features::Sparse(SparseMatrix::Shared {
+                    arrays: Arc::new(OwnedCsr(x)),
+                    rows,
+                    cols,
+                })
+            }
+            shared => shared,
+        }
+    }
+
     /// An owned CSR matrix, kept as the sparse storage.
     pub(crate) fn csr(x: super::CsrMatrix) -> Features {
         Features::Sparse(SparseMatrix::Owned(x))
+    }
+}
+
+/// A row-major matrix the crate owned, now shared ([`Features::into_shared`]). Nothing can change it
+/// behind the `Arc`, as [`SharedValues`] requires.
+#[derive(Debug)]
+struct OwnedValues(Array2<f64>);
+
+impl SharedValues for OwnedValues {
+    fn values(&self) -> &[f64] {
+        self.0.as_slice().expect("a dense dataset is row-major")
+    }
+}
+
+/// A CSR matrix the crate owned and checked, now shared ([`Features::into_shared`]).
+#[derive(Debug)]
+struct OwnedCsr(CsrMatrix);
+
+impl SharedCsr for OwnedCsr {
+    fn indptr(&self) -> &[usize] {
+        self.0.indptr().into_raw_storage()
+    }
+
+    fn indices(&self) -> &[SparseIndex] {
+        self.0.indices()
+    }
+
+    fn values(&self) -> &[f64] {
+        self.0.data()
     }
 }
 

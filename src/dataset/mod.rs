@@ -10,7 +10,7 @@
 //! | [`Dataset::unit_normalize`] (every row to length 1) | Helmbold, Simplification 3; CS 536's normalised data (seed 001) |
 //! | [`Dataset::radius`] `R = max ‖xᵢ‖` about the origin | seeds 002 and 004 ("the radius is centred at the origin") |
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 
@@ -75,10 +75,13 @@ pub struct Dataset {
     y: Array1<f64>,
     // Quantities derived from the data, each computed on first use by the module that owns it and kept,
     // since the data never change. The dataset only holds them; none is computed at construction.
+    // Those of the features alone are shared by the datasets that read the same features with other
+    // labels (a multi-class problem's classes), so that the first of them to need one computes it
+    // for all.
     /// `maxᵢⱼ |xᵢⱼ|` (for the training loop's overflow check).
-    largest_value: OnceLock<f64>,
+    largest_value: Arc<OnceLock<f64>>,
     /// The rows' lengths and `R`, computed by the one function that computes them.
-    norms: OnceLock<RowNorms>,
+    norms: Arc<OnceLock<RowNorms>>,
     /// `y` as one bit per label, the training kernel's form of the labels (see [`LabelSigns`]).
     signs: OnceLock<LabelSigns>,
 }
@@ -144,8 +147,8 @@ impl Dataset {
         Self {
             features,
             y,
-            largest_value: OnceLock::new(),
-            norms: OnceLock::new(),
+            largest_value: Arc::default(),
+            norms: Arc::default(),
             signs: OnceLock::new(),
         }
     }

@@ -92,7 +92,14 @@ impl MulticlassDataset {
             ));
         }
         let n = features.n_samples();
-        let features = Dataset::from_valid(features.features, Array1::ones(n));
+        // Shared, so that the binary problems of one-vs-rest read these features without a copy each.
+        let features = Dataset {
+            features: features.features.into_shared(),
+            y: Array1::ones(n),
+            largest_value: features.largest_value,
+            norms: features.norms,
+            signs: Default::default(),
+        };
         Ok(Self {
             features,
             classes,
@@ -147,8 +154,20 @@ impl MulticlassDataset {
         counts
     }
 
-    /// The binary dataset of class `class` against the rest: +1 for its rows, −1 for the others (a copy
-    /// of the features).
+    /// The binary dataset of class `class` against the rest: +1 for its rows, −1 for the others. It
+    /// reads the same features, without a copy, and shares what is derived from them alone (the row
+    /// norms and `R`, the largest value): the `k` problems of one-vs-rest compute them once.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::dataset::MulticlassDataset;
+    /// let data = MulticlassDataset::new(array![[3.0, 4.0], [1.0, 0.0], [0.0, 1.0]], vec!["a".into(), "b".into()], vec![0, 1, 1])?;
+    /// let (first, second) = (data.one_vs_rest(0)?, data.one_vs_rest(1)?);
+    /// assert_eq!((first.labels(), second.labels()), (&[1.0, -1.0, -1.0][..], &[-1.0, 1.0, 1.0][..]));
+    /// assert_eq!(first.radius(), 5.0);
+    /// assert!(std::ptr::eq(first.x().as_ptr(), second.x().as_ptr()));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::Parameter`] for a class index beyond `k`.
@@ -164,12 +183,7 @@ impl MulticlassDataset {
             .iter()
             .map(|&c| if c == class { 1.0 } else { -1.0 })
             .collect();
-        let mut binary = self
-            .features
-            .with_features(self.features.features.clone_advised());
-        binary.y = y;
-        binary.signs = Default::default();
-        Ok(binary)
+        Ok(self.features.relabelled(y))
     }
 
     /// The same examples with the classes of another list (a test set read against its training set's
@@ -263,5 +277,46 @@ impl MulticlassDataset {
             Features::csr(matrix),
             Array1::ones(n * (k - 1)),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ndarray::array;
+
+    use super::*;
+
+    fn three_classes(sparse: bool) -> MulticlassDataset {
+        let features = Dataset::new(
+            array![[3.0, 4.0], [1.0, 0.0], [0.0, -2.0], [-1.0, -1.0]],
+            Array1::ones(4),
+        )
+        .unwrap();
+        let features = if sparse {
+            features.to_sparse()
+        } else {
+            features
+        };
+        let classes = vec!["a".into(), "b".into(), "c".into()];
+        MulticlassDataset::from_features(features, classes, vec![0, 1, 2, 2]).unwrap()
+    }
+
+    #[test]
+    fn the_classes_problems_read_one_copy_of_the_features_and_compute_r_once() {
+        for sparse in [false, true] {
+            let data = three_classes(sparse);
+            let problems: Vec<Dataset> = (0..3).map(|r| data.one_vs_rest(r).unwrap()).collect();
+            let stored = |d: &Dataset| d.stored_values().as_ptr();
+            assert!(problems.iter().all(|p| stored(p) == stored(data.features())));
+            assert!(problems.iter().all(|p| p.known_radius().is_none()));
+            assert_eq!(problems[2].radius(), 5.0);
+            assert!(problems.iter().all(|p| p.known_radius() == Some(5.0)));
+            assert_eq!(data.features().known_radius(), Some(5.0));
+            assert_eq!(problems[1].labels(), &[-1.0, 1.0, -1.0, -1.0]);
+            // A transform's dataset is other data: it derives its own.
+            let negated = problems[1].negate_negatives();
+            assert_eq!(negated.known_radius(), None);
+            assert_ne!(stored(&negated), stored(data.features()));
+        }
     }
 }

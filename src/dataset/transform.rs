@@ -1,7 +1,7 @@
 //! The simplifications the source documents use on the way to the theorem, on either storage: a sparse
 //! dataset stays sparse.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use ndarray::{Array1, Array2, Axis};
 
@@ -125,14 +125,29 @@ impl Dataset {
         Dataset::from_valid(features, self.y.select(Axis(0), indices))
     }
 
+    /// The same features with other labels (checked by the caller), read from the same memory when the
+    /// features are shared ([`Features::into_shared`]) and copied otherwise; what is derived from the
+    /// features alone (the row norms, the largest value) is shared with this dataset, computed once for
+    /// both.
+    pub(super) fn relabelled(&self, y: Array1<f64>) -> Dataset {
+        debug_assert_eq!(y.len(), self.n_samples());
+        Dataset {
+            features: self.features.clone_advised(),
+            y,
+            largest_value: Arc::clone(&self.largest_value),
+            norms: Arc::clone(&self.norms),
+            signs: OnceLock::new(),
+        }
+    }
+
     /// A dataset of new features with these labels: the label-derived cache carries over, the others are
     /// computed again when asked for.
     pub(super) fn with_features(&self, features: Features) -> Dataset {
         Dataset {
             features,
             y: self.y.clone(),
-            largest_value: OnceLock::new(),
-            norms: OnceLock::new(),
+            largest_value: Arc::default(),
+            norms: Arc::default(),
             signs: self.signs.clone(),
         }
     }
