@@ -334,3 +334,84 @@ fn one_class_and_unseen_classes_are_refused_with_their_place() {
     let features = Dataset::new(Array2::zeros((2, 1)), Array1::ones(2)).unwrap();
     assert!(MulticlassDataset::from_features(features, vec!["a".into()], vec![0, 0]).is_err());
 }
+
+#[test]
+fn a_multiclass_run_resumed_from_its_weights_is_the_longer_run_on_either_storage() {
+    let dense = generated(300, 6, 5, 0.001, 9);
+    let sparse = MulticlassDataset::from_features(
+        dense.features().to_sparse(),
+        dense.classes().to_vec(),
+        dense.labels().to_vec(),
+    )
+    .unwrap();
+    for data in [&dense, &sparse] {
+        for rule in [BiasRule::None, BiasRule::Classic, BiasRule::Constant(0.5)] {
+            let params = MulticlassPerceptronParams::new()
+                .bias(rule)
+                .summation(Summation::Sequential);
+            let fit = |epochs, initial: Option<(Array2<f64>, Array1<f64>)>| {
+                let mut p = params.clone().max_epochs(epochs);
+                if let Some((w, b)) = initial {
+                    p = p.initial(w, b);
+                }
+                p.check().unwrap().fit(data).unwrap()
+            };
+            let (first, whole) = (fit(2, None), fit(5, None));
+            assert!(!whole.converged, "the test needs a run that goes on");
+            let resumed = fit(3, Some((first.w.clone(), first.b.clone())));
+            assert_eq!(resumed.w, whole.w, "{rule:?}");
+            // b = c·(b/c) may round: the constant coordinate's weight is resumed from the bias.
+            for (r, w) in resumed.b.iter().zip(&whole.b) {
+                assert!((r - w).abs() <= 1e-15 * w.abs().max(1.0), "{r} vs {w}");
+            }
+            assert_eq!(first.mistakes + resumed.mistakes, whole.mistakes);
+        }
+    }
+}
+
+#[test]
+fn initial_multiclass_weights_are_checked_and_verify_refuses_them() {
+    let data = generated(40, 3, 4, 0.1, 2);
+    let run = |w: Array2<f64>, b: Array1<f64>, rule| {
+        MulticlassPerceptronParams::new()
+            .bias(rule)
+            .initial(w, b)
+            .check()
+            .unwrap()
+            .fit(&data)
+    };
+    let shape = |e: Error| match e {
+        Error::Shape {
+            what,
+            expected,
+            found,
+        } => (what, expected, found),
+        other => panic!("{other}"),
+    };
+    let (what, expected, found) =
+        shape(run(Array2::zeros((3, 3)), Array1::zeros(3), BiasRule::None).unwrap_err());
+    assert!(
+        what.contains("rows") && (expected, found) == (4, 3),
+        "{what}"
+    );
+    let (what, _, found) =
+        shape(run(Array2::zeros((4, 2)), Array1::zeros(4), BiasRule::None).unwrap_err());
+    assert!(what.contains("columns") && found == 2, "{what}");
+    let (what, _, _) =
+        shape(run(Array2::zeros((4, 3)), Array1::zeros(5), BiasRule::None).unwrap_err());
+    assert!(what.contains("biases"), "{what}");
+    let mut w = Array2::zeros((4, 3));
+    w[[2, 1]] = f64::NAN;
+    let err = run(w, Array1::zeros(4), BiasRule::None).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("weight 1 of class 2 is not finite"),
+        "{err}"
+    );
+    let err = run(Array2::zeros((4, 3)), Array1::ones(4), BiasRule::None).unwrap_err();
+    assert!(err.to_string().contains("needs a bias rule"), "{err}");
+    assert!(run(Array2::zeros((4, 3)), Array1::ones(4), BiasRule::Classic).is_ok());
+    let params = MulticlassPerceptronParams::new().initial(Array2::zeros((4, 3)), Array1::zeros(4));
+    let err = multiclass::verify(&data, &params).unwrap_err();
+    assert!(err.to_string().contains("starts from W = 0"), "{err}");
+}

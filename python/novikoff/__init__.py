@@ -3,7 +3,8 @@
 The package is the Rust crate `novikoff` compiled with PyO3:
 
 * :class:`Perceptron`, a scikit-learn estimator (``fit``, ``partial_fit``, ``predict``,
-  ``decision_function``, ``score``) with every bias rule of the crate;
+  ``decision_function``, ``score``) with every bias rule of the crate, on two classes or more
+  (one-vs-rest, or the multi-class perceptron);
 * :func:`radius`, :func:`max_margin`, :func:`verify` and :func:`experiment`, the library's
   functions, returning plain Python values (``verify`` returns exactly what
   ``novikoff verify --format json`` prints);

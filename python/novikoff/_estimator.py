@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets, type_of_target, unique_labels
+from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _novikoff
@@ -16,6 +16,7 @@ from ._inputs import as_matrix
 
 _RULES = ("classic", "novikoff")
 _SUMMATIONS = ("sequential", "fast")
+_MULTI_CLASS = ("ovr", "kesler")
 
 
 def run_record(provenance_json, w, b, bias_constant, bias_weight):
@@ -30,10 +31,15 @@ def run_record(provenance_json, w, b, bias_constant, bias_weight):
 class Perceptron(ClassifierMixin, BaseEstimator):
     """The perceptron of the convergence theorem, trained by the Rust crate ``novikoff``.
 
-    Binary classification: ``y`` holds any two classes; ``classes_[1]`` is the crate's +1 and
+    Two classes are the perceptron of the theorem: ``classes_[1]`` is the crate's +1 and
     ``classes_[0]`` its -1. A mistake is ``y (w.x + b) <= 0`` (a zero activation is a mistake) and
     the update is ``w += eta0 y x`` with the bias rule's update of ``b``. Training stops after the
     first epoch without a mistake (the data are then separated) or at ``max_iter`` epochs.
+
+    Three classes or more are learnt as ``multi_class`` says: one-vs-rest (scikit-learn's
+    ``Perceptron`` does the same, and with the sequential summation and ``shuffle=False`` its
+    ``coef_`` and ``intercept_`` are the same bits), or the multi-class perceptron of Kesler's
+    construction. The prediction is the class of the highest score, the first of them on a tie.
 
     Parameters
     ----------
@@ -70,33 +76,46 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         ``y (w.x + b) <= BETA``); ``"pa"``, ``"pa1:C"``, ``"pa2:C"`` (Passive-Aggressive, PA-I and
         PA-II of Crammer et al. 2006, with ``eta0=1``). The voted perceptron is not offered: its vote
         of many weight vectors is not a linear model (use ``"averaged"``).
+    multi_class : {"ovr", "kesler"}, default="ovr"
+        How three classes or more are learnt (two classes are always the binary perceptron):
+        ``"ovr"`` trains one perceptron per class, that class against the rest, in parallel in the
+        crate (every variant; a shuffled order uses the same seed for every class, as
+        ``novikoff train --multiclass ovr``); ``"kesler"`` is the multi-class perceptron (Duda and
+        Hart's construction; Collins 2002; Crammer and Singer 2003) with one weight vector per class:
+        on a mistake (the true class's score not above every other's) the true class moves towards
+        the example and the highest-scoring wrong class away from it (``variant="perceptron"``
+        only). ``novikoff train --multiclass kesler`` makes the same run.
 
     Attributes
     ----------
-    coef_ : ndarray of shape (1, n_features)
-    intercept_ : ndarray of shape (1,)
-        The variant's predictor: the last weights, or the averaged or pocket weights.
-    last_coef_ : ndarray of shape (1, n_features)
-    last_intercept_ : ndarray of shape (1,)
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        The variant's predictor: the last weights, or the averaged or pocket weights. One row per
+        class for three classes or more.
+    last_coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    last_intercept_ : ndarray of shape (1,) or (n_classes,)
         The last weights of the run (equal to ``coef_`` and ``intercept_`` unless the variant is
         ``"averaged"`` or ``"pocket"``).
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
     n_iter_ : int
-        Epochs of the last ``fit`` (including the final clean one), or 1 after ``partial_fit``.
+        Epochs of the last ``fit`` (including the final clean one; with one-vs-rest, the most of any
+        class, as scikit-learn counts them), or 1 after ``partial_fit``.
     mistakes_ : int
-        Mistakes (``y (w.x + b) <= 0``) on which the last ``fit`` or ``partial_fit`` call updated.
+        Mistakes (``y (w.x + b) <= 0``) on which the last ``fit`` or ``partial_fit`` call updated
+        (with one-vs-rest, summed over the classes).
     updates_ : int
         Updates made by that call: the mistakes, and for ``"margin:BETA"`` and the PA variants also
         the updates on rows that were classified right but inside the margin or with a loss.
     converged_ : bool
-        True when the last epoch of ``fit`` had no mistake.
+        True when the last epoch of ``fit`` had no mistake (with one-vs-rest, in every class).
     stop_reason_ : str
-        ``converged``, ``epoch_cap``, ``update_cap``, ``non_finite`` or ``underflow``.
+        ``converged``, ``epoch_cap``, ``update_cap``, ``non_finite`` or ``underflow`` (with
+        one-vs-rest, the first class's that did not converge).
     bias_constant_ : float
         The rule's augmentation constant ``c`` (0 without a bias, 1 classic, ``R`` novikoff), so that
         ``intercept_ = c * bias_weight_``.
-    bias_weight_ : float
-        The weight of the constant coordinate.
+    bias_weight_ : float or None
+        The weight of the constant coordinate (None for three classes or more).
     seed_ : int or None
         The seed of the shuffled order (None without shuffling).
     train_seconds_ : float
@@ -119,7 +138,13 @@ class Perceptron(ClassifierMixin, BaseEstimator):
     NaN or infinite values are refused with the crate's message (``ValueError``).
 
     ``predict`` uses sign(0) = +1: a row with ``decision_function == 0`` is predicted ``classes_[1]``
-    (scikit-learn's linear classifiers predict ``classes_[0]`` there).
+    (scikit-learn's linear classifiers predict ``classes_[0]`` there). With three classes or more,
+    ``decision_function`` has a column per class and ``predict`` takes the first highest, as
+    scikit-learn does.
+
+    With three classes or more, ``partial_fit`` is one epoch of every class's one-vs-rest problem,
+    or of the multi-class perceptron from the current weights; ``save_model`` is refused: a model
+    file holds one linear model (pickle the estimator instead).
 
     ``partial_fit`` makes one epoch over the batch, starting from the current weights. It is refused
     for ``"averaged"`` and ``"pocket"``, whose predictors depend on the whole run, which one epoch
@@ -141,6 +166,7 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         random_state=None,
         summation="fast",
         variant="perceptron",
+        multi_class="ovr",
     ):
         self.fit_intercept = fit_intercept
         self.bias = bias
@@ -151,11 +177,10 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.summation = summation
         self.variant = variant
+        self.multi_class = multi_class
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        # The perceptron of the theorem separates two classes; a third is refused.
-        tags.classifier_tags.multi_class = False
         tags.input_tags.sparse = True
         return tags
 
@@ -200,6 +225,8 @@ class Perceptron(ClassifierMixin, BaseEstimator):
             raise ValueError(f"shuffle must be True or False, got {self.shuffle!r}")
         if not isinstance(self.variant, str):
             raise ValueError(f"variant must be a name such as 'averaged' or 'pa1:0.5', got {self.variant!r}")
+        if self.multi_class not in _MULTI_CLASS:
+            raise ValueError(f"multi_class must be 'ovr' or 'kesler', got {self.multi_class!r}")
 
     def _draw_seed(self):
         """The crate's seed of the shuffled order, or None."""
@@ -214,28 +241,19 @@ class Perceptron(ClassifierMixin, BaseEstimator):
 
     # -- labels -----------------------------------------------------------------------------
 
-    def _signs(self, y):
-        """``classes_`` and ``y`` as ±1 (``classes_[1]`` is +1), for a target the crate does not map
-        itself (strings, objects, unsigned 64-bit integers), with scikit-learn's message for one that
-        is not binary."""
+    @staticmethod
+    def _classes(y):
+        """``classes_`` (sorted, as ``numpy.unique`` has them) and each label's index among them, for a
+        target the crate does not map itself: strings, objects, unsigned 64-bit integers, or three
+        classes or more."""
         check_classification_targets(y)
         classes, inverse = np.unique(y, return_inverse=True)
-        self._check_two(classes, y)
-        return classes, np.ascontiguousarray(np.where(inverse == 1, 1.0, -1.0))
-
-    @staticmethod
-    def _check_two(classes, y):
-        if len(classes) > 2:
-            raise ValueError(
-                "Only binary classification is supported. The type of the target is "
-                f"{type_of_target(y, input_name='y')}: the perceptron of the theorem separates two "
-                "classes."
-            )
         if len(classes) < 2:
             raise ValueError(
                 f"only one class is present in y (every label is {classes[0]!r}); the perceptron "
                 "needs samples of two classes"
             )
+        return classes, inverse.reshape(-1)
 
     # -- fitting ----------------------------------------------------------------------------
 
@@ -286,9 +304,17 @@ class Perceptron(ClassifierMixin, BaseEstimator):
             else:
                 self.classes_ = classes.astype(y.dtype)
         if run is None:
-            self.classes_, signs = self._signs(y)
-            run = _novikoff.fit(X, signs, target="signs", **options)
-        self._keep(run)
+            classes, indices = self._classes(y)
+            self.classes_ = classes
+            if len(classes) == 2:
+                signs = np.ascontiguousarray(np.where(indices == 1, 1.0, -1.0))
+                run = _novikoff.fit(X, signs, target="signs", **options)
+            else:
+                run = self._fit_classes(X, indices, len(classes), options)
+        if run.get("multi_class"):
+            self._keep_classes(run)
+        else:
+            self._keep(run)
         self._partial_calls = 0
         self.n_iter_ = int(run["epochs"])
         if not run["converged"]:
@@ -300,6 +326,45 @@ class Perceptron(ClassifierMixin, BaseEstimator):
                 stacklevel=2,
             )
         return self
+
+    def _fit_classes(self, X, indices, n_classes, options):
+        """Three classes or more, in the crate (``multi_class``); the run in the binary run's terms,
+        with ``multi_class`` set."""
+        run = _novikoff.fit_multiclass(
+            X, np.ascontiguousarray(indices, dtype=np.int64), n_classes=n_classes,
+            method=self.multi_class, **options,
+        )
+        run["multi_class"] = True
+        run["epochs"] = int(np.max(run["epochs"]))
+        run["mistakes"] = int(np.sum(run["mistakes"]))
+        run["updates"] = int(np.sum(run["updates"]))
+        run["converged"] = bool(all(run["converged"]))
+        reasons = run["stop_reasons"]
+        run["stop_reason"] = next((r for r in reasons if r != "converged"), reasons[0])
+        return run
+
+    def _keep_classes(self, run):
+        coef, intercept = run["coef"], run["intercept"]
+        if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(intercept))):
+            raise ValueError(
+                f"the weights overflowed (stop reason: {run['stop_reason']}); scale the data down, "
+                "for instance with sklearn.preprocessing.StandardScaler"
+            )
+        self.coef_ = coef
+        self.intercept_ = intercept
+        self.last_coef_ = run["last_coef"]
+        self.last_intercept_ = run["last_intercept"]
+        self.updates_ = run["updates"]
+        self.bias_constant_ = float(run["bias_constant"])
+        self.bias_weight_ = None
+        self.mistakes_ = run["mistakes"]
+        self.converged_ = run["converged"]
+        self.stop_reason_ = run["stop_reason"]
+        self.train_seconds_ = float(run["train_seconds"])
+        self.fit_seconds_ = float(run["fit_seconds"])
+        self.call_seconds_ = float(run["call_seconds"])
+        self._summation = self.summation
+        self._run_record = None
 
     def partial_fit(self, X, y, classes=None):
         """One epoch over the batch ``(X, y)``, from the current weights.
@@ -316,11 +381,11 @@ class Perceptron(ClassifierMixin, BaseEstimator):
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit")
             classes = unique_labels(classes)
-            if len(classes) != 2:
+            if len(classes) < 2:
                 raise ValueError(
-                    "Only binary classification is supported: classes must name two classes, "
-                    f"got {len(classes)}"
+                    f"classes must name at least two classes, got {len(classes)}"
                 )
+
         elif classes is not None and not np.array_equal(unique_labels(classes), self.classes_):
             raise ValueError(
                 f"classes {classes!r} differ from those of the first call, {self.classes_!r}"
@@ -339,20 +404,15 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         unknown = np.setdiff1d(np.unique(y), known)
         if len(unknown):
             raise ValueError(f"y holds labels {unknown!r} that are not among classes {known!r}")
-        signs = np.ascontiguousarray(np.where(y == known[1], 1.0, -1.0))
         if first:
             rule, constant = self._rule()
             seed = self._draw_seed()
-            initial = {}
         else:
             rule, constant = ("none", None) if self.bias_constant_ == 0 else ("c", self.bias_constant_)
             seed = self.seed_
-            initial = {"initial_w": self.coef_[0].copy(), "initial_b": float(self.intercept_[0])}
         calls = 0 if first else self._partial_calls + 1
-        run = _novikoff.fit(
-            as_matrix(X),
-            signs,
-            target="signs",
+        X = as_matrix(X)
+        options = dict(
             bias=rule,
             bias_constant=constant,
             eta=float(self.eta0),
@@ -363,12 +423,40 @@ class Perceptron(ClassifierMixin, BaseEstimator):
             max_updates=None if self.max_updates is None else int(self.max_updates),
             summation=self.summation,
             variant=self.variant,
-            **initial,
         )
+        if len(known) > 2 and self.multi_class == "kesler":
+            initial = {} if first else {
+                "initial_coef": np.ascontiguousarray(self.coef_, dtype=np.float64),
+                "initial_intercept": np.ascontiguousarray(self.intercept_, dtype=np.float64),
+            }
+            indices = np.searchsorted(known, y)
+            run = self._fit_classes(X, indices, len(known), dict(options, **initial))
+            self._keep_classes(run)
+            if first:
+                self.classes_ = classes
+                self.seed_ = seed
+            self._partial_calls = calls
+            self.n_iter_ = 1
+            return self
+        # Two classes are one problem, class known[1] against known[0]; k classes are k problems,
+        # each class against the rest, run one after the other.
+        problems = [known[1]] if len(known) == 2 else list(known)
+        runs = []
+        for r, positive in enumerate(problems):
+            initial = {} if first else {
+                "initial_w": self.coef_[r].copy(), "initial_b": float(self.intercept_[r])
+            }
+            runs.append(_novikoff.fit(
+                X, np.ascontiguousarray(np.where(y == positive, 1.0, -1.0)), target="signs",
+                **options, **initial,
+            ))
+        if len(runs) == 1:
+            self._keep(runs[0])
+        else:
+            self._keep_classes(_ovr_run(runs))
         if first:
             self.classes_ = classes
             self.seed_ = seed
-        self._keep(run)
         self._partial_calls = calls
         self.n_iter_ = 1
         return self
@@ -412,14 +500,23 @@ class Perceptron(ClassifierMixin, BaseEstimator):
             ensure_all_finite=False,
             reset=False,
         )
+        summation = getattr(self, "_summation", "fast")
+        if len(self.classes_) > 2:
+            return _novikoff.decision_functions(
+                as_matrix(X),
+                np.ascontiguousarray(self.coef_, dtype=np.float64),
+                np.ascontiguousarray(self.intercept_, dtype=np.float64),
+                summation,
+            )
         coef = np.ascontiguousarray(self.coef_, dtype=np.float64).reshape(-1)
-        return _novikoff.decision_function(
-            as_matrix(X), coef, float(self.intercept_[0]), getattr(self, "_summation", "fast")
-        )
+        return _novikoff.decision_function(as_matrix(X), coef, float(self.intercept_[0]), summation)
 
     def predict(self, X):
-        """``classes_[1]`` where ``decision_function(X) >= 0`` (sign(0) = +1), else ``classes_[0]``."""
+        """``classes_[1]`` where ``decision_function(X) >= 0`` (sign(0) = +1), else ``classes_[0]``;
+        with three classes or more, the class of the highest score (the first on a tie)."""
         scores = self.decision_function(X)
+        if scores.ndim == 2:
+            return self.classes_[np.argmax(scores, axis=1)]
         return self.classes_[(scores >= 0).astype(int)]
 
     # -- model files ------------------------------------------------------------------------
@@ -429,6 +526,11 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         with the provenance of the last fit when the weights are still that fit's. Labels in the file
         are ±1: ``classes_[1]`` is +1."""
         check_is_fitted(self)
+        if len(self.classes_) > 2:
+            raise ValueError(
+                f"a model file holds one linear model, not the {len(self.classes_)} classes' of this "
+                "estimator; pickle the estimator to keep it"
+            )
         coef = np.ascontiguousarray(self.coef_, dtype=np.float64).reshape(-1)
         _novikoff.save_model(
             os.fspath(path),
@@ -437,3 +539,22 @@ class Perceptron(ClassifierMixin, BaseEstimator):
             getattr(self, "_summation", "fast"),
             getattr(self, "_run_record", None),
         )
+
+
+def _ovr_run(runs):
+    """The binary runs of one-vs-rest's classes (class order) as one multi-class run."""
+    reasons = [run["stop_reason"] for run in runs]
+    return {
+        "coef": np.vstack([run["w"] for run in runs]),
+        "intercept": np.array([run["b"] for run in runs]),
+        "last_coef": np.vstack([run["last_w"] for run in runs]),
+        "last_intercept": np.array([run["last_b"] for run in runs]),
+        "updates": sum(int(run["updates"]) for run in runs),
+        "mistakes": sum(int(run["mistakes"]) for run in runs),
+        "converged": all(run["converged"] for run in runs),
+        "stop_reason": next((r for r in reasons if r != "converged"), reasons[0]),
+        "bias_constant": runs[0]["bias_constant"],
+        "train_seconds": sum(run["train_seconds"] for run in runs),
+        "fit_seconds": sum(run["fit_seconds"] for run in runs),
+        "call_seconds": sum(run["call_seconds"] for run in runs),
+    }

@@ -105,7 +105,17 @@ pub struct Input<'py> {
 impl Input<'_> {
     /// The dataset.
     pub fn data(&self) -> &Dataset {
-        self.data.as_ref().expect("taken only on drop")
+        self.data
+            .as_ref()
+            .expect("taken only once, by take_data or on drop")
+    }
+
+    /// The dataset, moved out (to become a multi-class dataset's features) while the borrows of the
+    /// arrays it reads stay held, for as long as this `Input` lives.
+    pub fn take_data(&mut self) -> Dataset {
+        self.data
+            .take()
+            .expect("taken only once, by take_data or on drop")
     }
 }
 

@@ -13,6 +13,7 @@ mod features;
 mod geometry;
 mod labels;
 mod learn;
+mod multiclass;
 
 use pyo3::prelude::*;
 
@@ -22,6 +23,8 @@ fn _novikoff(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(learn::fit, m)?)?;
     m.add_function(wrap_pyfunction!(learn::decision_function, m)?)?;
+    m.add_function(wrap_pyfunction!(multiclass::fit_multiclass, m)?)?;
+    m.add_function(wrap_pyfunction!(multiclass::decision_functions, m)?)?;
     m.add_function(wrap_pyfunction!(learn::load_model, m)?)?;
     m.add_function(wrap_pyfunction!(learn::save_model, m)?)?;
     m.add_function(wrap_pyfunction!(geometry::radius, m)?)?;

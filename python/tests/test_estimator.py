@@ -16,15 +16,15 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import novikoff
 from novikoff import Perceptron
 
-# scikit-learn's estimator checks, every one of them. None is marked as an expected failure: the
-# perceptron is binary, which the estimator declares with the tag multi_class=False (scikit-learn then
-# checks that a third class is refused with its message, instead of expecting multi-class support).
+# scikit-learn's estimator checks, every one of them, multi-class ones included (one-vs-rest, and the
+# multi-class perceptron). None is marked as an expected failure.
 EXPECTED_FAILED_CHECKS = {}
 
 
 @parametrize_with_checks(
     [Perceptron(), Perceptron(fit_intercept=False, summation="sequential"),
-     Perceptron(bias="novikoff", shuffle=True, random_state=3), Perceptron(variant="pa1:0.5")],
+     Perceptron(bias="novikoff", shuffle=True, random_state=3), Perceptron(variant="pa1:0.5"),
+     Perceptron(multi_class="kesler", summation="sequential")],
     expected_failed_checks=lambda estimator: EXPECTED_FAILED_CHECKS,
 )
 def test_scikit_learn_estimator_checks(estimator, check):
@@ -159,8 +159,6 @@ def test_any_two_labels_and_the_classes_order():
 
 def test_bad_targets_are_refused_with_a_reason():
     X, y = seed004()
-    with pytest.raises(ValueError, match="Only binary classification is supported"):
-        Perceptron().fit(X, np.arange(6) % 3)
     with pytest.raises(ValueError, match="Unknown label type"):
         Perceptron().fit(X, np.linspace(0, 1, 6))
     with pytest.raises(ValueError, match="only one class"):

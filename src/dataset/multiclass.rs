@@ -307,7 +307,11 @@ mod tests {
             let data = three_classes(sparse);
             let problems: Vec<Dataset> = (0..3).map(|r| data.one_vs_rest(r).unwrap()).collect();
             let stored = |d: &Dataset| d.stored_values().as_ptr();
-            assert!(problems.iter().all(|p| stored(p) == stored(data.features())));
+            assert!(
+                problems
+                    .iter()
+                    .all(|p| stored(p) == stored(data.features()))
+            );
             assert!(problems.iter().all(|p| p.known_radius().is_none()));
             assert_eq!(problems[2].radius(), 5.0);
             assert!(problems.iter().all(|p| p.known_radius() == Some(5.0)));

@@ -13,7 +13,7 @@
 //! [`Summation::Fast`]), each product rounded and then added, and an update adds the same rounded
 //! products to the same weights.
 
-use ndarray::Array2;
+use ndarray::{Array1, Array2};
 
 use crate::dataset::RowView;
 use crate::error::{Error, Result};
@@ -114,6 +114,87 @@ impl ClassWeights {
         match self {
             ClassWeights::ByClass { w, d } => w[r * d + j],
             ClassWeights::ByColumn { w, k, .. } => w[j * k + r],
+        }
+    }
+
+    /// The number of features `d`.
+    fn columns(&self) -> usize {
+        match self {
+            ClassWeights::ByClass { d, .. } => *d,
+            ClassWeights::ByColumn { w, k, .. } => w.len() / k,
+        }
+    }
+
+    /// Set these weights and the constant coordinate's weights `v` (for the constant `c`) of a run
+    /// that starts from `initial_w` and `initial_b`, after checking them against `k = v.len()`
+    /// classes and the weights' `d` features.
+    pub(super) fn start_from(
+        &mut self,
+        initial_w: &Array2<f64>,
+        initial_b: &Array1<f64>,
+        c: f64,
+        v: &mut [f64],
+    ) -> Result<()> {
+        let (k, d) = (v.len(), self.columns());
+        for (what, expected, found) in [
+            (
+                "initial weights' rows against the classes",
+                k,
+                initial_w.nrows(),
+            ),
+            (
+                "initial weights' columns against the features",
+                d,
+                initial_w.ncols(),
+            ),
+            ("initial biases against the classes", k, initial_b.len()),
+        ] {
+            if found != expected {
+                return Err(Error::Shape {
+                    what,
+                    expected,
+                    found,
+                });
+            }
+        }
+        if let Some((r, j)) = initial_w
+            .indexed_iter()
+            .find(|(_, value)| !value.is_finite())
+            .map(|(at, _)| at)
+        {
+            return Err(Error::parameter(
+                "initial_w",
+                format!("weight {j} of class {r} is not finite"),
+            ));
+        }
+        if let Some(r) = initial_b.iter().position(|b| !b.is_finite()) {
+            return Err(Error::parameter(
+                "initial_b",
+                format!("the bias of class {r} is not finite"),
+            ));
+        }
+        if c == 0.0 && initial_b.iter().any(|&b| b != 0.0) {
+            return Err(Error::parameter(
+                "initial_b",
+                "a non-zero initial bias needs a bias rule (classic, novikoff or c=VALUE with c ≠ 0)",
+            ));
+        }
+        for (r, row) in initial_w.rows().into_iter().enumerate() {
+            self.set_class(r, &row.to_vec());
+            v[r] = if c == 0.0 { 0.0 } else { initial_b[r] / c };
+        }
+        Ok(())
+    }
+
+    /// Set class `r`'s weights to `values` (of length `d`).
+    pub(super) fn set_class(&mut self, r: usize, values: &[f64]) {
+        match self {
+            ClassWeights::ByClass { w, d } => w[r * *d..(r + 1) * *d].copy_from_slice(values),
+            ClassWeights::ByColumn { w, k, .. } => {
+                for (j, &value) in values.iter().enumerate() {
+                    w[j * *k + r] = value;
+                }
+            }
         }
     }
 

@@ -27,6 +27,7 @@ const SCORED_BLOCK: usize = 1024;
 /// | `max_epochs` | 1000 |
 /// | `max_updates` | none |
 /// | summation | [`Summation::Fast`] |
+/// | initial `W`, `b` | zero |
 ///
 /// ```
 /// use ndarray::array;
@@ -49,6 +50,7 @@ pub struct MulticlassPerceptronParams {
     pub(crate) max_epochs: usize,
     pub(crate) max_updates: Option<u64>,
     pub(crate) summation: Summation,
+    pub(crate) initial: Option<(Array2<f64>, Array1<f64>)>,
 }
 
 impl Default for MulticlassPerceptronParams {
@@ -60,6 +62,7 @@ impl Default for MulticlassPerceptronParams {
             max_epochs: 1000,
             max_updates: None,
             summation: Summation::Fast,
+            initial: None,
         }
     }
 }
@@ -109,6 +112,31 @@ impl MulticlassPerceptronParams {
     #[must_use]
     pub fn summation(mut self, summation: Summation) -> Self {
         self.summation = summation;
+        self
+    }
+
+    /// Start from the weights `w` (`k × d`, row `r` class `r`'s) and biases `b` (`k`) instead of zero:
+    /// a run resumed where another stopped, as scikit-learn's `partial_fit` resumes. With a bias
+    /// constant `c`, class `r`'s weight of the constant coordinate starts at `b_r / c` (so `b_r` comes
+    /// back as `c·(b_r / c)`, which may differ from it in the last bit); a non-zero bias needs a bias
+    /// rule. The shapes are checked against the data when the run starts. [`verify()`](super::verify())
+    /// refuses them: the theorem's proof starts from `W = 0`.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{dataset::MulticlassDataset, multiclass::MulticlassPerceptronParams};
+    /// let data = MulticlassDataset::new(
+    ///     array![[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0]], vec!["a".into(), "b".into(), "c".into()], vec![0, 1, 2])?;
+    /// let one = MulticlassPerceptronParams::new().max_epochs(1);
+    /// let first = one.clone().check()?.fit(&data)?;
+    /// let resumed = one.initial(first.w.clone(), first.b.clone()).check()?.fit(&data)?;
+    /// let whole = MulticlassPerceptronParams::new().max_epochs(2).check()?.fit(&data)?;
+    /// assert_eq!(resumed.w, whole.w);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    #[must_use]
+    pub fn initial(mut self, w: Array2<f64>, b: Array1<f64>) -> Self {
+        self.initial = Some((w, b));
         self
     }
 
@@ -302,6 +330,9 @@ impl MulticlassPerceptron {
         };
         let mut w = ClassWeights::zeros(k, d, features.is_sparse())?;
         let mut v = vec![0.0; k];
+        if let Some((initial_w, initial_b)) = &p.initial {
+            w.start_from(initial_w, initial_b, c, &mut v)?;
+        }
         let mut scores = vec![0.0; k];
         let block = if c == 0.0 { d } else { d + 1 };
         let records = sink.records();

@@ -16,7 +16,7 @@ use super::confusion::ConfusionMatrix;
 use super::perceptron::{MulticlassFit, MulticlassPerceptronParams};
 use crate::bounds::{ExceededBy, Failure, InvariantCheck, InvariantReport, VALUE_RTOL};
 use crate::dataset::MulticlassDataset;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::margin::{Bias, MarginResult, MaxMarginParams};
 use crate::perceptron::StopReason;
 
@@ -270,6 +270,12 @@ pub fn verify_with(
     lifted: &LiftedGeometry,
     params: &MulticlassPerceptronParams,
 ) -> Result<MulticlassVerdict> {
+    if params.initial.is_some() {
+        return Err(Error::parameter(
+            "initial",
+            "the multi-class theorem's proof starts from W = 0: verify a run from zero weights",
+        ));
+    }
     let perceptron = params.clone().check()?;
     let c = lifted.bias_constant;
     let separator = lifted.separator();

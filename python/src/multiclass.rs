@@ -1,0 +1,272 @@
+//! Training on three classes or more for the estimator `novikoff.Perceptron`: one-vs-rest or the
+//! multi-class perceptron, through the crate's `multiclass` module.
+
+use std::time::Instant;
+
+use ndarray::{Array1, Array2};
+use novikoff::dataset::MulticlassDataset;
+use novikoff::model::LinearModel;
+use novikoff::multiclass::{BinaryLearner, ClassVerdict, Method, OneVsRest};
+use novikoff::multiclass::{MulticlassFit, MulticlassPerceptronParams};
+use novikoff::perceptron::{BiasRule, Fit, Order, PerceptronParams, Predictor, Variant};
+use numpy::{IntoPyArray, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::errors::OrPy;
+use crate::{features, learn};
+
+/// Train on `x` with `y` holding each row's class index in `0..n_classes` (`int64`; the Python side
+/// has mapped the classes, sorted, to their indices) and return the run as a dict: `coef` (`k × d`)
+/// and `intercept` (`k`), the predictor of each class; `last_coef` and `last_intercept`, the last
+/// weights (they differ from the predictor for the averaged and pocket variants); per run (`k` runs
+/// for one-vs-rest, one for the multi-class perceptron) `mistakes`, `updates`, `epochs`,
+/// `converged` and `stop_reasons`; `bias_constant` (`c`, the same for every
+/// class), `train_seconds` (the training loops' seconds, summed over the classes), `fit_seconds` (what
+/// a Rust program spends in `MulticlassDataset::from_features` and the fit) and `call_seconds`.
+///
+/// `initial_coef` (`k × d`) and `initial_intercept` (`k`) start the multi-class perceptron from
+/// those weights (`partial_fit`).
+///
+/// `method` is `ovr` (the `k` binary problems of one class against the rest, in parallel; every
+/// binary variant) or `kesler` (the multi-class perceptron; the plain perceptron only). The other
+/// parameters are those of [`learn::fit`]; with `ovr`, every class's run has them all, its shuffled
+/// order included (the same seed for every class, as the CLI's `train --multiclass ovr`).
+#[pyfunction]
+#[pyo3(signature = (x, y, *, n_classes, method, bias, bias_constant=None, eta, shuffle, seed,
+    max_epochs, max_updates, summation, variant="perceptron", initial_coef=None,
+    initial_intercept=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn fit_multiclass<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    y: PyReadonlyArray1<'py, i64>,
+    n_classes: usize,
+    method: &str,
+    bias: &str,
+    bias_constant: Option<f64>,
+    eta: f64,
+    shuffle: bool,
+    seed: u64,
+    max_epochs: usize,
+    max_updates: Option<u64>,
+    summation: &str,
+    variant: &str,
+    initial_coef: Option<numpy::PyReadonlyArray2<'py, f64>>,
+    initial_intercept: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let started = Instant::now();
+    let method = Method::parse(method).or_py()?;
+    let variant = Variant::parse(variant).or_py()?;
+    if variant.predictor() == Predictor::Voted {
+        return Err(PyValueError::new_err(
+            "variant 'voted' predicts by a vote of many weight vectors, which a linear estimator \
+             cannot hold; use 'averaged' (Freund and Schapire's cheaper approximation of the vote)",
+        ));
+    }
+    let params = PerceptronParams::new()
+        .variant(variant)
+        .bias(match bias_constant {
+            Some(c) => BiasRule::Constant(c),
+            None => BiasRule::parse(bias).or_py()?,
+        })
+        .eta(eta)
+        .order(if shuffle {
+            Order::Shuffle { seed }
+        } else {
+            Order::Cyclic
+        })
+        .max_epochs(max_epochs)
+        .max_updates(max_updates)
+        .summation(learn::summation(summation)?);
+    let initial = match (initial_coef, initial_intercept) {
+        (Some(w), Some(b)) if method == Method::Kesler => {
+            Some((w.as_array().to_owned(), b.as_array().to_owned()))
+        }
+        (None, None) => None,
+        _ => {
+            return Err(PyValueError::new_err(
+                "initial_coef and initial_intercept go together, and only with method='kesler' \
+                 (one-vs-rest resumes each class's binary run)",
+            ));
+        }
+    };
+    let classes = class_indices(y.as_slice()?, n_classes)?;
+    let mut input = features::build(features::matrix(x)?, crate::labels::ones(classes.len()))?;
+    let fit_started = Instant::now();
+    let features = input.take_data();
+    let names = (0..n_classes).map(|r| r.to_string()).collect();
+    let (run, fit_seconds) = py
+        .detach(|| {
+            // The features are shared by the classes' problems, not copied for each.
+            let data = MulticlassDataset::from_features(features, names, classes)?;
+            let run = match method {
+                Method::OneVsRest => {
+                    Run::of_ovr(&OneVsRest::fit(&data, &BinaryLearner::Linear(params))?)?
+                }
+                Method::Kesler => {
+                    let mut kesler = MulticlassPerceptronParams::from_perceptron(&params)?;
+                    if let Some((w, b)) = initial {
+                        kesler = kesler.initial(w, b);
+                    }
+                    Run::of_kesler(&kesler.check()?.fit(&data)?)
+                }
+            };
+            Ok::<_, novikoff::Error>((run, fit_started.elapsed().as_secs_f64()))
+        })
+        .or_py()?;
+    let out = PyDict::new(py);
+    out.set_item("coef", run.coef.into_pyarray(py))?;
+    out.set_item("intercept", run.intercept.into_pyarray(py))?;
+    out.set_item("last_coef", run.last_coef.into_pyarray(py))?;
+    out.set_item("last_intercept", run.last_intercept.into_pyarray(py))?;
+    out.set_item("mistakes", run.mistakes.into_pyarray(py))?;
+    out.set_item("updates", run.updates.into_pyarray(py))?;
+    out.set_item("epochs", run.epochs.into_pyarray(py))?;
+    out.set_item("converged", run.converged)?;
+    out.set_item("stop_reasons", run.stop_reasons)?;
+    out.set_item("bias_constant", run.bias_constant)?;
+    out.set_item("train_seconds", run.train_seconds)?;
+    out.set_item("fit_seconds", fit_seconds)?;
+    out.set_item("call_seconds", started.elapsed().as_secs_f64())?;
+    Ok(out)
+}
+
+/// Each row's class index, checked against `n_classes` by the crate's `MulticlassDataset`; here only
+/// a negative one is refused (it has no `usize`).
+fn class_indices(y: &[i64], n_classes: usize) -> PyResult<Vec<usize>> {
+    y.iter()
+        .enumerate()
+        .map(|(row, &c)| {
+            usize::try_from(c).map_err(|_| {
+                PyValueError::new_err(format!(
+                    "row {row} has class index {c}, not one of 0..{n_classes}"
+                ))
+            })
+        })
+        .collect()
+}
+
+/// A multi-class run in the estimator's terms.
+struct Run {
+    coef: Array2<f64>,
+    intercept: Array1<f64>,
+    last_coef: Array2<f64>,
+    last_intercept: Array1<f64>,
+    mistakes: Array1<u64>,
+    updates: Array1<u64>,
+    epochs: Array1<u64>,
+    converged: Vec<bool>,
+    stop_reasons: Vec<&'static str>,
+    bias_constant: f64,
+    train_seconds: f64,
+}
+
+impl Run {
+    /// The classes' binary runs, row `r` of each array class `r`'s.
+    fn of_ovr(ovr: &OneVsRest) -> novikoff::Result<Run> {
+        let fits: Vec<&Fit> = ovr
+            .classes
+            .iter()
+            .map(|class| match &class.verdict {
+                ClassVerdict::LinearFit(fit) => Ok(fit.as_ref()),
+                _ => Err(novikoff::Error::parameter(
+                    "learner",
+                    "one-vs-rest trained another learner than the perceptron",
+                )),
+            })
+            .collect::<novikoff::Result<_>>()?;
+        let (k, d) = (fits.len(), fits.first().map_or(0, |f| f.w.len()));
+        let mut run = Run {
+            coef: Array2::zeros((k, d)),
+            intercept: Array1::zeros(k),
+            last_coef: Array2::zeros((k, d)),
+            last_intercept: Array1::zeros(k),
+            mistakes: fits.iter().map(|f| f.mistakes).collect(),
+            updates: fits.iter().map(|f| f.updates).collect(),
+            epochs: fits.iter().map(|f| f.epochs as u64).collect(),
+            converged: fits.iter().map(|f| f.converged).collect(),
+            stop_reasons: fits.iter().map(|f| f.stop_reason.name()).collect(),
+            bias_constant: fits.first().map_or(0.0, |f| f.bias_constant),
+            train_seconds: fits.iter().map(|f| f.train_seconds).sum(),
+        };
+        for (r, fit) in fits.iter().enumerate() {
+            run.last_coef.row_mut(r).assign(&fit.w);
+            run.last_intercept[r] = fit.b;
+            // The variant's own predictor; the last weights when they are not finite (the caller
+            // refuses them by name).
+            match (LinearModel::of_run(fit), fit.variant.predictor()) {
+                (Ok(model), Predictor::Averaged | Predictor::Pocket) => {
+                    run.coef.row_mut(r).assign(&ndarray::aview1(model.w()));
+                    run.intercept[r] = model.b();
+                }
+                _ => {
+                    run.coef.row_mut(r).assign(&fit.w);
+                    run.intercept[r] = fit.b;
+                }
+            }
+        }
+        Ok(run)
+    }
+
+    /// The multi-class perceptron's run: one run for all the classes, so its counts are arrays of one.
+    fn of_kesler(fit: &MulticlassFit) -> Run {
+        Run {
+            coef: fit.w.clone(),
+            intercept: fit.b.clone(),
+            last_coef: fit.w.clone(),
+            last_intercept: fit.b.clone(),
+            mistakes: Array1::from_elem(1, fit.mistakes),
+            updates: Array1::from_elem(1, fit.mistakes),
+            epochs: Array1::from_elem(1, fit.epochs as u64),
+            converged: vec![fit.converged],
+            stop_reasons: vec![fit.stop_reason.name()],
+            bias_constant: fit.bias_constant,
+            train_seconds: fit.train_seconds,
+        }
+    }
+}
+
+/// `W x + b` for every row (`n × k`), in the given summation order: each class's
+/// [`LinearModel::decision_function_dataset`], with the crate's checks of `x`.
+#[pyfunction]
+#[pyo3(signature = (x, coef, intercept, summation))]
+pub fn decision_functions<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    coef: numpy::PyReadonlyArray2<'py, f64>,
+    intercept: PyReadonlyArray1<'py, f64>,
+    summation: &str,
+) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+    let summation = learn::summation(summation)?;
+    let (coef, intercept) = (coef.as_array(), intercept.as_array());
+    if coef.nrows() != intercept.len() {
+        return Err(PyValueError::new_err(format!(
+            "coef_ has {} rows but intercept_ {} values",
+            coef.nrows(),
+            intercept.len()
+        )));
+    }
+    let models = coef
+        .rows()
+        .into_iter()
+        .zip(intercept.iter())
+        .map(|(w, &b)| LinearModel::new(w.to_vec(), b, summation))
+        .collect::<novikoff::Result<Vec<_>>>()
+        .or_py()?;
+    let input = features::unlabelled(x)?;
+    let data = input.data();
+    let scores = py
+        .detach(|| {
+            let mut scores = Array2::zeros((data.n_samples(), models.len()));
+            for (r, model) in models.iter().enumerate() {
+                scores
+                    .column_mut(r)
+                    .assign(&model.decision_function_dataset(data)?);
+            }
+            Ok::<_, novikoff::Error>(scores)
+        })
+        .or_py()?;
+    Ok(scores.into_pyarray(py))
+}
