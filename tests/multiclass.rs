@@ -415,3 +415,50 @@ fn initial_multiclass_weights_are_checked_and_verify_refuses_them() {
     let err = multiclass::verify(&data, &params).unwrap_err();
     assert!(err.to_string().contains("starts from W = 0"), "{err}");
 }
+
+#[test]
+fn the_multiclass_runs_of_verify_are_each_methods_checked_runs() {
+    let data = generated(90, 3, 3, 0.1, 6);
+    let rules = [
+        PerceptronParams::new(),
+        PerceptronParams::new().bias(BiasRule::Novikoff),
+    ];
+    let solver = MaxMarginParams::new(Bias::Free);
+    let ovr =
+        multiclass::MulticlassRuns::verify(&data, multiclass::Method::OneVsRest, &rules, &solver)
+            .unwrap();
+    let multiclass::MulticlassRuns::OneVsRest(runs) = &ovr else {
+        panic!("{ovr:?}")
+    };
+    for ((rule, run), params) in runs.iter().zip(&rules) {
+        assert_eq!(*rule, params.bias_rule());
+        let alone =
+            OneVsRest::verify_with(&data, &BinaryLearner::Linear(params.clone()), &solver).unwrap();
+        // The same runs and checks (their timings aside).
+        assert_eq!(
+            (run.mistakes, run.holds, &run.confusion),
+            (alone.mistakes, alone.holds, &alone.confusion)
+        );
+        let bounds = |o: &OneVsRest| {
+            o.classes
+                .iter()
+                .map(|c| c.verdict.bound())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(bounds(run), bounds(&alone));
+    }
+    let json = ovr.to_json("gen", &data, None);
+    assert_eq!(json["multiclass"], "ovr");
+    assert_eq!(json["rules"][1]["rule"], "novikoff");
+    assert!(json["kernel"].is_null() && json["passed"] == true);
+    let kesler =
+        multiclass::MulticlassRuns::verify(&data, multiclass::Method::Kesler, &rules, &solver)
+            .unwrap();
+    assert_eq!(kesler.method(), multiclass::Method::Kesler);
+    assert!(kesler.failures().is_empty());
+    let averaged = [PerceptronParams::new().variant(novikoff::perceptron::Variant::Averaged)];
+    let err =
+        multiclass::MulticlassRuns::verify(&data, multiclass::Method::Kesler, &averaged, &solver)
+            .unwrap_err();
+    assert!(err.to_string().contains("plain perceptron"), "{err}");
+}

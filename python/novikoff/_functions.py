@@ -136,6 +136,7 @@ def verify(
     restarts=8,
     source="<array>",
     working_set_mb=None,
+    multi_class=None,
 ):
     """Train with each bias rule and check every form of the convergence theorem on the run.
 
@@ -155,6 +156,14 @@ def verify(
     ``--working-set-mb``, the margin solves' working-set budget. ``source`` fills the
     ``data`` field.
 
+    ``multi_class="ovr"`` or ``"kesler"`` keeps every class of ``y`` (any labels, sorted as
+    ``numpy.unique`` sorts them) and returns what ``novikoff verify --multiclass ovr|kesler --format
+    json`` prints: ``classes`` (their names as text), ``multiclass``, one entry of ``rules`` per rule
+    (one-vs-rest: every class's binary run with its own checks; the multi-class perceptron: its
+    bounds on Kesler's lifted vectors, with the lifted margin, and the proof's inequalities in the
+    lifted space), ``passed`` and ``failures``. ``steps``, ``separator`` and ``adversary`` are for
+    two classes.
+
     >>> import numpy as np, novikoff
     >>> X = np.array([[-1, 2], [1, 0], [1, 1], [-1, 0], [-1, -2], [1, -1]], dtype=float)
     >>> y = np.array([-1, 1, 1, -1, -1, 1], dtype=float)
@@ -165,6 +174,28 @@ def verify(
     if isinstance(rules, (str, int, float)):
         rules = [rules]
     names = [_rule_name(rule) for rule in rules]
+    if multi_class is not None:
+        if steps or separator is not None or adversary:
+            raise ValueError(
+                "steps, separator and adversary are for two classes; drop them with multi_class"
+            )
+        classes, indices = np.unique(np.asarray(y), return_inverse=True)
+        text = _novikoff.verify_multiclass(
+            as_matrix(X),
+            np.ascontiguousarray(indices.reshape(-1), dtype=np.int64),
+            classes=[str(c) for c in classes],
+            method=str(multi_class),
+            rules=names,
+            eta=float(eta),
+            shuffle=bool(shuffle),
+            seed=_seed(seed),
+            max_epochs=_count(max_epochs, "max_epochs"),
+            max_updates=None if max_updates is None else _count(max_updates, "max_updates"),
+            summation=summation,
+            source=str(source),
+            working_set_mb=_budget(working_set_mb),
+        )
+        return json.loads(text)
     if separator is not None:
         separator = np.ascontiguousarray(separator, dtype=np.float64)
         if separator.ndim != 1:

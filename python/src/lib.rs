@@ -25,6 +25,7 @@ fn _novikoff(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(learn::decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(multiclass::fit_multiclass, m)?)?;
     m.add_function(wrap_pyfunction!(multiclass::decision_functions, m)?)?;
+    m.add_function(wrap_pyfunction!(multiclass::verify_multiclass, m)?)?;
     m.add_function(wrap_pyfunction!(learn::load_model, m)?)?;
     m.add_function(wrap_pyfunction!(learn::save_model, m)?)?;
     m.add_function(wrap_pyfunction!(geometry::radius, m)?)?;

@@ -5,8 +5,9 @@ use std::time::Instant;
 
 use ndarray::{Array1, Array2};
 use novikoff::dataset::MulticlassDataset;
+use novikoff::margin::{Bias, MaxMarginParams};
 use novikoff::model::LinearModel;
-use novikoff::multiclass::{BinaryLearner, ClassVerdict, Method, OneVsRest};
+use novikoff::multiclass::{BinaryLearner, ClassVerdict, Method, MulticlassRuns, OneVsRest};
 use novikoff::multiclass::{MulticlassFit, MulticlassPerceptronParams};
 use novikoff::perceptron::{BiasRule, Fit, Order, PerceptronParams, Predictor, Variant};
 use numpy::{IntoPyArray, PyReadonlyArray1};
@@ -269,4 +270,65 @@ pub fn decision_functions<'py>(
         })
         .or_py()?;
     Ok(scores.into_pyarray(py))
+}
+
+/// Train with each bias rule by `method` and check every run: the JSON text of
+/// `novikoff verify --multiclass METHOD --format json` (the crate's [`MulticlassRuns::to_json`]), for
+/// the Python layer to parse. `y` holds each row's class index and `classes` the classes' names.
+#[pyfunction]
+#[pyo3(signature = (x, y, *, classes, method, rules, eta, shuffle, seed, max_epochs, max_updates,
+    summation, source, working_set_mb=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn verify_multiclass(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    y: PyReadonlyArray1<'_, i64>,
+    classes: Vec<String>,
+    method: &str,
+    rules: Vec<String>,
+    eta: f64,
+    shuffle: bool,
+    seed: u64,
+    max_epochs: usize,
+    max_updates: Option<u64>,
+    summation: &str,
+    source: String,
+    working_set_mb: Option<u64>,
+) -> PyResult<String> {
+    let method = Method::parse(method).or_py()?;
+    let solver = MaxMarginParams::new(Bias::Free).working_set_mebibytes(working_set_mb);
+    solver.clone().check().or_py()?;
+    let summation = learn::summation(summation)?;
+    let rules: Vec<PerceptronParams> = rules
+        .iter()
+        .map(|name| {
+            Ok(PerceptronParams::new()
+                .bias(BiasRule::parse(name)?)
+                .eta(eta)
+                .order(if shuffle {
+                    Order::Shuffle { seed }
+                } else {
+                    Order::Cyclic
+                })
+                .max_epochs(max_epochs)
+                .max_updates(max_updates)
+                .summation(summation))
+        })
+        .collect::<novikoff::Result<_>>()
+        .or_py()?;
+    if rules.is_empty() {
+        return Err(PyValueError::new_err(
+            "invalid parameter `rules`: name at least one bias rule",
+        ));
+    }
+    let indices = class_indices(y.as_slice()?, classes.len())?;
+    let mut input = features::build(features::matrix(x)?, crate::labels::ones(indices.len()))?;
+    let features = input.take_data();
+    py.detach(|| {
+        let data = MulticlassDataset::from_features(features, classes, indices)?;
+        let runs = MulticlassRuns::verify(&data, method, &rules, &solver)?;
+        serde_json::to_string(&runs.to_json(&source, &data, None))
+            .map_err(|e| novikoff::Error::io("<json>", std::io::Error::other(e)))
+    })
+    .or_py()
 }

@@ -13,6 +13,7 @@ from sklearn.datasets import load_digits, load_iris, make_blobs, make_classifica
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Perceptron as SkPerceptron
 
+import novikoff
 from novikoff import Perceptron
 
 
@@ -156,3 +157,43 @@ def test_k_classes_refusals_say_why(tmp_path):
     bad[7, 2] = np.nan
     with pytest.raises(ValueError, match=r"row 7, column 2: value NaN is not finite"):
         Perceptron().fit(bad, y)
+
+
+@pytest.mark.parametrize("multi_class", ["kesler", "ovr"])
+def test_verify_on_k_classes_is_the_clis_verdict(multi_class, novikoff_bin, tmp_path):
+    """novikoff.verify(..., multi_class=M) returns what `novikoff verify --multiclass M --format json`
+    prints, timings aside, and a separable set passes."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(90, 3))
+    W = np.array([[2.0, 0.0, 0.0], [-1.0, 1.7, 0.0], [-1.0, -1.7, 0.5]])
+    y = np.argmax(X @ W.T, axis=1)
+    path = tmp_path / "three.csv"
+    rows = ["a,b,c,class"] + [",".join([*map(repr, x), str(t)]) for x, t in zip(X.tolist(), y)]
+    path.write_text("\n".join(rows) + "\n")
+    ours = novikoff.verify(X, y, rules=["none", "classic"], multi_class=multi_class,
+                           source=str(path))
+    out = subprocess.run(
+        [novikoff_bin, "verify", str(path), "--multiclass", multi_class, "--rules", "none,classic",
+         "--format", "json"],
+        check=True, capture_output=True, text=True,
+    )
+
+    def untimed(value):
+        if isinstance(value, dict):
+            return {k: untimed(v) for k, v in value.items() if "seconds" not in k}
+        if isinstance(value, list):
+            return [untimed(v) for v in value]
+        return value
+
+    cli = json.loads(out.stdout)
+    assert untimed(ours) == untimed(cli)
+    assert ours["passed"] and ours["classes"] == ["0", "1", "2"] and len(ours["rules"]) == 2
+    if multi_class == "kesler":
+        assert ours["rules"][0]["margin_status"] == "separable"
+    # Labels of any kind name the classes; a check that is for two classes is refused.
+    named = novikoff.verify(X, np.array(["x", "y", "z"])[y], rules="classic", multi_class=multi_class)
+    assert named["classes"] == ["x", "y", "z"] and named["passed"]
+    with pytest.raises(ValueError, match="for two classes"):
+        novikoff.verify(X, y, adversary=True, multi_class=multi_class)
+    with pytest.raises(ValueError, match="ovr"):
+        novikoff.verify(X, y, multi_class="ovo")

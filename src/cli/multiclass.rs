@@ -5,15 +5,15 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Args;
-use novikoff::bounds::{Failure, InvariantStatus};
+use novikoff::bounds::InvariantStatus;
 use novikoff::dataset::MulticlassDataset;
 use novikoff::kernel::Kernel;
 use novikoff::margin::{self, Bias, MarginResult};
 use novikoff::multiclass::{
-    self, BinaryLearner, ConfusionMatrix, LiftedGeometry, Method, MulticlassPerceptronParams,
-    MulticlassVerdict, OneVsRest,
+    BinaryLearner, ConfusionMatrix, LiftedGeometry, Method, MulticlassPerceptronParams,
+    MulticlassRuns, MulticlassVerdict, OneVsRest,
 };
-use novikoff::perceptron::PerceptronParams;
+use novikoff::perceptron::{BiasRule, PerceptronParams};
 use novikoff::{Error, Result};
 use serde_json::json;
 
@@ -348,88 +348,77 @@ pub fn verify(
 ) -> Result<ExitCode> {
     let data = load(data_args)?;
     let kernel = kernel_of(method, &data, kernel_args)?;
-    let mut failures: Vec<Failure> = Vec::new();
-    match method {
-        Method::Kesler => {
-            let verdicts = runs
-                .iter()
-                .map(|base| {
-                    let params = kesler_params(base)?;
-                    let lifted = LiftedGeometry::for_run(&data, &params, solver)?;
-                    multiclass::verify_with(&data, &lifted, &params)
-                })
-                .collect::<Result<Vec<MulticlassVerdict>>>()?;
-            failures.extend(verdicts.iter().flat_map(MulticlassVerdict::failures));
-            match format {
-                OutputFormat::Json => print_json(&json!({
-                    "data": source, "classes": data.classes(), "multiclass": "kesler",
-                    "rules": verdicts, "passed": failures.is_empty(),
-                    "failures": failures.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                }))?,
-                OutputFormat::Table => print_kesler(source, &data, &verdicts),
-            }
-        }
-        Method::OneVsRest => {
-            let mut results = Vec::new();
-            for base in runs {
-                let learner = learner(base, kernel.as_ref(), kernel_args)?;
-                let ovr = OneVsRest::verify_with(&data, &learner, solver)?;
-                failures.extend(ovr.failures());
-                results.push((base.bias_rule(), ovr));
-            }
-            let runs = results;
-            match format {
-                OutputFormat::Json => print_json(&json!({
-                    "data": source, "classes": data.classes(), "multiclass": "ovr",
-                    "kernel": kernel.as_ref().map(novikoff::kernel::KernelSummary::of),
-                    "rules": runs.iter().map(|(rule, ovr)| json!({"rule": rule.name(), "run": ovr})).collect::<Vec<_>>(),
-                    "passed": failures.is_empty(),
-                    "failures": failures.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                }))?,
-                OutputFormat::Table => {
-                    let mut rows = vec![
-                        [
-                            "rule",
-                            "class",
-                            "positives",
-                            "mistakes",
-                            "bound",
-                            "holds",
-                            "converged",
-                        ]
-                        .map(String::from)
-                        .to_vec(),
-                    ];
-                    for (rule, ovr) in &runs {
-                        for class in &ovr.classes {
-                            rows.push(vec![
-                                rule.name(),
-                                class.class.clone(),
-                                class.positives.to_string(),
-                                class.verdict.mistakes().to_string(),
-                                opt(class.verdict.bound()),
-                                yes_no(class.verdict.holds()).into(),
-                                class.verdict.converged().to_string(),
-                            ]);
-                        }
-                    }
-                    print!(
-                        "{source}: {}\n{}",
-                        method_name(method, kernel.as_ref()),
-                        render(&rows)
-                    );
-                    if let Some((_, ovr)) = runs.last() {
-                        print!(
-                            "\nconfusion matrix (training data, rule {}):\n{}",
-                            runs.last().map(|r| r.0.name()).unwrap_or_default(),
-                            confusion_text(&ovr.confusion)
-                        );
-                    }
-                }
-            }
-        }
+    let runs = match &kernel {
+        None => MulticlassRuns::verify(&data, method, runs, solver)
+            .map_err(|e| super::kernel::rename_any(e, &[("variant", "--variant")]))?,
+        Some(kernel) => MulticlassRuns::verify_one_vs_rest(
+            &data,
+            runs.iter()
+                .map(|base| learner(base, Some(kernel), kernel_args))
+                .collect::<Result<_>>()?,
+            solver,
+        )?,
+    };
+    let failures = runs.failures();
+    match format {
+        OutputFormat::Json => print_json(
+            &runs.to_json(
+                source,
+                &data,
+                kernel
+                    .as_ref()
+                    .map(novikoff::kernel::KernelSummary::of)
+                    .as_ref(),
+            ),
+        )?,
+        OutputFormat::Table => match &runs {
+            MulticlassRuns::Kesler(verdicts) => print_kesler(source, &data, verdicts),
+            MulticlassRuns::OneVsRest(runs) => print_ovr(source, kernel.as_ref(), runs),
+            _ => {}
+        },
     }
     super::output::finish(&failures)
+}
+
+fn print_ovr(source: &str, kernel: Option<&Kernel>, runs: &[(BiasRule, OneVsRest)]) {
+    let mut rows = vec![
+        [
+            "rule",
+            "class",
+            "positives",
+            "mistakes",
+            "bound",
+            "holds",
+            "converged",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    for (rule, ovr) in runs {
+        for class in &ovr.classes {
+            rows.push(vec![
+                rule.name(),
+                class.class.clone(),
+                class.positives.to_string(),
+                class.verdict.mistakes().to_string(),
+                opt(class.verdict.bound()),
+                yes_no(class.verdict.holds()).into(),
+                class.verdict.converged().to_string(),
+            ]);
+        }
+    }
+    print!(
+        "{source}: {}\n{}",
+        method_name(Method::OneVsRest, kernel),
+        render(&rows)
+    );
+    if let Some((rule, ovr)) = runs.last() {
+        print!(
+            "\nconfusion matrix (training data, rule {}):\n{}",
+            rule.name(),
+            confusion_text(&ovr.confusion)
+        );
+    }
 }
 
 fn print_kesler(source: &str, data: &MulticlassDataset, verdicts: &[MulticlassVerdict]) {

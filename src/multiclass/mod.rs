@@ -31,6 +31,7 @@ mod class_weights;
 mod confusion;
 mod ovr;
 mod perceptron;
+mod report;
 mod verify;
 
 use serde::Serialize;
@@ -39,6 +40,7 @@ pub use crate::dataset::MulticlassDataset;
 pub use confusion::ConfusionMatrix;
 pub use ovr::{BinaryLearner, ClassVerdict, OneVsRest, OvrClass};
 pub use perceptron::{MulticlassFit, MulticlassPerceptron, MulticlassPerceptronParams};
+pub use report::MulticlassRuns;
 pub use verify::{LiftedGeometry, MulticlassBound, MulticlassVerdict, verify, verify_with};
 
 use crate::error::{Error, Result};
