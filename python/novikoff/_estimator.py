@@ -430,30 +430,24 @@ class Perceptron(ClassifierMixin, BaseEstimator):
                 "initial_intercept": np.ascontiguousarray(self.intercept_, dtype=np.float64),
             }
             indices = np.searchsorted(known, y)
-            run = self._fit_classes(X, indices, len(known), dict(options, **initial))
-            self._keep_classes(run)
-            if first:
-                self.classes_ = classes
-                self.seed_ = seed
-            self._partial_calls = calls
-            self.n_iter_ = 1
-            return self
-        # Two classes are one problem, class known[1] against known[0]; k classes are k problems,
-        # each class against the rest, run one after the other.
-        problems = [known[1]] if len(known) == 2 else list(known)
-        runs = []
-        for r, positive in enumerate(problems):
-            initial = {} if first else {
-                "initial_w": self.coef_[r].copy(), "initial_b": float(self.intercept_[r])
-            }
-            runs.append(_novikoff.fit(
-                X, np.ascontiguousarray(np.where(y == positive, 1.0, -1.0)), target="signs",
-                **options, **initial,
-            ))
-        if len(runs) == 1:
-            self._keep(runs[0])
+            self._keep_classes(self._fit_classes(X, indices, len(known), dict(options, **initial)))
         else:
-            self._keep_classes(_ovr_run(runs))
+            # Two classes are one problem, class known[1] against known[0]; k classes are k
+            # problems, each class against the rest, run one after the other.
+            problems = [known[1]] if len(known) == 2 else list(known)
+            runs = []
+            for r, positive in enumerate(problems):
+                initial = {} if first else {
+                    "initial_w": self.coef_[r].copy(), "initial_b": float(self.intercept_[r])
+                }
+                runs.append(_novikoff.fit(
+                    X, np.ascontiguousarray(np.where(y == positive, 1.0, -1.0)), target="signs",
+                    **options, **initial,
+                ))
+            if len(runs) == 1:
+                self._keep(runs[0])
+            else:
+                self._keep_classes(_ovr_run(runs))
         if first:
             self.classes_ = classes
             self.seed_ = seed

@@ -174,6 +174,17 @@ def verify(
     if isinstance(rules, (str, int, float)):
         rules = [rules]
     names = [_rule_name(rule) for rule in rules]
+    runs = dict(
+        rules=names,
+        eta=float(eta),
+        shuffle=bool(shuffle),
+        seed=_seed(seed),
+        max_epochs=_count(max_epochs, "max_epochs"),
+        max_updates=None if max_updates is None else _count(max_updates, "max_updates"),
+        summation=summation,
+        source=str(source),
+        working_set_mb=_budget(working_set_mb),
+    )
     if multi_class is not None:
         if steps or separator is not None or adversary:
             raise ValueError(
@@ -185,15 +196,7 @@ def verify(
             np.ascontiguousarray(indices.reshape(-1), dtype=np.int64),
             classes=[str(c) for c in classes],
             method=str(multi_class),
-            rules=names,
-            eta=float(eta),
-            shuffle=bool(shuffle),
-            seed=_seed(seed),
-            max_epochs=_count(max_epochs, "max_epochs"),
-            max_updates=None if max_updates is None else _count(max_updates, "max_updates"),
-            summation=summation,
-            source=str(source),
-            working_set_mb=_budget(working_set_mb),
+            **runs,
         )
         return json.loads(text)
     if separator is not None:
@@ -203,20 +206,12 @@ def verify(
     text = _novikoff.verify(
         as_matrix(X),
         as_labels(y),
-        rules=names,
-        eta=float(eta),
-        shuffle=bool(shuffle),
-        seed=_seed(seed),
-        max_epochs=_count(max_epochs, "max_epochs"),
-        max_updates=None if max_updates is None else _count(max_updates, "max_updates"),
-        summation=summation,
         steps=bool(steps),
         separator=separator,
         separator_bias=float(separator_bias),
         adversary=bool(adversary),
         restarts=_count(restarts, "restarts"),
-        source=str(source),
-        working_set_mb=_budget(working_set_mb),
+        **runs,
     )
     return json.loads(text)
 

@@ -4,7 +4,6 @@ use std::time::Instant;
 
 use novikoff::bounds::{AdversaryParams, Geometry, ReportOptions, report};
 use novikoff::margin::{Bias, MarginResult, MaxMarginParams};
-use novikoff::perceptron::{BiasRule, Order, PerceptronParams};
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -12,7 +11,7 @@ use pyo3::types::PyDict;
 
 use crate::errors::OrPy;
 use crate::features;
-use crate::learn::summation;
+use crate::learn::rule_params;
 
 /// `R = maxᵢ ‖xᵢ‖`, about the origin: the crate's [`Dataset::radius`](novikoff::Dataset::radius).
 #[pyfunction]
@@ -144,29 +143,14 @@ pub fn verify(
 ) -> PyResult<String> {
     let solver = MaxMarginParams::new(Bias::Free).working_set_mebibytes(working_set_mb);
     solver.clone().check().or_py()?;
-    let summation = self::summation(summation)?;
-    let params: Vec<PerceptronParams> = rules
-        .iter()
-        .map(|name| {
-            Ok(PerceptronParams::new()
-                .bias(BiasRule::parse(name)?)
-                .eta(eta)
-                .order(if shuffle {
-                    Order::Shuffle { seed }
-                } else {
-                    Order::Cyclic
-                })
-                .max_epochs(max_epochs)
-                .max_updates(max_updates)
-                .summation(summation))
-        })
-        .collect::<novikoff::Result<_>>()
-        .or_py()?;
-    if params.is_empty() {
-        return Err(PyValueError::new_err(
-            "invalid parameter `rules`: name at least one bias rule",
-        ));
-    }
+    let params = rule_params(
+        &rules,
+        eta,
+        shuffle.then_some(seed),
+        max_epochs,
+        max_updates,
+        summation,
+    )?;
     let options = ReportOptions {
         record_steps: steps,
         separator: separator.map(|w| (w.as_array().to_vec(), separator_bias)),

@@ -24,6 +24,73 @@ pub fn summation(name: &str) -> PyResult<Summation> {
     }
 }
 
+/// The bias rule `bias` names (`none`, `classic`, `novikoff`, `c=VALUE`), or the constant
+/// `bias_constant` when given.
+pub fn bias_rule(bias: &str, bias_constant: Option<f64>) -> PyResult<BiasRule> {
+    match bias_constant {
+        Some(c) => Ok(BiasRule::Constant(c)),
+        None => BiasRule::parse(bias).or_py(),
+    }
+}
+
+/// A perceptron with the bias rule, η, the order (cyclic, or shuffled with this seed), the caps and
+/// the summation of a call, the rest as [`PerceptronParams::new`] has it.
+pub fn run_params(
+    rule: BiasRule,
+    eta: f64,
+    shuffle_seed: Option<u64>,
+    max_epochs: usize,
+    max_updates: Option<u64>,
+    summation: &str,
+) -> PyResult<PerceptronParams> {
+    Ok(PerceptronParams::new()
+        .bias(rule)
+        .eta(eta)
+        .order(match shuffle_seed {
+            Some(seed) => Order::Shuffle { seed },
+            None => Order::Cyclic,
+        })
+        .max_epochs(max_epochs)
+        .max_updates(max_updates)
+        .summation(self::summation(summation)?))
+}
+
+/// [`run_params`] for each of the bias rules `rules` names (at least one), as `verify --rules` has them.
+pub fn rule_params(
+    rules: &[String],
+    eta: f64,
+    shuffle_seed: Option<u64>,
+    max_epochs: usize,
+    max_updates: Option<u64>,
+    summation: &str,
+) -> PyResult<Vec<PerceptronParams>> {
+    if rules.is_empty() {
+        return Err(PyValueError::new_err(
+            "invalid parameter `rules`: name at least one bias rule",
+        ));
+    }
+    rules
+        .iter()
+        .map(|name| {
+            let rule = BiasRule::parse(name).or_py()?;
+            run_params(rule, eta, shuffle_seed, max_epochs, max_updates, summation)
+        })
+        .collect()
+}
+
+/// The member of the perceptron's family named `name`, refused when its predictor is not one linear
+/// model (the voted perceptron).
+pub fn linear_variant(name: &str) -> PyResult<Variant> {
+    let variant = Variant::parse(name).or_py()?;
+    if variant.predictor() == Predictor::Voted {
+        return Err(PyValueError::new_err(
+            "variant 'voted' predicts by a vote of many weight vectors, which a linear estimator \
+             cannot hold; use 'averaged' (Freund and Schapire's cheaper approximation of the vote)",
+        ));
+    }
+    Ok(variant)
+}
+
 /// Train the perceptron on `x` and `y` and return the run as a dict: `w` (an array), `b`,
 /// `bias_constant`, `bias_weight`, `mistakes`, `epochs`, `converged`, `stop_reason`, the timings, and
 /// what [`save_model`] needs to write the run's model file later: `provenance_json` (the run's
@@ -74,29 +141,15 @@ pub fn fit<'py>(
     source: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let started = Instant::now();
-    let rule = match bias_constant {
-        Some(c) => BiasRule::Constant(c),
-        None => BiasRule::parse(bias).or_py()?,
-    };
-    let variant = Variant::parse(variant).or_py()?;
-    if variant.predictor() == Predictor::Voted {
-        return Err(PyValueError::new_err(
-            "variant 'voted' predicts by a vote of many weight vectors, which a linear estimator \
-             cannot hold; use 'averaged' (Freund and Schapire's cheaper approximation of the vote)",
-        ));
-    }
-    let mut params = PerceptronParams::new()
-        .variant(variant)
-        .bias(rule)
-        .eta(eta)
-        .order(if shuffle {
-            Order::Shuffle { seed }
-        } else {
-            Order::Cyclic
-        })
-        .max_epochs(max_epochs)
-        .max_updates(max_updates)
-        .summation(self::summation(summation)?);
+    let mut params = run_params(
+        bias_rule(bias, bias_constant)?,
+        eta,
+        shuffle.then_some(seed),
+        max_epochs,
+        max_updates,
+        summation,
+    )?
+    .variant(linear_variant(variant)?);
     if let Some(w) = initial_w {
         params = params.initial(w.as_array().to_owned(), initial_b);
     }

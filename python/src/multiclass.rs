@@ -9,7 +9,7 @@ use novikoff::margin::{Bias, MaxMarginParams};
 use novikoff::model::LinearModel;
 use novikoff::multiclass::{BinaryLearner, ClassVerdict, Method, MulticlassRuns, OneVsRest};
 use novikoff::multiclass::{MulticlassFit, MulticlassPerceptronParams};
-use novikoff::perceptron::{BiasRule, Fit, Order, PerceptronParams, Predictor, Variant};
+use novikoff::perceptron::{Fit, Predictor};
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -59,28 +59,15 @@ pub fn fit_multiclass<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let started = Instant::now();
     let method = Method::parse(method).or_py()?;
-    let variant = Variant::parse(variant).or_py()?;
-    if variant.predictor() == Predictor::Voted {
-        return Err(PyValueError::new_err(
-            "variant 'voted' predicts by a vote of many weight vectors, which a linear estimator \
-             cannot hold; use 'averaged' (Freund and Schapire's cheaper approximation of the vote)",
-        ));
-    }
-    let params = PerceptronParams::new()
-        .variant(variant)
-        .bias(match bias_constant {
-            Some(c) => BiasRule::Constant(c),
-            None => BiasRule::parse(bias).or_py()?,
-        })
-        .eta(eta)
-        .order(if shuffle {
-            Order::Shuffle { seed }
-        } else {
-            Order::Cyclic
-        })
-        .max_epochs(max_epochs)
-        .max_updates(max_updates)
-        .summation(learn::summation(summation)?);
+    let params = learn::run_params(
+        learn::bias_rule(bias, bias_constant)?,
+        eta,
+        shuffle.then_some(seed),
+        max_epochs,
+        max_updates,
+        summation,
+    )?
+    .variant(learn::linear_variant(variant)?);
     let initial = match (initial_coef, initial_intercept) {
         (Some(w), Some(b)) if method == Method::Kesler => {
             Some((w.as_array().to_owned(), b.as_array().to_owned()))
@@ -298,29 +285,14 @@ pub fn verify_multiclass(
     let method = Method::parse(method).or_py()?;
     let solver = MaxMarginParams::new(Bias::Free).working_set_mebibytes(working_set_mb);
     solver.clone().check().or_py()?;
-    let summation = learn::summation(summation)?;
-    let rules: Vec<PerceptronParams> = rules
-        .iter()
-        .map(|name| {
-            Ok(PerceptronParams::new()
-                .bias(BiasRule::parse(name)?)
-                .eta(eta)
-                .order(if shuffle {
-                    Order::Shuffle { seed }
-                } else {
-                    Order::Cyclic
-                })
-                .max_epochs(max_epochs)
-                .max_updates(max_updates)
-                .summation(summation))
-        })
-        .collect::<novikoff::Result<_>>()
-        .or_py()?;
-    if rules.is_empty() {
-        return Err(PyValueError::new_err(
-            "invalid parameter `rules`: name at least one bias rule",
-        ));
-    }
+    let rules = learn::rule_params(
+        &rules,
+        eta,
+        shuffle.then_some(seed),
+        max_epochs,
+        max_updates,
+        summation,
+    )?;
     let indices = class_indices(y.as_slice()?, classes.len())?;
     let mut input = features::build(features::matrix(x)?, crate::labels::ones(indices.len()))?;
     let features = input.take_data();
