@@ -331,4 +331,17 @@ fn multi_class_refusals_name_the_file_and_line() {
         ],
         "--multiclass ovr",
     );
+    // A flag that would be ignored is refused before any work, and nothing is written.
+    let model = dir.path().join("model.json");
+    for extra in [
+        ["--multiclass", "kesler"],
+        ["--multiclass", "ovr"],
+        ["--kernel", "rbf"],
+    ] {
+        let mut args = vec!["train", train.to_str().unwrap()];
+        args.extend(extra);
+        args.extend(["--save", model.to_str().unwrap()]);
+        refused(&args, "--save");
+        assert!(!model.exists(), "{extra:?}");
+    }
 }

@@ -153,13 +153,21 @@ pub fn parse_bias(text: &str) -> std::result::Result<BiasRule, String> {
 pub fn run(args: &TrainArgs) -> Result<()> {
     args.train.check_seed_is_used(None)?;
     let source = args.data.data.display().to_string();
-    if (args.kernel.kernel.is_some() || args.multiclass.multiclass.is_some())
-        && args.trace.is_some()
-    {
-        return Err(Error::parameter(
-            "--trace",
-            "the trace writes the primal weights; it is not offered with --kernel or --multiclass",
-        ));
+    if args.kernel.kernel.is_some() || args.multiclass.multiclass.is_some() {
+        // Refused before any work: a flag that would be ignored must not look as if it was obeyed.
+        if args.trace.is_some() {
+            return Err(Error::parameter(
+                "--trace",
+                "the trace writes the primal weights; it is not offered with --kernel or --multiclass",
+            ));
+        }
+        if args.save.is_some() {
+            return Err(Error::parameter(
+                "--save",
+                "a model file holds one linear model (w, b); it is not offered with --kernel or \
+                 --multiclass",
+            ));
+        }
     }
     if let Some(method) = args.multiclass.multiclass {
         return super::multiclass::train(
