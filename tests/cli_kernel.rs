@@ -343,5 +343,9 @@ fn multi_class_refusals_name_the_file_and_line() {
         args.extend(["--save", model.to_str().unwrap()]);
         refused(&args, "--save");
         assert!(!model.exists(), "{extra:?}");
+        let mut args = vec!["verify", train.to_str().unwrap()];
+        args.extend(extra);
+        args.extend(["--test", train.to_str().unwrap()]);
+        refused(&args, "--test");
     }
 }

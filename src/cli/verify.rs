@@ -99,6 +99,14 @@ pub fn run(args: &VerifyArgs) -> Result<ExitCode> {
             "it is offered for the primal perceptron only, not with --kernel or --multiclass",
         ));
     }
+    if special && args.train.test.is_some() {
+        // Refused rather than ignored: the command would succeed without the accuracy asked for.
+        return Err(Error::parameter(
+            "--test",
+            "verify reports a test accuracy for the primal perceptron only; with --kernel or \
+             --multiclass, `novikoff train DATA --test FILE` reports it",
+        ));
+    }
     if let Some(method) = args.multiclass.multiclass {
         let runs: Vec<_> = args
             .rules
