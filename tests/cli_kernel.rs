@@ -348,4 +348,15 @@ fn multi_class_refusals_name_the_file_and_line() {
         args.extend(["--test", train.to_str().unwrap()]);
         refused(&args, "--test");
     }
+    refused(
+        &[
+            "train",
+            train.to_str().unwrap(),
+            "--positive",
+            "cat",
+            "--cache-mb",
+            "5",
+        ],
+        "--cache-mb describes a kernel",
+    );
 }

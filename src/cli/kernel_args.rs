@@ -28,10 +28,13 @@ pub struct KernelArgs {
     /// gives the labels).
     #[arg(long, value_name = "FILE")]
     pub gram: Option<PathBuf>,
-    /// The Gram-row cache's memory budget, in MiB.
-    #[arg(long, value_name = "MIB", default_value_t = 200)]
-    pub cache_mb: usize,
+    /// The Gram-row cache's memory budget, in MiB (200 by default).
+    #[arg(long, value_name = "MIB")]
+    pub cache_mb: Option<usize>,
 }
+
+/// The Gram-row cache's budget without `--cache-mb`, in MiB.
+const DEFAULT_CACHE_MB: usize = 200;
 
 impl KernelArgs {
     /// The kernel asked for, with γ chosen on the training data; `None` without `--kernel`.
@@ -43,6 +46,7 @@ impl KernelArgs {
                 ("--kernel-gamma", self.kernel_gamma.is_some()),
                 ("--bandwidth", self.bandwidth.is_some()),
                 ("--gram", self.gram.is_some()),
+                ("--cache-mb", self.cache_mb.is_some()),
             ] {
                 if given {
                     return Err(Error::parameter(
@@ -132,7 +136,9 @@ impl KernelArgs {
 
     /// The cache budget in bytes.
     pub fn cache_bytes(&self) -> usize {
-        self.cache_mb.saturating_mul(1 << 20)
+        self.cache_mb
+            .unwrap_or(DEFAULT_CACHE_MB)
+            .saturating_mul(1 << 20)
     }
 }
 
