@@ -407,6 +407,23 @@ fn libsvm_reads_into_either_storage_and_round_trips() {
 }
 
 #[test]
+fn a_dense_format_asked_for_the_sparse_storage_is_kept_as_csr() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("d.csv");
+    std::fs::write(&csv, "x1,x2,x3,y\n0,2.5,0,1\n-1,0,0,-1\n0,0,0,1\n").unwrap();
+    let dense = novikoff::io::open(&csv, &ReadOptions::default()).unwrap();
+    let sparse =
+        novikoff::io::open(&csv, &ReadOptions::default().storage(Storage::Sparse)).unwrap();
+    assert!(!dense.is_sparse() && sparse.is_sparse());
+    assert_eq!(sparse.nnz(), 2);
+    assert_eq!(sparse.to_dense().unwrap(), dense);
+    let classes =
+        novikoff::io::open_multiclass(&csv, &ReadOptions::default().storage(Storage::Sparse))
+            .unwrap();
+    assert!(classes.features().is_sparse());
+}
+
+#[test]
 fn libsvm_errors_name_the_line_and_entry_in_sparse_storage_too() {
     let sparse = ReadOptions::default().storage(Storage::Sparse);
     let cases: [(&[u8], &str); 6] = [

@@ -403,12 +403,19 @@ pub fn open(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Dataset> {
     }
     let format = input_format(path, options)?;
     options.check_format(format)?;
-    match format {
+    let data = match format {
         Format::Csv => read_csv(path, options),
         Format::Libsvm => read_libsvm(path, options),
         Format::Npy => read_npy(path, options),
         Format::Npz => read_npz(path, options),
-    }
+    }?;
+    // A dense format is read densely; asked for the sparse storage, its rows are then kept as CSR
+    // rather than the request being ignored.
+    Ok(if options.storage == Storage::Sparse && !data.is_sparse() {
+        data.to_sparse()
+    } else {
+        data
+    })
 }
 
 /// Write a dataset, choosing the writer by extension. The file is replaced atomically (written beside it

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 
 /// The storage a reader builds for a sparse format (LIBSVM, a scipy sparse `.npz`). Dense formats
-/// (CSV, `.npy`, a dense `.npz`) are always read densely.
+/// (CSV, `.npy`, a dense `.npz`) are read densely, and with `Sparse` their rows are then stored as CSR.
 ///
 /// | storage | reads into |
 /// |---|---|
