@@ -330,18 +330,10 @@ class Perceptron(ClassifierMixin, BaseEstimator):
     def _fit_classes(self, X, indices, n_classes, options):
         """Three classes or more, in the crate (``multi_class``); the run in the binary run's terms,
         with ``multi_class`` set."""
-        run = _novikoff.fit_multiclass(
+        return _totals(_novikoff.fit_multiclass(
             X, np.ascontiguousarray(indices, dtype=np.int64), n_classes=n_classes,
             method=self.multi_class, **options,
-        )
-        run["multi_class"] = True
-        run["epochs"] = int(np.max(run["epochs"]))
-        run["mistakes"] = int(np.sum(run["mistakes"]))
-        run["updates"] = int(np.sum(run["updates"]))
-        run["converged"] = bool(all(run["converged"]))
-        reasons = run["stop_reasons"]
-        run["stop_reason"] = next((r for r in reasons if r != "converged"), reasons[0])
-        return run
+        ))
 
     def _keep_classes(self, run):
         coef, intercept = run["coef"], run["intercept"]
@@ -536,19 +528,36 @@ class Perceptron(ClassifierMixin, BaseEstimator):
 
 
 def _ovr_run(runs):
-    """The binary runs of one-vs-rest's classes (class order) as one multi-class run."""
-    reasons = [run["stop_reason"] for run in runs]
-    return {
+    """The binary runs of one-vs-rest's classes (class order) as one multi-class run, in the terms
+    of ``fit_multiclass``."""
+    return _totals({
         "coef": np.vstack([run["w"] for run in runs]),
         "intercept": np.array([run["b"] for run in runs]),
         "last_coef": np.vstack([run["last_w"] for run in runs]),
         "last_intercept": np.array([run["last_b"] for run in runs]),
-        "updates": sum(int(run["updates"]) for run in runs),
-        "mistakes": sum(int(run["mistakes"]) for run in runs),
-        "converged": all(run["converged"] for run in runs),
-        "stop_reason": next((r for r in reasons if r != "converged"), reasons[0]),
+        "updates": [run["updates"] for run in runs],
+        "mistakes": [run["mistakes"] for run in runs],
+        "epochs": [run["epochs"] for run in runs],
+        "converged": [run["converged"] for run in runs],
+        "stop_reasons": [run["stop_reason"] for run in runs],
         "bias_constant": runs[0]["bias_constant"],
         "train_seconds": sum(run["train_seconds"] for run in runs),
         "fit_seconds": sum(run["fit_seconds"] for run in runs),
         "call_seconds": sum(run["call_seconds"] for run in runs),
-    }
+    })
+
+
+def _totals(run):
+    """A multi-class run's per-run counts (one-vs-rest's classes, or the multi-class perceptron's one
+    run) as the estimator's: the most epochs (as scikit-learn counts them), the summed mistakes and
+    updates, converged when every run did, and the first stop reason that is not convergence."""
+    reasons = run["stop_reasons"]
+    return dict(
+        run,
+        multi_class=True,
+        epochs=int(np.max(run["epochs"])),
+        mistakes=int(np.sum(run["mistakes"])),
+        updates=int(np.sum(run["updates"])),
+        converged=bool(all(run["converged"])),
+        stop_reason=next((r for r in reasons if r != "converged"), reasons[0]),
+    )

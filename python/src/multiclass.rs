@@ -9,7 +9,7 @@ use novikoff::margin::{Bias, MaxMarginParams};
 use novikoff::model::LinearModel;
 use novikoff::multiclass::{BinaryLearner, ClassVerdict, Method, MulticlassRuns, OneVsRest};
 use novikoff::multiclass::{MulticlassFit, MulticlassPerceptronParams};
-use novikoff::perceptron::{Fit, Predictor};
+use novikoff::perceptron::Fit;
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -182,18 +182,15 @@ impl Run {
         for (r, fit) in fits.iter().enumerate() {
             run.last_coef.row_mut(r).assign(&fit.w);
             run.last_intercept[r] = fit.b;
-            // The variant's own predictor; the last weights when they are not finite (the caller
-            // refuses them by name).
-            match (LinearModel::of_run(fit), fit.variant.predictor()) {
-                (Ok(model), Predictor::Averaged | Predictor::Pocket) => {
-                    run.coef.row_mut(r).assign(&ndarray::aview1(model.w()));
-                    run.intercept[r] = model.b();
-                }
-                _ => {
-                    run.coef.row_mut(r).assign(&fit.w);
-                    run.intercept[r] = fit.b;
-                }
-            }
+            // The variant's own predictor (the voted perceptron was refused with the parameters).
+            let own = fit.own_linear().ok_or_else(|| {
+                novikoff::Error::parameter(
+                    "variant",
+                    "the voted perceptron has no linear predictor",
+                )
+            })?;
+            run.coef.row_mut(r).assign(&own.w);
+            run.intercept[r] = own.b;
         }
         Ok(run)
     }
