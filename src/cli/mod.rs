@@ -142,7 +142,7 @@ impl DataArgs {
 }
 
 /// Name a refused read option by the flag that set it, so that the user sees what to drop.
-fn name_the_flag(error: novikoff::Error) -> novikoff::Error {
+pub(crate) fn name_the_flag(error: novikoff::Error) -> novikoff::Error {
     match error {
         novikoff::Error::Parameter { name, reason } => {
             let flag = match name {
@@ -151,6 +151,7 @@ fn name_the_flag(error: novikoff::Error) -> novikoff::Error {
                 "delimiter" => "--delimiter",
                 "features" => "--features",
                 "storage" => "--storage",
+                "positive" => "--positive",
                 other => other,
             };
             novikoff::Error::parameter(flag, reason)

@@ -1,10 +1,15 @@
 //! `novikoff predict` and `novikoff score`: a model saved by `train --save`, applied to a data file.
+//! A multi-class model reads the file's labels as classes (`predict` drops them, `score` reads them
+//! against the model's classes).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use novikoff::model::{Model, ModelFile, predictions_csv, save_predictions};
+use novikoff::model::{
+    Model, ModelFile, MulticlassModel, class_predictions_csv, predictions_csv,
+    save_class_predictions, save_predictions,
+};
 use novikoff::{Dataset, Error, Location, Result};
 use serde_json::json;
 
@@ -33,40 +38,111 @@ pub struct ScoreArgs {
     pub format: OutputFormat,
 }
 
-/// The model and the data, with a model of another dimension refused in the data file's name.
-fn load(model: &Path, data: &DataArgs) -> Result<(Model, Dataset)> {
-    let model_file = ModelFile::load(model)?;
+/// The data of a binary model.
+fn load_binary(model_path: &Path, model: &Model, data: &DataArgs) -> Result<Dataset> {
     let dataset = data.load()?;
-    if model_file.model.n_features() != dataset.n_features() {
-        return Err(Error::parse(
-            Location::new(&data.data),
-            format!(
-                "has {} features, but the model {} takes {}",
-                dataset.n_features(),
-                model.display(),
-                model_file.model.n_features()
-            ),
-        ));
-    }
-    Ok((model_file.model, dataset))
+    check_dimension(model_path, model.n_features(), data, dataset.n_features())?;
+    Ok(dataset)
 }
 
-/// The predictions as CSV ([`predictions_csv`]), into `--out` or onto stdout.
+/// A model of another dimension refused in the data file's name.
+fn check_dimension(model_path: &Path, model_d: usize, data: &DataArgs, d: usize) -> Result<()> {
+    if model_d == d {
+        return Ok(());
+    }
+    Err(Error::parse(
+        Location::new(&data.data),
+        format!(
+            "has {d} features, but the model {} takes {model_d}",
+            model_path.display(),
+        ),
+    ))
+}
+
+/// The predictions as CSV ([`predictions_csv`], or [`class_predictions_csv`] for a multi-class
+/// model), into `--out` or onto stdout.
 pub fn run_predict(args: &PredictArgs) -> Result<()> {
-    let (model, data) = load(&args.model, &args.data)?;
+    let model = ModelFile::load(&args.model)?.model;
+    if let Model::Multiclass(model) = &model {
+        let data = novikoff::io::open_features(&args.data.data, &args.data.read_options()?)
+            .map_err(super::name_the_flag)?;
+        check_dimension(
+            &args.model,
+            model.n_features(),
+            &args.data,
+            data.n_features(),
+        )?;
+        let scores = model.decision_function_dataset(&data)?;
+        return match &args.out {
+            Some(path) => save_class_predictions(path, model.classes(), &scores),
+            None => write_stdout(&class_predictions_csv(model.classes(), &scores)),
+        };
+    }
+    let data = load_binary(&args.model, &model, &args.data)?;
     let decisions = model.decision_function_dataset(&data)?.to_vec();
     match &args.out {
         Some(path) => save_predictions(path, &decisions),
-        None => std::io::stdout()
-            .lock()
-            .write_all(predictions_csv(&decisions).as_bytes())
-            .map_err(|e| Error::io("<stdout>", e)),
+        None => write_stdout(&predictions_csv(&decisions)),
+    }
+}
+
+fn write_stdout(text: &str) -> Result<()> {
+    std::io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .map_err(|e| Error::io("<stdout>", e))
+}
+
+/// Accuracy, per-class recall and the confusion matrix of a multi-class model on data of its classes
+/// (a class the model does not know is refused at its first row).
+fn score_classes(args: &ScoreArgs, model: &MulticlassModel) -> Result<()> {
+    let options = args.data.read_options()?;
+    let data = novikoff::io::open_multiclass_as(&args.data.data, &options, model.classes())
+        .map_err(super::name_the_flag)?;
+    let d = data.n_features();
+    check_dimension(&args.model, model.n_features(), &args.data, d)?;
+    let confusion = model.confusion(&data)?;
+    match args.format {
+        OutputFormat::Json => print_json(&json!({
+            "model": args.model.display().to_string(),
+            "data": args.data.data.display().to_string(),
+            "kind": "multiclass",
+            "method": model.method().name(),
+            "n": confusion.total(),
+            "d": d,
+            "classes": model.classes(),
+            "accuracy": confusion.accuracy(),
+            "recall": confusion.recall(),
+            "confusion": confusion,
+        })),
+        OutputFormat::Table => {
+            print_pairs(&[
+                ("model", args.model.display().to_string()),
+                ("data", args.data.data.display().to_string()),
+                ("n × d", format!("{} × {d}", confusion.total())),
+                (
+                    "classes",
+                    format!("{} ({})", model.n_classes(), model.classes().join(", ")),
+                ),
+                ("method", model.method().name().to_string()),
+                ("accuracy", confusion.accuracy().to_string()),
+            ])?;
+            print!(
+                "\nconfusion matrix:\n{}",
+                super::multiclass::confusion_text(&confusion)
+            );
+            Ok(())
+        }
     }
 }
 
 /// Accuracy, the confusion counts and the model's signed margin on a labelled data file.
 pub fn run_score(args: &ScoreArgs) -> Result<()> {
-    let (model, data) = load(&args.model, &args.data)?;
+    let model = ModelFile::load(&args.model)?.model;
+    if let Model::Multiclass(model) = &model {
+        return score_classes(args, model);
+    }
+    let data = load_binary(&args.model, &model, &args.data)?;
     let score = model.score(&data)?;
     let c = score.confusion;
     match args.format {

@@ -9,6 +9,7 @@ use novikoff::bounds::InvariantStatus;
 use novikoff::dataset::MulticlassDataset;
 use novikoff::kernel::Kernel;
 use novikoff::margin::{self, Bias, MarginResult};
+use novikoff::model::ModelFile;
 use novikoff::multiclass::{
     BinaryLearner, ConfusionMatrix, LiftedGeometry, Method, MulticlassPerceptronParams,
     MulticlassRuns, MulticlassVerdict, OneVsRest,
@@ -96,7 +97,7 @@ fn kernel_of(
     Ok(kernel)
 }
 
-fn confusion_text(m: &ConfusionMatrix) -> String {
+pub(super) fn confusion_text(m: &ConfusionMatrix) -> String {
     let mut rows = vec![
         std::iter::once("true \\ predicted".to_string())
             .chain(m.classes.iter().cloned())
@@ -120,6 +121,7 @@ pub fn train(
     test: Option<&std::path::Path>,
     method: Method,
     kernel_args: &KernelArgs,
+    save: Option<&std::path::Path>,
     format: OutputFormat,
 ) -> Result<()> {
     let data = load(data_args)?;
@@ -127,9 +129,14 @@ pub fn train(
     let test = load_test(test, data_args, &data)?;
     let bias = base.bias_rule();
     let started = Instant::now();
+    let model;
     let (summary, train_confusion, test_confusion) = match method {
         Method::Kesler => {
-            let fit = kesler_params(base)?.check()?.fit(&data)?;
+            let learner = kesler_params(base)?.check()?;
+            let fit = learner.fit(&data)?;
+            model = save
+                .map(|_| ModelFile::from_multiclass_fit(&fit, &learner, &data, Some(source)))
+                .transpose()?;
             let confusion = fit.confusion(&data)?;
             let tested = test.as_ref().map(|t| fit.confusion(t)).transpose()?;
             (
@@ -142,6 +149,9 @@ pub fn train(
         }
         Method::OneVsRest => {
             let ovr = OneVsRest::fit(&data, &learner(base, kernel.as_ref(), kernel_args)?)?;
+            model = save
+                .map(|_| ModelFile::from_one_vs_rest(&ovr, base, &data, Some(source)))
+                .transpose()?;
             let tested = test.as_ref().map(|t| ovr.confusion(t)).transpose()?;
             (
                 json!({"mistakes": ovr.mistakes,
@@ -152,7 +162,7 @@ pub fn train(
         }
     };
     let seconds = started.elapsed().as_secs_f64();
-    match format {
+    let printed = match format {
         OutputFormat::Json => print_json(&json!({
             "data": source,
             "n": data.n_samples(),
@@ -205,6 +215,11 @@ pub fn train(
             print!("\nconfusion matrix ({what} data):\n{}", confusion_text(m));
             Ok(())
         }
+    };
+    printed?;
+    match (save, model) {
+        (Some(path), Some(model)) => model.save(path),
+        _ => Ok(()),
     }
 }
 

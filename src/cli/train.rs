@@ -138,7 +138,8 @@ pub struct TrainArgs {
     /// Write one CSV row per update (update,epoch,row,activation,w…,b) to this file.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
-    /// Save the model (w, b, the parameters, the data's n, d and R) as JSON, for `predict` and `score`.
+    /// Save the model (w, b, the parameters, the data's n, d and R; with --multiclass, every class's
+    /// w and b) as JSON, for `predict` and `score`.
     #[arg(long, value_name = "MODEL.json")]
     pub save: Option<PathBuf>,
     /// Output format.
@@ -161,13 +162,20 @@ pub fn run(args: &TrainArgs) -> Result<()> {
                 "the trace writes the primal weights; it is not offered with --kernel or --multiclass",
             ));
         }
-        if args.save.is_some() {
-            return Err(Error::parameter(
-                "--save",
-                "a model file holds one linear model (w, b); it is not offered with --kernel or \
-                 --multiclass",
-            ));
-        }
+    }
+    if args.save.is_some() && args.train.params(args.bias).variant_kind() == Variant::Voted {
+        return Err(Error::parameter(
+            "--save",
+            "the voted perceptron predicts by a vote of many weight vectors, which a model file \
+             cannot hold; save --variant averaged instead",
+        ));
+    }
+    if args.save.is_some() && args.kernel.kernel.is_some() {
+        return Err(Error::parameter(
+            "--save",
+            "a model file holds linear models; the kernel perceptron's dual coefficients are not \
+             offered",
+        ));
     }
     if let Some(method) = args.multiclass.multiclass {
         return super::multiclass::train(
@@ -177,6 +185,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             args.train.test.as_deref(),
             method,
             &args.kernel,
+            args.save.as_deref(),
             args.format,
         );
     }

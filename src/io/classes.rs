@@ -39,6 +39,24 @@ pub fn open_multiclass(path: impl AsRef<Path>, options: &ReadOptions) -> Result<
     MulticlassDataset::from_features(features, labels.names, labels.ids)
 }
 
+/// Read the features of a data file whose labels may be any classes, one or many (what a multi-class
+/// model predicts on): the labels are read as [`open_multiclass`] reads them, and dropped.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("new.csv");
+/// std::fs::write(&path, "x,y\n0.5,?\n1.5,?\n").unwrap();
+/// let features = novikoff::io::open_features(&path, &Default::default())?;
+/// assert_eq!((features.n_samples(), features.n_features()), (2, 1));
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`open_multiclass`], without its refusal of a single class.
+pub fn open_features(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Dataset> {
+    read_classes(path.as_ref(), options).map(|(features, _)| features)
+}
+
 /// Read held-out data against the classes of the training data: a class the training data lack is an
 /// error at its first row in this file.
 ///

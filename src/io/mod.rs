@@ -48,7 +48,7 @@ mod text;
 
 use std::path::Path;
 
-pub use self::classes::{open_multiclass, open_multiclass_as, save_multiclass};
+pub use self::classes::{open_features, open_multiclass, open_multiclass_as, save_multiclass};
 pub use self::csv::{read_csv, read_csv_stream, write_csv};
 pub use self::libsvm::{read_libsvm, read_libsvm_stream, write_libsvm};
 pub use self::matrix::read_matrix;

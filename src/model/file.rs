@@ -6,10 +6,11 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{LinearModel, Model};
-use crate::dataset::Dataset;
+use super::{LinearModel, Model, MulticlassModel, Provenance};
+use crate::dataset::{Dataset, MulticlassDataset};
 use crate::error::{Error, Location, Result};
-use crate::perceptron::{Fit, Order, Perceptron, StopReason};
+use crate::multiclass::{MulticlassFit, MulticlassPerceptron, OneVsRest};
+use crate::perceptron::{Fit, Perceptron, PerceptronParams};
 
 /// The `format` field of every model file.
 pub const FORMAT: &str = "novikoff-model";
@@ -19,7 +20,7 @@ pub const FORMAT: &str = "novikoff-model";
 pub const FORMAT_VERSION: u32 = 1;
 
 /// The model kinds this crate reads, as the `kind` field spells them.
-const KNOWN_KINDS: &[&str] = &["linear"];
+const KNOWN_KINDS: &[&str] = &["linear", "multiclass"];
 
 /// A saved model: the [`Model`], how it was made ([`Provenance`]), and the format and crate versions that
 /// wrote it. See the [module documentation](super) for the format.
@@ -54,176 +55,6 @@ struct Document {
     model: Model,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     provenance: Option<Provenance>,
-}
-
-/// How a model was made: the training parameters, the data it saw and what the run did. Informative:
-/// prediction does not read it, and a reader ignores fields it does not know.
-///
-/// ```
-/// use ndarray::array;
-/// use novikoff::{model::ModelFile, perceptron::PerceptronParams, Dataset};
-/// let data = Dataset::new(array![[3.0, 4.0], [-1.0, 0.0]], array![1.0, -1.0])?;
-/// let learner = PerceptronParams::new().check()?;
-/// let file = ModelFile::from_fit(&learner.fit(&data)?, &learner, &data, None)?;
-/// let provenance = file.provenance.unwrap();
-/// assert_eq!((provenance.data.n, provenance.data.d, provenance.data.radius), (2, 2, Some(5.0)));
-/// assert_eq!(provenance.params.bias, "none");
-/// assert!(provenance.run.converged);
-/// # Ok::<(), novikoff::Error>(())
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct Provenance {
-    /// The learner: the variant's name (`perceptron`, `averaged`, `pocket`, `margin:β`, `pa`, …).
-    pub learner: String,
-    /// Its parameters.
-    pub params: TrainingParams,
-    /// The training data.
-    pub data: DataSummary,
-    /// What the run did.
-    pub run: RunSummary,
-}
-
-/// The training parameters of a [`Provenance`], spelled as the CLI spells them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct TrainingParams {
-    /// The bias rule: `none`, `classic`, `novikoff` or `c=VALUE`.
-    pub bias: String,
-    /// The learning rate η.
-    pub eta: f64,
-    /// The order: `cyclic`, `shuffle` or `permutation`.
-    pub order: String,
-    /// The seed of a shuffled order.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seed: Option<u64>,
-    /// The epoch cap.
-    pub max_epochs: usize,
-    /// The update cap.
-    #[serde(default)]
-    pub max_updates: Option<u64>,
-    /// True when the run started from given weights rather than zero.
-    #[serde(default)]
-    pub warm_start: bool,
-}
-
-/// The training data of a [`Provenance`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct DataSummary {
-    /// Where the data came from (a path), when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
-    /// Rows.
-    pub n: usize,
-    /// Features.
-    pub d: usize,
-    /// Stored values (`n·d` when dense).
-    pub nnz: usize,
-    /// `dense` or `sparse`.
-    pub storage: String,
-    /// The radius `R = maxᵢ ‖xᵢ‖`; `None` when the maker skipped the pass over the data that computes
-    /// it (see [`Provenance::of_run_without_radius_pass`]).
-    pub radius: Option<f64>,
-    /// Rows labelled +1.
-    pub positives: usize,
-    /// Rows labelled −1.
-    pub negatives: usize,
-}
-
-/// The run of a [`Provenance`]: the counts of [`Fit`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct RunSummary {
-    /// Updates.
-    pub mistakes: u64,
-    /// Passes, including the final clean one.
-    pub epochs: usize,
-    /// True when the last epoch had no mistake.
-    pub converged: bool,
-    /// Why the run stopped.
-    pub stop_reason: StopReason,
-    /// Wall-clock seconds in the training loop.
-    pub train_seconds: f64,
-}
-
-impl Provenance {
-    /// The provenance of a run of `learner` on `data`, which came from `source` (a path) when given.
-    ///
-    /// ```
-    /// use ndarray::array;
-    /// use novikoff::{model::Provenance, perceptron::PerceptronParams, Dataset};
-    /// let data = Dataset::new(array![[1.0], [-1.0]], array![1.0, -1.0])?;
-    /// let learner = PerceptronParams::new().check()?;
-    /// let provenance = Provenance::of_run(&learner.fit(&data)?, &learner, &data, Some("d.csv"));
-    /// assert_eq!(provenance.data.source.as_deref(), Some("d.csv"));
-    /// assert_eq!(provenance.run.mistakes, 1);
-    /// # Ok::<(), novikoff::Error>(())
-    /// ```
-    pub fn of_run(fit: &Fit, learner: &Perceptron, data: &Dataset, source: Option<&str>) -> Self {
-        let mut provenance = Self::of_run_without_radius_pass(fit, learner, data, source);
-        provenance.data.radius = Some(data.radius());
-        provenance
-    }
-
-    /// [`Provenance::of_run`] without a pass over the data for `R`: the radius is recorded when the run
-    /// computed it (the `novikoff` rule does), and is `None` otherwise. For a caller whose cost is the
-    /// training's alone (the Python estimator's `fit`, where a pass over 10⁶ rows would cost as much as
-    /// a clean epoch).
-    ///
-    /// ```
-    /// use ndarray::array;
-    /// use novikoff::{model::Provenance, perceptron::{BiasRule, PerceptronParams}, Dataset};
-    /// let data = Dataset::new(array![[3.0, 4.0], [-1.0, 0.0]], array![1.0, -1.0])?;
-    /// let plain = PerceptronParams::new().check()?;
-    /// let p = Provenance::of_run_without_radius_pass(&plain.fit(&data)?, &plain, &data, None);
-    /// assert_eq!(p.data.radius, None);
-    /// let novikoff = PerceptronParams::new().bias(BiasRule::Novikoff).check()?;
-    /// let p = Provenance::of_run_without_radius_pass(&novikoff.fit(&data)?, &novikoff, &data, None);
-    /// assert_eq!(p.data.radius, Some(5.0));
-    /// # Ok::<(), novikoff::Error>(())
-    /// ```
-    pub fn of_run_without_radius_pass(
-        fit: &Fit,
-        learner: &Perceptron,
-        data: &Dataset,
-        source: Option<&str>,
-    ) -> Self {
-        let params = learner.params();
-        let (positives, negatives) = data.class_counts();
-        Provenance {
-            learner: fit.variant.name(),
-            params: TrainingParams {
-                bias: params.bias_rule().name(),
-                eta: learner.eta(),
-                order: learner.order().name().into(),
-                seed: match learner.order() {
-                    Order::Shuffle { seed } => Some(*seed),
-                    _ => None,
-                },
-                max_epochs: learner.max_epochs(),
-                max_updates: learner.max_updates(),
-                warm_start: params.initial_w.is_some() || params.initial_b != 0.0,
-            },
-            data: DataSummary {
-                source: source.map(str::to_string),
-                n: data.n_samples(),
-                d: data.n_features(),
-                nnz: data.nnz(),
-                storage: if data.is_sparse() { "sparse" } else { "dense" }.into(),
-                radius: data.known_radius(),
-                positives,
-                negatives,
-            },
-            run: RunSummary {
-                mistakes: fit.mistakes,
-                epochs: fit.epochs,
-                converged: fit.converged,
-                stop_reason: fit.stop_reason,
-                train_seconds: fit.train_seconds,
-            },
-        }
-    }
 }
 
 impl ModelFile {
@@ -268,6 +99,65 @@ impl ModelFile {
         let provenance = Provenance::of_run(fit, learner, data, source);
         let model = Model::Linear(model);
         Ok(Self::new(model, Some(provenance)))
+    }
+
+    /// The model file of a multi-class perceptron's run of `learner` on `data` (from `source`, a path,
+    /// when given): [`MulticlassModel::from_fit`], with [`Provenance::of_multiclass_run`].
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{dataset::MulticlassDataset, model::ModelFile, multiclass::MulticlassPerceptronParams};
+    /// let data = MulticlassDataset::new(
+    ///     array![[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0]], vec!["a".into(), "b".into(), "c".into()], vec![0, 1, 2])?;
+    /// let learner = MulticlassPerceptronParams::new().check()?;
+    /// let fit = learner.fit(&data)?;
+    /// let file = ModelFile::from_multiclass_fit(&fit, &learner, &data, Some("three.csv"))?;
+    /// let again = ModelFile::from_json(&file.to_json()?, "m.json")?;
+    /// let model = again.model.multiclass().unwrap();
+    /// assert_eq!(model.decision_function_dataset(data.features())?, fit.decision_function(data.features())?);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`MulticlassModel::from_fit`].
+    pub fn from_multiclass_fit(
+        fit: &MulticlassFit,
+        learner: &MulticlassPerceptron,
+        data: &MulticlassDataset,
+        source: Option<&str>,
+    ) -> Result<Self> {
+        let model = Model::Multiclass(MulticlassModel::from_fit(fit)?);
+        let provenance = Provenance::of_multiclass_run(fit, learner, data, source);
+        Ok(Self::new(model, Some(provenance)))
+    }
+
+    /// The model file of a one-vs-rest run ([`OneVsRest::fit`]) of the perceptron `learner` on
+    /// `data`: [`MulticlassModel::from_one_vs_rest`], with [`Provenance::of_one_vs_rest`].
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{dataset::MulticlassDataset, model::ModelFile, multiclass::{BinaryLearner, OneVsRest}};
+    /// use novikoff::perceptron::{PerceptronParams, Variant};
+    /// let data = MulticlassDataset::new(
+    ///     array![[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0]], vec!["a".into(), "b".into(), "c".into()], vec![0, 1, 2])?;
+    /// let learner = PerceptronParams::new().variant(Variant::Averaged);
+    /// let ovr = OneVsRest::fit(&data, &BinaryLearner::Linear(learner.clone()))?;
+    /// let file = ModelFile::from_one_vs_rest(&ovr, &learner, &data, None)?;
+    /// assert_eq!(file.provenance.unwrap().learner, "averaged");
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`MulticlassModel::from_one_vs_rest`].
+    pub fn from_one_vs_rest(
+        ovr: &OneVsRest,
+        learner: &PerceptronParams,
+        data: &MulticlassDataset,
+        source: Option<&str>,
+    ) -> Result<Self> {
+        let model = Model::Multiclass(MulticlassModel::from_one_vs_rest(ovr)?);
+        let provenance = Provenance::of_one_vs_rest(ovr, learner, data, source);
+        Ok(Self::new(model, provenance))
     }
 
     /// The format version of the file (this crate writes [`FORMAT_VERSION`]).

@@ -3,9 +3,10 @@
 //! A [`ModelFile`] is one JSON document with everything needed to predict and to know how the model was
 //! made:
 //!
-//! * the **model** itself, a [`Model`]: today one kind, [`Model::Linear`] (a [`LinearModel`]: `w`, `b`,
-//!   the bias rule's constant `c` and weight `v` with `b = c·v`, and the summation order its dot products
-//!   use);
+//! * the **model** itself, a [`Model`] of one of two kinds: [`Model::Linear`] (a [`LinearModel`]: `w`,
+//!   `b`, the bias rule's constant `c` and weight `v` with `b = c·v`, and the summation order its dot
+//!   products use), or [`Model::Multiclass`] (a [`MulticlassModel`]: the classes' names, one linear
+//!   model per class, and the method that learnt them, one-vs-rest or the multi-class perceptron);
 //! * its **provenance**, a [`Provenance`]: the training parameters, the data's `n`, `d`, `nnz` and radius
 //!   `R`, and the run's counts;
 //! * the **format** name, the **format version** and the **crate version** that wrote it.
@@ -28,8 +29,15 @@
 //! }
 //! ```
 //!
-//! The model is tagged by its `kind`. Later learners (averaged weights, a voted list, kernel dual
-//! coefficients, multi-class weight matrices) are new kinds beside `linear`: a file of format version 1
+//! A multi-class model holds its classes' linear models side by side, each with the fields above:
+//!
+//! ```json
+//! "model": { "kind": "multiclass", "method": "kesler", "n_features": 2, "classes": ["a", "b", "c"],
+//!            "models": [ { "n_features": 2, "w": [1.0, 0.0], "b": 1.0, … }, … ] }
+//! ```
+//!
+//! The model is tagged by its `kind`. Later learners (a voted list, kernel dual coefficients) are new
+//! kinds beside `linear` and `multiclass`: a file of format version 1
 //! keeps its meaning, and a reader meets a kind it does not know with a clear error instead of a wrong
 //! prediction. The format version changes only if the meaning of an existing field changes; a reader
 //! refuses a version newer than [`FORMAT_VERSION`]. The fields of a model are checked strictly (an
@@ -53,21 +61,23 @@
 
 mod file;
 mod linear;
+mod multiclass;
+mod provenance;
 mod score;
 
-use ndarray::Array1;
+use ndarray::{Array1, Array2};
 use serde::{Deserialize, Serialize};
 
-pub use file::{
-    DataSummary, FORMAT, FORMAT_VERSION, ModelFile, Provenance, RunSummary, TrainingParams,
-};
+pub use file::{FORMAT, FORMAT_VERSION, ModelFile};
 pub use linear::LinearModel;
+pub use multiclass::MulticlassModel;
+pub use provenance::{DataSummary, Provenance, RunSummary, TrainingParams};
 pub use score::{Confusion, Score};
 
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 
-/// A saved model, tagged by its kind (`"kind": "linear"` in the file).
+/// A saved model, tagged by its kind (`"kind": "linear"` or `"multiclass"` in the file).
 ///
 /// The enum is `#[non_exhaustive]`: other learners are added as new kinds, so match with a wildcard arm.
 ///
@@ -85,6 +95,8 @@ use crate::error::{Error, Result};
 pub enum Model {
     /// `sign(w·x + b)`: the weights of the perceptron, with any bias rule.
     Linear(LinearModel),
+    /// `argmax_r w_r·x + b_r` over `k ≥ 2` classes: one-vs-rest or the multi-class perceptron.
+    Multiclass(MulticlassModel),
 }
 
 impl Model {
@@ -98,6 +110,7 @@ impl Model {
     pub fn kind(&self) -> &'static str {
         match self {
             Model::Linear(_) => "linear",
+            Model::Multiclass(_) => "multiclass",
         }
     }
 
@@ -111,6 +124,7 @@ impl Model {
     pub fn n_features(&self) -> usize {
         match self {
             Model::Linear(m) => m.n_features(),
+            Model::Multiclass(m) => m.n_features(),
         }
     }
 
@@ -125,10 +139,45 @@ impl Model {
     pub fn linear(&self) -> Option<&LinearModel> {
         match self {
             Model::Linear(m) => Some(m),
+            Model::Multiclass(_) => None,
         }
     }
 
-    /// `sign(f(x))` for every row of `data`, with sign(0) = +1 (the crate's convention).
+    /// The multi-class model, if this is one.
+    ///
+    /// ```
+    /// use novikoff::{model::{LinearModel, Model, MulticlassModel}, multiclass::Method, simd::Summation};
+    /// let one = LinearModel::new(vec![2.0], 1.0, Summation::Fast)?;
+    /// let model = Model::Multiclass(MulticlassModel::new(Method::Kesler, vec!["a".into(), "b".into()], vec![one; 2])?);
+    /// assert_eq!(model.multiclass().map(|m| m.n_classes()), Some(2));
+    /// assert!(model.linear().is_none());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn multiclass(&self) -> Option<&MulticlassModel> {
+        match self {
+            Model::Multiclass(m) => Some(m),
+            Model::Linear(_) => None,
+        }
+    }
+
+    /// The linear model, or a refusal that says a multi-class model has `k` scores a row.
+    fn binary(&self) -> Result<&LinearModel> {
+        match self {
+            Model::Linear(m) => Ok(m),
+            Model::Multiclass(m) => Err(Error::parameter(
+                "model",
+                format!(
+                    "a multi-class model scores {} classes, not the sign of one decision value: use \
+                     Model::multiclass()",
+                    m.n_classes()
+                ),
+            )),
+        }
+    }
+
+    /// `sign(f(x))` for every row of `data`, with sign(0) = +1 (the crate's convention). A
+    /// multi-class model is refused ([`Error::Parameter`]): its
+    /// [`MulticlassModel::predict_dataset`] gives classes.
     ///
     /// ```
     /// use ndarray::array;
@@ -142,7 +191,9 @@ impl Model {
         Ok(sign(self.decision_function_dataset(data)?))
     }
 
-    /// The decision value `f(x)` of every row of `data` (for a linear model, `w·x + b`).
+    /// The decision value `f(x)` of every row of `data` (for a linear model, `w·x + b`). A multi-class
+    /// model is refused ([`Error::Parameter`]): its [`MulticlassModel::decision_function_dataset`]
+    /// gives `k` scores a row.
     ///
     /// ```
     /// use ndarray::array;
@@ -153,12 +204,12 @@ impl Model {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn decision_function_dataset(&self, data: &Dataset) -> Result<Array1<f64>> {
-        match self {
-            Model::Linear(m) => m.decision_function_dataset(data),
-        }
+        self.binary()?.decision_function_dataset(data)
     }
 
-    /// Accuracy, confusion counts and the model's signed margin on labelled data; see [`Score`].
+    /// Accuracy, confusion counts and the model's signed margin on labelled data; see [`Score`]. A
+    /// multi-class model is refused ([`Error::Parameter`]): its [`MulticlassModel::confusion`] scores
+    /// data of its classes.
     ///
     /// ```
     /// use ndarray::array;
@@ -169,9 +220,7 @@ impl Model {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn score(&self, data: &Dataset) -> Result<Score> {
-        match self {
-            Model::Linear(m) => m.score(data),
-        }
+        self.binary()?.score(data)
     }
 }
 
@@ -203,8 +252,73 @@ pub fn predictions_csv(decisions: &[f64]) -> String {
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn save_predictions(path: impl AsRef<std::path::Path>, decisions: &[f64]) -> Result<()> {
-    let text = predictions_csv(decisions);
-    let path = path.as_ref();
+    write_text(path.as_ref(), &predictions_csv(decisions))
+}
+
+/// The predictions file of `novikoff predict` with a multi-class model: a header `prediction` and one
+/// column `decision:CLASS` per class, then one row per example with its predicted class (the first
+/// highest score) and every class's score in the shortest decimal that reads back to the same bits.
+/// A name with a comma, a quote or a line break is quoted as CSV quotes it.
+///
+/// ```
+/// use ndarray::array;
+/// let classes = ["cat".to_string(), "dog, big".to_string()];
+/// let text = novikoff::model::class_predictions_csv(&classes, &array![[0.5, -2.0], [1.0, 1.0], [0.0, 0.25]]);
+/// assert_eq!(text, "prediction,decision:cat,\"decision:dog, big\"\ncat,0.5,-2\ncat,1,1\n\"dog, big\",0,0.25\n");
+/// ```
+///
+/// # Panics
+/// When `scores` has not one column per class (a caller's bug: the scores come from the model).
+pub fn class_predictions_csv(classes: &[String], scores: &Array2<f64>) -> String {
+    use std::fmt::Write;
+    assert_eq!(scores.ncols(), classes.len(), "one score column per class");
+    let names: Vec<String> = classes.iter().map(|c| csv_field(c)).collect();
+    let mut text = String::with_capacity((24 * classes.len() + 16) * (scores.nrows() + 1));
+    text.push_str("prediction");
+    for class in classes {
+        text.push(',');
+        text.push_str(&csv_field(&format!("decision:{class}")));
+    }
+    text.push('\n');
+    for row in scores.rows() {
+        let row = row.as_slice().expect("standard layout");
+        text.push_str(&names[crate::multiclass::argmax(row)]);
+        for score in row {
+            write!(text, ",{score}").expect("writing to a String cannot fail");
+        }
+        text.push('\n');
+    }
+    text
+}
+
+/// Write [`class_predictions_csv`] to `path` atomically.
+///
+/// ```
+/// use ndarray::array;
+/// let path = std::env::temp_dir().join(format!("novikoff-doc-class-predictions-{}.csv", std::process::id()));
+/// novikoff::model::save_class_predictions(&path, &["a".into(), "b".into()], &array![[1.0, 2.0]])?;
+/// assert_eq!(std::fs::read_to_string(&path).unwrap(), "prediction,decision:a,decision:b\nb,1,2\n");
+/// # std::fs::remove_file(&path).unwrap();
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn save_class_predictions(
+    path: impl AsRef<std::path::Path>,
+    classes: &[String],
+    scores: &Array2<f64>,
+) -> Result<()> {
+    write_text(path.as_ref(), &class_predictions_csv(classes, scores))
+}
+
+/// A CSV field: quoted, with its quotes doubled, when it holds a comma, a quote or a line break.
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+fn write_text(path: &std::path::Path, text: &str) -> Result<()> {
     crate::io::write_atomically(path, |out| {
         use std::io::Write;
         out.write_all(text.as_bytes())

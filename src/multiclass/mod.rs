@@ -32,15 +32,18 @@ mod confusion;
 mod ovr;
 mod perceptron;
 mod report;
+mod scores;
 mod verify;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use crate::dataset::MulticlassDataset;
 pub use confusion::ConfusionMatrix;
+pub(crate) use confusion::argmax;
 pub use ovr::{BinaryLearner, ClassVerdict, OneVsRest, OvrClass};
 pub use perceptron::{MulticlassFit, MulticlassPerceptron, MulticlassPerceptronParams};
 pub use report::MulticlassRuns;
+pub(crate) use scores::{ClassScorer, class_scores};
 pub use verify::{LiftedGeometry, MulticlassBound, MulticlassVerdict, verify, verify_with};
 
 use crate::error::{Error, Result};
@@ -53,7 +56,7 @@ use crate::error::{Error, Result};
 /// assert_eq!(Method::OneVsRest.name(), "ovr");
 /// # Ok::<(), novikoff::Error>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
     /// One binary problem per class.

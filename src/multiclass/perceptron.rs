@@ -8,14 +8,12 @@ use ndarray::{Array1, Array2};
 
 use super::class_weights::ClassWeights;
 use super::confusion::{ConfusionMatrix, argmax};
+use super::scores::{ClassScorer, class_scores};
 use crate::dataset::{Dataset, MulticlassDataset, RowView};
 use crate::error::{Error, Result};
 use crate::perceptron::{BiasRule, NoTrace, Order, StopReason, TraceSink, UpdateEvent};
 use crate::rng;
 use crate::simd::{self, Summation};
-
-/// Sparse rows [`MulticlassFit::decision_function`] scores together, class by class.
-const SCORED_BLOCK: usize = 1024;
 
 /// Parameters of the multi-class perceptron, validated by [`MulticlassPerceptronParams::check`].
 ///
@@ -209,6 +207,9 @@ pub struct MulticlassFit {
     pub w: Array2<f64>,
     /// The biases `b_r = c·v_r`.
     pub b: Array1<f64>,
+    /// The bias weights `v_r`, which the bias rule's updates move (`v_y += η`, `v_r̂ −= η` when
+    /// `c ≠ 0`).
+    pub bias_weights: Array1<f64>,
     /// The bias constant `c`.
     pub bias_constant: f64,
     /// Mistakes (each one update: the true class and the predicted one move).
@@ -238,22 +239,18 @@ impl MulticlassFit {
                 found: data.n_features(),
             });
         }
-        let k = self.w.nrows();
-        let mut out = Array2::zeros((data.n_samples(), k));
-        // Sparse rows are scored a block at a time, class by class: a block's gathers then read one
-        // class's weights, which may stay in a cache that all `k` classes' would not.
-        let block = if data.is_sparse() { SCORED_BLOCK } else { 1 };
-        for first in (0..data.n_samples()).step_by(block) {
-            let rows = first..(first + block).min(data.n_samples());
-            for r in 0..k {
-                let w = self.w.row(r);
-                let w = w.as_slice().expect("standard layout");
-                for i in rows.clone() {
-                    out[[i, r]] = data.row_view(i).dot(w, self.summation) + self.b[r];
-                }
-            }
-        }
-        Ok(out)
+        let classes: Vec<ClassScorer<'_>> = self
+            .w
+            .rows()
+            .into_iter()
+            .zip(&self.b)
+            .map(|(w, &b)| ClassScorer {
+                w: w.to_slice().expect("standard layout"),
+                b,
+                summation: self.summation,
+            })
+            .collect();
+        Ok(class_scores(data, &classes))
     }
 
     /// The class of every row: `argmax_r w_r·x + b_r`, the lowest index on a tie.
@@ -432,6 +429,7 @@ impl MulticlassPerceptron {
             classes: data.classes().to_vec(),
             w: w.into_array(k, d),
             b: v.iter().map(|&v| c * v).collect(),
+            bias_weights: Array1::from(v),
             bias_constant: c,
             mistakes,
             epochs,

@@ -1,0 +1,34 @@
+//! The `n × k` scores `w_r·x + b_r` of a multi-class predictor: one loop for the multi-class
+//! perceptron's fit and for a saved multi-class model, so that both give the same bits.
+
+use ndarray::Array2;
+
+use crate::dataset::Dataset;
+use crate::simd::Summation;
+
+/// Sparse rows [`class_scores`] scores together, class by class.
+const SCORED_BLOCK: usize = 1024;
+
+/// One class's linear score: `w·x + b`, summed in `summation`'s order.
+pub(crate) struct ClassScorer<'a> {
+    pub w: &'a [f64],
+    pub b: f64,
+    pub summation: Summation,
+}
+
+/// Every row's score for every class (`n × k`). The caller has checked the data's dimension.
+pub(crate) fn class_scores(data: &Dataset, classes: &[ClassScorer<'_>]) -> Array2<f64> {
+    let mut out = Array2::zeros((data.n_samples(), classes.len()));
+    // Sparse rows are scored a block at a time, class by class: a block's gathers then read one
+    // class's weights, which may stay in a cache that all `k` classes' would not.
+    let block = if data.is_sparse() { SCORED_BLOCK } else { 1 };
+    for first in (0..data.n_samples()).step_by(block) {
+        let rows = first..(first + block).min(data.n_samples());
+        for (r, class) in classes.iter().enumerate() {
+            for i in rows.clone() {
+                out[[i, r]] = data.row_view(i).dot(class.w, class.summation) + class.b;
+            }
+        }
+    }
+    out
+}
