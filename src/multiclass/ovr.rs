@@ -112,12 +112,13 @@ impl ClassVerdict {
         }
     }
 
-    /// The run's decision values on `data`.
+    /// The decision values on `data` of the run's own predictor (the variant's: the averaged
+    /// perceptron's averaged weights, the pocket's, the vote).
     fn decision_function(&self, data: &Dataset) -> Result<ndarray::Array1<f64>> {
         match self {
-            ClassVerdict::Linear(v) => v.fit.decision_function_dataset(data),
+            ClassVerdict::Linear(v) => v.fit.decision_function_own(data),
             ClassVerdict::Kernel(v) => v.fit.decision_function(data),
-            ClassVerdict::LinearFit(f) => f.decision_function_dataset(data),
+            ClassVerdict::LinearFit(f) => f.decision_function_own(data),
             ClassVerdict::KernelFit(f) => f.decision_function(data),
         }
     }
@@ -262,7 +263,8 @@ impl OneVsRest {
         Ok(ovr)
     }
 
-    /// Every class's decision value on `data` (`n × k`).
+    /// Every class's decision value on `data` (`n × k`), from its run's own predictor: the last
+    /// weights, or the variant's (the averaged weights, the pocket's, the vote).
     ///
     /// # Errors
     /// As the binary predictors' (another number of features).

@@ -1,6 +1,7 @@
 //! A run's predictors: the linear one of its variant, and each scored on held-out data (what a user
 //! comparing the variants needs).
 
+use ndarray::Array1;
 use serde::Serialize;
 
 use super::{Fit, LinearPredictor, Predictor};
@@ -75,6 +76,31 @@ impl Fit {
                     .map_or_else(|| self.last(), |pocket| pocket.predictor.clone()),
             ),
             Predictor::Voted => None,
+        }
+    }
+
+    /// The decision values of the run's own predictor on `data`: `w·x + b` of
+    /// [`Fit::own_linear`], or the voted perceptron's vote `Σₖ cₖ sign(wₖ·x + bₖ)`. What one-vs-rest
+    /// takes the highest of, so that a class's score is its variant's prediction.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{perceptron::{PerceptronParams, Variant}, Dataset};
+    /// let data = Dataset::new(array![[2.0], [-1.0], [0.5]], array![1.0, -1.0, -1.0])?;
+    /// let averaged = PerceptronParams::new().variant(Variant::Averaged).max_epochs(3).fit(&data)?;
+    /// assert_eq!(averaged.decision_function_own(&data)?, averaged.averaged.decision_function_dataset(&data)?);
+    /// let voted = PerceptronParams::new().variant(Variant::Voted).max_epochs(3).fit(&data)?;
+    /// assert_eq!(voted.decision_function_own(&data)?, voted.voted.as_ref().unwrap().vote_dataset(&data)?);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Shape`](crate::Error::Shape) when the data have another number of features.
+    pub fn decision_function_own(&self, data: &Dataset) -> Result<Array1<f64>> {
+        match (self.own_linear(), &self.voted) {
+            (Some(predictor), _) => predictor.decision_function_dataset(data),
+            (None, Some(voted)) => voted.vote_dataset(data),
+            (None, None) => unreachable!("a voted run keeps its vote"),
         }
     }
 }
