@@ -113,17 +113,15 @@ pub(super) fn confusion_text(m: &ConfusionMatrix) -> String {
     render(&rows)
 }
 
-/// `novikoff train --multiclass …`.
+/// `novikoff train --multiclass …`, the binary learner's parameters in `base`.
 pub fn train(
-    source: &str,
-    data_args: &DataArgs,
+    args: &super::train::TrainArgs,
     base: &PerceptronParams,
-    test: Option<&std::path::Path>,
     method: Method,
-    kernel_args: &KernelArgs,
-    save: Option<&std::path::Path>,
-    format: OutputFormat,
 ) -> Result<()> {
+    let source = &args.data.data.display().to_string();
+    let (data_args, kernel_args, format) = (&args.data, &args.kernel, args.format);
+    let (test, save) = (args.train.test.as_deref(), args.save.as_deref());
     let data = load(data_args)?;
     let kernel = kernel_of(method, &data, kernel_args)?;
     let test = load_test(test, data_args, &data)?;

@@ -178,16 +178,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         ));
     }
     if let Some(method) = args.multiclass.multiclass {
-        return super::multiclass::train(
-            &source,
-            &args.data,
-            &args.train.params(args.bias),
-            args.train.test.as_deref(),
-            method,
-            &args.kernel,
-            args.save.as_deref(),
-            args.format,
-        );
+        return super::multiclass::train(args, &args.train.params(args.bias), method);
     }
     let data = args.data.load()?;
     if let Some(kernel) = args.kernel.kernel(&data)? {

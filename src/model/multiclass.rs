@@ -378,3 +378,141 @@ impl MulticlassModel {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use ndarray::array;
+
+    use super::*;
+    use crate::model::{Model, ModelFile};
+    use crate::multiclass::{BinaryLearner, MulticlassPerceptronParams};
+    use crate::perceptron::{BiasRule, PerceptronParams, Variant};
+    use crate::simd::Summation;
+
+    fn three_classes() -> MulticlassDataset {
+        MulticlassDataset::new(
+            array![
+                [2.0, 0.1, 0.0],
+                [0.0, 2.0, 0.3],
+                [-2.0, -2.0, 1.0],
+                [3.0, 0.5, -0.2],
+                [0.5, 3.0, 0.0],
+                [-3.0, -2.5, 0.7],
+                [0.2, 0.1, 0.0],
+            ],
+            vec!["a".into(), "b".into(), "c".into()],
+            vec![0, 1, 2, 0, 1, 2, 1],
+        )
+        .unwrap()
+    }
+
+    fn bits(a: &Array2<f64>) -> Vec<u64> {
+        a.iter().map(|v| v.to_bits()).collect()
+    }
+
+    #[test]
+    fn a_model_read_back_scores_with_the_bits_of_the_run_on_either_storage() {
+        let data = three_classes();
+        let sparse = MulticlassDataset::from_features(
+            data.features().to_sparse(),
+            data.classes().to_vec(),
+            data.labels().to_vec(),
+        )
+        .unwrap();
+        for rule in [BiasRule::None, BiasRule::Classic, BiasRule::Novikoff] {
+            let learner = MulticlassPerceptronParams::new()
+                .bias(rule)
+                .eta(0.3)
+                .max_epochs(2)
+                .check()
+                .unwrap();
+            let fit = learner.fit(&data).unwrap();
+            let file = ModelFile::from_multiclass_fit(&fit, &learner, &data, None).unwrap();
+            let again = ModelFile::from_json(&file.to_json().unwrap(), "m.json").unwrap();
+            assert_eq!(again, file);
+            let model = again.model.multiclass().unwrap();
+            for scored in [&data, &sparse] {
+                assert_eq!(
+                    bits(&model.decision_function_dataset(scored.features()).unwrap()),
+                    bits(&fit.decision_function(scored.features()).unwrap()),
+                    "{rule:?}"
+                );
+            }
+            assert_eq!(
+                model.confusion(&data).unwrap(),
+                fit.confusion(&data).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn one_vs_rest_keeps_each_class_s_own_predictor() {
+        let data = three_classes();
+        for variant in [Variant::Perceptron, Variant::Averaged, Variant::Pocket] {
+            let learner = PerceptronParams::new()
+                .bias(BiasRule::Classic)
+                .max_epochs(3)
+                .variant(variant);
+            let ovr = OneVsRest::fit(&data, &BinaryLearner::Linear(learner.clone())).unwrap();
+            let model = MulticlassModel::from_one_vs_rest(&ovr).unwrap();
+            assert_eq!(
+                bits(&model.decision_function_dataset(data.features()).unwrap()),
+                bits(&ovr.decision_function(data.features()).unwrap()),
+                "{variant:?}"
+            );
+            assert_eq!(
+                model.confusion(&data).unwrap(),
+                ovr.confusion,
+                "{variant:?}"
+            );
+        }
+        let voted = PerceptronParams::new().variant(Variant::Voted);
+        let ovr = OneVsRest::fit(&data, &BinaryLearner::Linear(voted.clone())).unwrap();
+        assert!(MulticlassModel::from_one_vs_rest(&ovr).is_err());
+        let checked =
+            OneVsRest::verify(&data, &BinaryLearner::Linear(PerceptronParams::new())).unwrap();
+        let refusal = MulticlassModel::from_one_vs_rest(&checked)
+            .unwrap_err()
+            .to_string();
+        assert!(refusal.contains("OneVsRest::fit"), "{refusal}");
+    }
+
+    #[test]
+    fn inconsistent_models_are_refused() {
+        let class = |d: usize| LinearModel::new(vec![1.0; d], 0.0, Summation::Fast).unwrap();
+        let names = |k: usize| (0..k).map(|r| format!("c{r}")).collect::<Vec<_>>();
+        let refuse = |classes: Vec<String>, models: Vec<LinearModel>, says: &str| {
+            let error = MulticlassModel::new(Method::Kesler, classes, models)
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains(says), "{error} (should say {says})");
+        };
+        refuse(names(1), vec![class(2)], "at least two classes");
+        refuse(names(3), vec![class(2); 2], "2 models for 3 classes");
+        refuse(names(2), vec![class(2), class(3)], "takes 3 features");
+        refuse(
+            vec!["x".into(), String::new()],
+            vec![class(1); 2],
+            "empty name",
+        );
+        refuse(
+            vec!["x".into(), "x".into()],
+            vec![class(1); 2],
+            "named twice",
+        );
+        let model = Model::Multiclass(
+            MulticlassModel::new(Method::OneVsRest, names(2), vec![class(2); 2]).unwrap(),
+        );
+        let data = Dataset::new(array![[1.0, 2.0]], array![1.0]).unwrap();
+        assert!(model.decision_function_dataset(&data).is_err());
+        assert!(model.score(&data).is_err());
+        let wrong = Dataset::new(array![[1.0]], array![1.0]).unwrap();
+        assert!(
+            model
+                .multiclass()
+                .unwrap()
+                .decision_function_dataset(&wrong)
+                .is_err()
+        );
+    }
+}
