@@ -8,7 +8,8 @@ The package is the Rust crate `novikoff` compiled with PyO3:
 * :func:`radius`, :func:`max_margin`, :func:`verify` and :func:`experiment`, the library's
   functions, returning plain Python values (``verify`` returns exactly what
   ``novikoff verify --format json`` prints);
-* :func:`load_model` and :meth:`Perceptron.save_model`, the model files of ``novikoff train --save``.
+* :func:`load_model` and :meth:`Perceptron.save_model`, the model files of ``novikoff train --save``
+  (a ``"linear"`` model for two classes, a ``"multiclass"`` one for three or more).
 
 A C-contiguous ``float64`` NumPy array is read in place, without a copy. Any other array
 (Fortran order, ``float32``, integers, a list) is converted once into a C-contiguous ``float64``

@@ -28,6 +28,23 @@ def run_record(provenance_json, w, b, bias_constant, bias_weight):
     return (provenance_json, w.copy(), float(b), float(bias_constant), float(bias_weight))
 
 
+def class_run_record(provenance_json, coef, intercept, bias_constants, bias_weights):
+    """What ``save_model`` needs to write a multi-class run's (or a loaded file's) model while
+    ``coef_`` and ``intercept_`` are still that model's: copies of them, since they are arrays the user
+    may write to, and each class's bias constant and weight as the library's model has them. The
+    provenance may be None (it is then left out of the file); the record is None when the run made no
+    model (weights that are not finite)."""
+    if bias_constants is None:
+        return None
+    return (
+        provenance_json,
+        np.array(coef, dtype=np.float64, order="C"),
+        np.array(intercept, dtype=np.float64),
+        np.array(bias_constants, dtype=np.float64),
+        np.array(bias_weights, dtype=np.float64),
+    )
+
+
 class Perceptron(ClassifierMixin, BaseEstimator):
     """The perceptron of the convergence theorem, trained by the Rust crate ``novikoff``.
 
@@ -143,8 +160,9 @@ class Perceptron(ClassifierMixin, BaseEstimator):
     scikit-learn does.
 
     With three classes or more, ``partial_fit`` is one epoch of every class's one-vs-rest problem,
-    or of the multi-class perceptron from the current weights; ``save_model`` is refused: a model
-    file holds one linear model (pickle the estimator instead).
+    or of the multi-class perceptron from the current weights; ``save_model`` writes the
+    ``"multiclass"`` model file of ``novikoff train --multiclass ... --save`` (classes named
+    ``str(c)``), which :func:`novikoff.load_model` reads back.
 
     ``partial_fit`` makes one epoch over the batch, starting from the current weights. It is refused
     for ``"averaged"`` and ``"pocket"``, whose predictors depend on the whole run, which one epoch
@@ -356,7 +374,11 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         self.fit_seconds_ = float(run["fit_seconds"])
         self.call_seconds_ = float(run["call_seconds"])
         self._summation = self.summation
-        self._run_record = None
+        self._multi_class = self.multi_class
+        self._run_record = class_run_record(
+            run["provenance_json"], coef, intercept, run["model_bias_constants"],
+            run["model_bias_weights"],
+        )
 
     def partial_fit(self, X, y, classes=None):
         """One epoch over the batch ``(X, y)``, from the current weights.
@@ -421,7 +443,9 @@ class Perceptron(ClassifierMixin, BaseEstimator):
                 "initial_coef": np.ascontiguousarray(self.coef_, dtype=np.float64),
                 "initial_intercept": np.ascontiguousarray(self.intercept_, dtype=np.float64),
             }
-            indices = np.searchsorted(known, y)
+            # classes_ read from a model file keep the file's order, which need not be sorted.
+            order = np.argsort(known, kind="stable")
+            indices = order[np.searchsorted(known, y, sorter=order)]
             self._keep_classes(self._fit_classes(X, indices, len(known), dict(options, **initial)))
         else:
             # Two classes are one problem, class known[1] against known[0]; k classes are k
@@ -509,27 +533,47 @@ class Perceptron(ClassifierMixin, BaseEstimator):
 
     def save_model(self, path):
         """Write the model file of ``novikoff train --save`` (for ``novikoff predict`` and ``score``),
-        with the provenance of the last fit when the weights are still that fit's. Labels in the file
-        are ±1: ``classes_[1]`` is +1."""
+        with the provenance of the last fit when ``coef_`` and ``intercept_`` are still, bit for bit,
+        that fit's (weights set or changed by hand are saved without one). The file is written
+        atomically (a temporary file renamed).
+
+        Two classes make a ``"linear"`` model, whose labels are ±1: ``classes_[1]`` is +1.
+
+        Three classes or more make a ``"multiclass"`` model, as ``novikoff train --multiclass
+        ovr|kesler --save``: the method (``multi_class``), the classes named ``str(c)`` for each
+        ``c`` in ``classes_`` (the names must differ and not be empty), and one linear model per
+        class. ``novikoff predict`` prints each row's class name and every class's score, the bits of
+        ``decision_function``. After ``partial_fit`` with ``multi_class="ovr"`` (each class resumed as
+        its own binary run) the file has no provenance; with ``"kesler"`` it has the last call's."""
         check_is_fitted(self)
+        summation = getattr(self, "_summation", "fast")
         if len(self.classes_) > 2:
-            raise ValueError(
-                f"a model file holds one linear model, not the {len(self.classes_)} classes' of this "
-                "estimator; pickle the estimator to keep it"
+            _novikoff.save_multiclass_model(
+                os.fspath(path),
+                [str(c) for c in self.classes_],
+                getattr(self, "_multi_class", self.multi_class),
+                np.ascontiguousarray(self.coef_, dtype=np.float64),
+                np.ascontiguousarray(self.intercept_, dtype=np.float64),
+                summation,
+                getattr(self, "_run_record", None),
             )
+            return
         coef = np.ascontiguousarray(self.coef_, dtype=np.float64).reshape(-1)
         _novikoff.save_model(
             os.fspath(path),
             coef,
             float(self.intercept_[0]),
-            getattr(self, "_summation", "fast"),
+            summation,
             getattr(self, "_run_record", None),
         )
 
 
 def _ovr_run(runs):
     """The binary runs of one-vs-rest's classes (class order) as one multi-class run, in the terms
-    of ``fit_multiclass``."""
+    of ``fit_multiclass``. The library's provenance of a one-vs-rest run describes one run of
+    ``OneVsRest::fit``, not classes resumed one by one, so the run has none; each class's bias
+    constant and weight are its binary run's, as the library's model of one-vs-rest takes them."""
+    finite = all(run["model_bias_constant"] is not None for run in runs)
     return _totals({
         "coef": np.vstack([run["w"] for run in runs]),
         "intercept": np.array([run["b"] for run in runs]),
@@ -544,6 +588,9 @@ def _ovr_run(runs):
         "train_seconds": sum(run["train_seconds"] for run in runs),
         "fit_seconds": sum(run["fit_seconds"] for run in runs),
         "call_seconds": sum(run["call_seconds"] for run in runs),
+        "provenance_json": None,
+        "model_bias_constants": [run["model_bias_constant"] for run in runs] if finite else None,
+        "model_bias_weights": [run["model_bias_weight"] for run in runs] if finite else None,
     })
 
 

@@ -6,18 +6,34 @@ import os
 import numpy as np
 
 from . import _novikoff
-from ._estimator import Perceptron, run_record
+from ._estimator import Perceptron, class_run_record, run_record
+
+_INT64 = np.iinfo(np.int64)
 
 
 def load_model(path):
     """A fitted :class:`Perceptron` from a model file written by ``novikoff train --save`` or
-    :meth:`Perceptron.save_model`. Its ``classes_`` are ``[-1, 1]`` (the file's labels); its
-    parameters are those of the file's provenance where it has them.
+    :meth:`Perceptron.save_model`. Its parameters are those of the file's provenance where it has them
+    (the bias rule, ``eta0``, ``max_iter``, the order and seed, the variant), and so are ``n_iter_``,
+    ``mistakes_``, ``converged_`` and ``stop_reason_``.
 
-    A corrupt file, an unknown format version or model kind are refused with the crate's message,
-    naming the file (``ValueError``).
+    A ``"linear"`` model is a binary estimator whose ``classes_`` are ``[-1, 1]`` (the file's labels).
+
+    A ``"multiclass"`` model (``novikoff train --multiclass ovr|kesler --save``, or ``save_model`` of
+    an estimator of three classes or more) is an estimator with ``multi_class`` the file's method,
+    ``coef_`` of shape ``(n_classes, n_features)`` and ``classes_`` in the file's order. A file names
+    its classes as strings: ``classes_`` is an ``int64`` array when every name is an integer written
+    canonically (``str(int(name)) == name``, within 64 bits), else an array of the names as strings.
+    Its predictions are the saving estimator's (the same scores, bit for bit), and ``save_model``
+    writes the file's model back. ``partial_fit`` resumes it as it resumes a fit, from the file's
+    weights (with ``"kesler"``, or one-vs-rest of the plain perceptron and the margin and PA
+    variants).
+
+    A corrupt file, an unknown format version or model kind, and a multi-class model whose classes
+    use different summation orders are refused with a message naming the file (``ValueError``).
     """
-    model = _novikoff.load_model(os.fspath(path))
+    path = os.fspath(path)
+    model = _novikoff.load_model(path)
     provenance_json = model["provenance_json"]
     provenance = json.loads(provenance_json) if provenance_json is not None else {}
     params = provenance.get("params", {})
@@ -32,14 +48,31 @@ def load_model(path):
         random_state=params.get("seed"),
         summation=model["summation"],
         variant=provenance.get("learner", "perceptron"),
+        multi_class=model.get("method", "ovr"),
     )
-    w = np.asarray(model["w"], dtype=np.float64)
-    estimator.coef_ = w.reshape(1, -1)
-    estimator.intercept_ = np.array([model["b"]])
-    estimator.classes_ = np.array([-1, 1])
-    estimator.n_features_in_ = w.shape[0]
-    estimator.bias_constant_ = model["bias_constant"]
-    estimator.bias_weight_ = model["bias_weight"]
+    if model["kind"] == "multiclass":
+        coef, intercept = model["coef"], model["intercept"]
+        estimator.classes_ = _class_labels(model["classes"])
+        # One constant c for every class in the files the library writes; the first class's resumes
+        # partial_fit (any positive c is the same perceptron, scaled).
+        estimator.bias_constant_ = float(model["bias_constants"][0])
+        estimator.bias_weight_ = None
+        estimator._multi_class = model["method"]
+        estimator._run_record = class_run_record(
+            provenance_json, coef, intercept, model["bias_constants"], model["bias_weights"]
+        )
+    else:
+        coef = np.asarray(model["w"], dtype=np.float64).reshape(1, -1)
+        intercept = np.array([model["b"]])
+        estimator.classes_ = np.array([-1, 1])
+        estimator.bias_constant_ = model["bias_constant"]
+        estimator.bias_weight_ = model["bias_weight"]
+        estimator._run_record = run_record(
+            provenance_json, coef[0], model["b"], model["bias_constant"], model["bias_weight"]
+        )
+    estimator.coef_ = coef
+    estimator.intercept_ = intercept
+    estimator.n_features_in_ = coef.shape[1]
     run = provenance.get("run", {})
     estimator.n_iter_ = run.get("epochs", 0)
     estimator.mistakes_ = run.get("mistakes")
@@ -47,8 +80,20 @@ def load_model(path):
     estimator.stop_reason_ = run.get("stop_reason")
     estimator.seed_ = params.get("seed")
     estimator._summation = model["summation"]
-    estimator._run_record = run_record(
-        provenance_json, w, model["b"], model["bias_constant"], model["bias_weight"]
-    )
     estimator._partial_calls = 0
     return estimator
+
+
+def _class_labels(names):
+    """A file's class names as ``classes_``: ``int64`` when every name is a canonical integer (so that
+    ``str(c)`` gives the name back when the estimator is saved again), else the names themselves."""
+    values = []
+    for name in names:
+        try:
+            value = int(name)
+        except ValueError:
+            return np.array(names, dtype=str)
+        if str(value) != name or not _INT64.min <= value <= _INT64.max:
+            return np.array(names, dtype=str)
+        values.append(value)
+    return np.array(values, dtype=np.int64)

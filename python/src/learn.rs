@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use novikoff::model::{LinearModel, Model, ModelFile, Provenance};
+use novikoff::model::{LinearModel, Provenance};
 use novikoff::perceptron::{BiasRule, Order, PerceptronParams, Predictor, Variant};
 use novikoff::simd::Summation;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
@@ -93,7 +93,7 @@ pub fn linear_variant(name: &str) -> PyResult<Variant> {
 
 /// Train the perceptron on `x` and `y` and return the run as a dict: `w` (an array), `b`,
 /// `bias_constant`, `bias_weight`, `mistakes`, `epochs`, `converged`, `stop_reason`, the timings, and
-/// what [`save_model`] needs to write the run's model file later: `provenance_json` (the run's
+/// what [`save_model`](crate::model_file::save_model) needs to write the run's model file later: `provenance_json` (the run's
 /// [`Provenance`], whose radius is recorded only when the run computed it) and `model_bias_constant`
 /// and `model_bias_weight`, the predictor's `c` and `v` (all three None when its weights are not
 /// finite). The file itself is not made here: serialising `d` weights as text costs several times the
@@ -263,80 +263,4 @@ pub fn decision_function<'py>(
         .detach(|| model.decision_function_dataset(data))
         .or_py()?;
     Ok(decisions.into_pyarray(py))
-}
-
-/// Read a model file written by `novikoff train --save` or `save_model`: a dict with `kind`, `w`, `b`,
-/// `bias_constant`, `bias_weight`, `summation`, `format_version`, `crate_version` and
-/// `provenance_json` (the file's provenance as JSON, or None).
-#[pyfunction]
-pub fn load_model<'py>(py: Python<'py>, path: std::path::PathBuf) -> PyResult<Bound<'py, PyDict>> {
-    let file = ModelFile::load(&path).or_py()?;
-    let Some(model) = file.model.linear() else {
-        return Err(PyValueError::new_err(format!(
-            "{}: the Python package reads linear models only, not `{}`",
-            path.display(),
-            file.model.kind()
-        )));
-    };
-    let provenance_json = file
-        .provenance
-        .as_ref()
-        .map(serde_json::to_string)
-        .transpose()
-        .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;
-    let out = PyDict::new(py);
-    out.set_item("kind", file.model.kind())?;
-    out.set_item("w", PyArray1::from_slice(py, model.w()))?;
-    out.set_item("b", model.b())?;
-    out.set_item("bias_constant", model.bias_constant())?;
-    out.set_item("bias_weight", model.bias_weight())?;
-    out.set_item("summation", model.summation().name())?;
-    out.set_item("format_version", file.format_version())?;
-    out.set_item("crate_version", file.crate_version())?;
-    out.set_item("provenance_json", provenance_json)?;
-    Ok(out)
-}
-
-/// What a fit or a loaded file knew of the model it made: its provenance (JSON), its weights and bias
-/// (to tell whether the estimator still holds them) and its bias rule's `c` and `v`.
-type RunRecord<'py> = (String, PyReadonlyArray1<'py, f64>, f64, f64, f64);
-
-/// Write a model file: with the provenance of `run` (see [`RunRecord`]) when `w` and `b` are still,
-/// bit for bit, the weights that run made, else a file of `w` and `b` alone (weights set by hand have
-/// no provenance). Atomic, like the CLI's `--save`.
-#[pyfunction]
-#[pyo3(signature = (path, w, b, summation, run=None))]
-pub fn save_model(
-    path: std::path::PathBuf,
-    w: PyReadonlyArray1<'_, f64>,
-    b: f64,
-    summation: &str,
-    run: Option<RunRecord<'_>>,
-) -> PyResult<()> {
-    let summation = self::summation(summation)?;
-    let w_now = w.as_array();
-    let same = |run_w: &PyReadonlyArray1<'_, f64>, run_b: f64| {
-        run_b.to_bits() == b.to_bits()
-            && run_w.as_array().len() == w_now.len()
-            && run_w
-                .as_array()
-                .iter()
-                .zip(w_now.iter())
-                .all(|(a, c)| a.to_bits() == c.to_bits())
-    };
-    let w = w_now.to_vec();
-    let file = match run {
-        Some((provenance, run_w, run_b, c, v)) if same(&run_w, run_b) => {
-            let provenance: Provenance = serde_json::from_str(&provenance).map_err(|e| {
-                PyValueError::new_err(format!("the run's provenance does not parse: {e}"))
-            })?;
-            let model = LinearModel::with_bias_weight(w, c, v, summation).or_py()?;
-            ModelFile::new(Model::Linear(model), Some(provenance))
-        }
-        _ => ModelFile::new(
-            Model::Linear(LinearModel::new(w, b, summation).or_py()?),
-            None,
-        ),
-    };
-    file.save(&path).or_py()
 }

@@ -13,6 +13,7 @@ mod features;
 mod geometry;
 mod labels;
 mod learn;
+mod model_file;
 mod multiclass;
 
 use pyo3::prelude::*;
@@ -26,8 +27,9 @@ fn _novikoff(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(multiclass::fit_multiclass, m)?)?;
     m.add_function(wrap_pyfunction!(multiclass::decision_functions, m)?)?;
     m.add_function(wrap_pyfunction!(multiclass::verify_multiclass, m)?)?;
-    m.add_function(wrap_pyfunction!(learn::load_model, m)?)?;
-    m.add_function(wrap_pyfunction!(learn::save_model, m)?)?;
+    m.add_function(wrap_pyfunction!(model_file::load_model, m)?)?;
+    m.add_function(wrap_pyfunction!(model_file::save_model, m)?)?;
+    m.add_function(wrap_pyfunction!(model_file::save_multiclass_model, m)?)?;
     m.add_function(wrap_pyfunction!(geometry::radius, m)?)?;
     m.add_function(wrap_pyfunction!(geometry::max_margin, m)?)?;
     m.add_function(wrap_pyfunction!(geometry::verify, m)?)?;

@@ -6,7 +6,7 @@ use std::time::Instant;
 use ndarray::{Array1, Array2};
 use novikoff::dataset::MulticlassDataset;
 use novikoff::margin::{Bias, MaxMarginParams};
-use novikoff::model::LinearModel;
+use novikoff::model::{LinearModel, MulticlassModel, Provenance};
 use novikoff::multiclass::{BinaryLearner, ClassVerdict, Method, MulticlassRuns, OneVsRest};
 use novikoff::multiclass::{MulticlassFit, MulticlassPerceptronParams};
 use novikoff::perceptron::Fit;
@@ -26,6 +26,13 @@ use crate::{features, learn};
 /// `converged` and `stop_reasons`; `bias_constant` (`c`, the same for every
 /// class), `train_seconds` (the training loops' seconds, summed over the classes), `fit_seconds` (what
 /// a Rust program spends in `MulticlassDataset::from_features` and the fit) and `call_seconds`.
+///
+/// What [`save_multiclass_model`](crate::model_file::save_multiclass_model) needs to write the run's
+/// model file later: `provenance_json` (the run's provenance, `Provenance::of_one_vs_rest` or
+/// `of_multiclass_run`, whose radius is recorded only when the run computed it) and
+/// `model_bias_constants` and `model_bias_weights` (`k`), each class's `c_r` and `v_r` in the
+/// library's model of the run (`MulticlassModel::from_one_vs_rest` or `from_fit`); all three None
+/// when the weights are not finite.
 ///
 /// `initial_coef` (`k × d`) and `initial_intercept` (`k`) start the multi-class perceptron from
 /// those weights (`partial_fit`).
@@ -85,25 +92,61 @@ pub fn fit_multiclass<'py>(
     let fit_started = Instant::now();
     let features = input.take_data();
     let names = (0..n_classes).map(|r| r.to_string()).collect();
-    let (run, fit_seconds) = py
+    let (run, fit_seconds, saved) = py
         .detach(|| {
             // The features are shared by the classes' problems, not copied for each.
             let data = MulticlassDataset::from_features(features, names, classes)?;
-            let run = match method {
+            let (run, fit_seconds, saved) = match method {
                 Method::OneVsRest => {
-                    Run::of_ovr(&OneVsRest::fit(&data, &BinaryLearner::Linear(params))?)?
+                    let ovr = OneVsRest::fit(&data, &BinaryLearner::Linear(params.clone()))?;
+                    let fit_seconds = fit_started.elapsed().as_secs_f64();
+                    let saved = MulticlassModel::from_one_vs_rest(&ovr).ok().map(|model| {
+                        (
+                            model,
+                            Provenance::of_one_vs_rest(&ovr, &params, &data, None),
+                        )
+                    });
+                    (Run::of_ovr(&ovr)?, fit_seconds, saved)
                 }
                 Method::Kesler => {
                     let mut kesler = MulticlassPerceptronParams::from_perceptron(&params)?;
                     if let Some((w, b)) = initial {
                         kesler = kesler.initial(w, b);
                     }
-                    Run::of_kesler(&kesler.check()?.fit(&data)?)
+                    let learner = kesler.check()?;
+                    let fit = learner.fit(&data)?;
+                    let fit_seconds = fit_started.elapsed().as_secs_f64();
+                    let saved = MulticlassModel::from_fit(&fit).ok().map(|model| {
+                        let provenance = Provenance::of_multiclass_run(&fit, &learner, &data, None);
+                        (model, Some(provenance))
+                    });
+                    (Run::of_kesler(&fit), fit_seconds, saved)
                 }
             };
-            Ok::<_, novikoff::Error>((run, fit_started.elapsed().as_secs_f64()))
+            Ok::<_, novikoff::Error>((run, fit_seconds, saved))
         })
         .or_py()?;
+    // What `save_multiclass_model` needs to write this run's file later; the file itself is not made
+    // here, as `k × d` weights written as text cost more than a sparse epoch and most fits are never
+    // saved.
+    let (provenance_json, constants, weights) = match saved {
+        Some((model, provenance)) => {
+            let json = provenance
+                .as_ref()
+                .map(serde_json::to_string)
+                .transpose()
+                .map_err(|e| PyValueError::new_err(format!("the run's provenance: {e}")))?;
+            let per_class = |value: fn(&LinearModel) -> f64| -> Array1<f64> {
+                model.models().iter().map(value).collect()
+            };
+            (
+                json,
+                Some(per_class(LinearModel::bias_constant).into_pyarray(py)),
+                Some(per_class(LinearModel::bias_weight).into_pyarray(py)),
+            )
+        }
+        None => (None, None, None),
+    };
     let out = PyDict::new(py);
     out.set_item("coef", run.coef.into_pyarray(py))?;
     out.set_item("intercept", run.intercept.into_pyarray(py))?;
@@ -117,6 +160,9 @@ pub fn fit_multiclass<'py>(
     out.set_item("bias_constant", run.bias_constant)?;
     out.set_item("train_seconds", run.train_seconds)?;
     out.set_item("fit_seconds", fit_seconds)?;
+    out.set_item("provenance_json", provenance_json)?;
+    out.set_item("model_bias_constants", constants)?;
+    out.set_item("model_bias_weights", weights)?;
     out.set_item("call_seconds", started.elapsed().as_secs_f64())?;
     Ok(out)
 }
