@@ -222,3 +222,35 @@ fn a_variant_saves_its_own_predictor_and_the_voted_one_is_refused() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("voted"));
     assert!(!model.exists());
 }
+
+#[test]
+fn a_libsvm_file_whose_rows_end_early_is_read_in_the_model_s_dimension() {
+    let dir = tempfile::tempdir().unwrap();
+    let train = write(&dir, "train.svm", "1 1:1 3:2\n-1 1:-1\n1 2:1\n-1 3:-0.5\n");
+    let (model, _) = train_and_save(
+        &dir,
+        train.to_str().unwrap(),
+        &["--bias", "classic", "--storage", "sparse"],
+    );
+    // The held-out rows use features 1 and 2 only: the file alone says d = 2.
+    let short = write(&dir, "short.svm", "1 1:1\n-1 2:-1\n1 1:0.25 2:2\n");
+    let short = short.to_str().unwrap();
+    let predicted = stdout(&novikoff(&["predict", &model, short]));
+    let stated = stdout(&novikoff(&["predict", &model, short, "--features", "3"]));
+    assert_eq!(predicted, stated);
+    assert_eq!(predicted.lines().count(), 4, "{predicted}");
+    let score = json(&novikoff(&["score", &model, short, "--format", "json"]));
+    assert_eq!(score["d"], 3);
+    // A dimension the user states is still checked against the model's, and so is a wider file.
+    refused(
+        &["predict", &model, short, "--features", "2"],
+        "short.svm",
+        "has 2 features, but the model",
+    );
+    let wide = write(&dir, "wide.svm", "1 4:1\n");
+    refused(
+        &["score", &model, wide.to_str().unwrap()],
+        "wide.svm",
+        "has 4 features, but the model",
+    );
+}

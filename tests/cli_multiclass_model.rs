@@ -183,8 +183,6 @@ fn a_saved_multiclass_model_scores_with_the_bits_of_the_run() {
                     &test,
                     "--storage",
                     storage_flag,
-                    "--features",
-                    "6",
                 ]));
                 let (header, classes, scores) = predicted(&printed);
                 assert_eq!(

@@ -40,9 +40,20 @@ pub struct ScoreArgs {
 
 /// The data of a binary model.
 fn load_binary(model_path: &Path, model: &Model, data: &DataArgs) -> Result<Dataset> {
-    let dataset = data.load()?;
+    let dataset = novikoff::io::open(&data.data, &read_options(data, model.n_features())?)
+        .map_err(super::name_the_flag)?;
     check_dimension(model_path, model.n_features(), data, dataset.n_features())?;
     Ok(dataset)
+}
+
+/// The data's read options, with the model's dimension as the least one: a LIBSVM file whose rows
+/// end before the model's last features is read in the model's dimension (its absent entries are
+/// zeros), as `train --test` reads one.
+fn read_options(data: &DataArgs, model_d: usize) -> Result<novikoff::io::ReadOptions> {
+    Ok(data
+        .read_options()
+        .map_err(super::name_the_flag)?
+        .min_features(model_d))
 }
 
 /// A model of another dimension refused in the data file's name.
@@ -64,8 +75,9 @@ fn check_dimension(model_path: &Path, model_d: usize, data: &DataArgs, d: usize)
 pub fn run_predict(args: &PredictArgs) -> Result<()> {
     let model = ModelFile::load(&args.model)?.model;
     if let Model::Multiclass(model) = &model {
-        let data = novikoff::io::open_features(&args.data.data, &args.data.read_options()?)
-            .map_err(super::name_the_flag)?;
+        let options = read_options(&args.data, model.n_features())?;
+        let data =
+            novikoff::io::open_features(&args.data.data, &options).map_err(super::name_the_flag)?;
         check_dimension(
             &args.model,
             model.n_features(),
@@ -96,7 +108,7 @@ fn write_stdout(text: &str) -> Result<()> {
 /// Accuracy, per-class recall and the confusion matrix of a multi-class model on data of its classes
 /// (a class the model does not know is refused at its first row).
 fn score_classes(args: &ScoreArgs, model: &MulticlassModel) -> Result<()> {
-    let options = args.data.read_options()?;
+    let options = read_options(&args.data, model.n_features())?;
     let data = novikoff::io::open_multiclass_as(&args.data.data, &options, model.classes())
         .map_err(super::name_the_flag)?;
     let d = data.n_features();

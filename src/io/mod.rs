@@ -122,6 +122,10 @@ pub struct ReadOptions {
     /// file) and an index beyond it is an error; for the other formats it is a check that the file has
     /// exactly d feature columns.
     pub n_features: Option<usize>,
+    /// A least dimension for LIBSVM, whose dimension is otherwise the largest index in the file: a
+    /// model's, when a held-out file's rows happen to end before its last features (absent entries
+    /// are zeros). The other formats state their dimension, and ignore it; `n_features` overrides it.
+    pub min_features: Option<usize>,
     /// The format, whatever the file's name says; required for standard input (`-`), which has no
     /// name. `None` picks the format by extension (see [`Format::from_path`]).
     pub format: Option<Format>,
@@ -139,6 +143,7 @@ impl Default for ReadOptions {
             header: true,
             delimiter: None,
             n_features: None,
+            min_features: None,
             format: None,
             storage: Storage::Auto,
             classes: labels::ClassSink::default(),
@@ -201,6 +206,23 @@ impl ReadOptions {
     #[must_use]
     pub fn n_features(mut self, d: usize) -> Self {
         self.n_features = Some(d);
+        self
+    }
+
+    /// Set a least dimension for LIBSVM (see [`ReadOptions::min_features`]).
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("short.svm");
+    /// std::fs::write(&path, "1 1:0.5\n-1 2:1\n").unwrap();
+    /// let options = novikoff::io::ReadOptions::default().min_features(5);
+    /// assert_eq!(novikoff::io::open(&path, &options)?.n_features(), 5);
+    /// assert_eq!(novikoff::io::open(&path, &Default::default())?.n_features(), 2);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    #[must_use]
+    pub fn min_features(mut self, d: usize) -> Self {
+        self.min_features = Some(d);
         self
     }
 

@@ -76,7 +76,7 @@ pub fn read_libsvm_stream(
 /// * `#` starts a comment that runs to the end of the line; blank and comment-only lines are skipped.
 ///   An SVMlight `qid:N` pair is accepted and ignored.
 /// * The dimension d is `options.n_features` if given (an index beyond it is an error), otherwise the
-///   largest index in the file.
+///   largest index in the file, or `options.min_features` when that is larger.
 /// * Labels follow the same rules as every format (±1, 0/1, or `--positive`).
 /// * Errors name the line and the column: the 1-based byte position of the offending token.
 ///
@@ -144,6 +144,7 @@ fn parse_twice(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Da
         }
         Ok(())
     })?;
+    let largest = largest.max(options.min_features.unwrap_or(0));
     let mut labels = LabelMapper::for_options(options);
     let sparse = records > 0
         && options
@@ -259,6 +260,7 @@ fn parse_once(text: &Text<'_>, path: &Path, options: &ReadOptions) -> Result<Dat
         Ok(())
     })?;
     let records = rows.len();
+    let largest = largest.max(options.min_features.unwrap_or(0));
     if records > 0
         && options.storage.is_sparse_for(
             records,
