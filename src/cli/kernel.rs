@@ -10,6 +10,7 @@ use novikoff::kernel::{
     KernelPerceptronParams, KernelVerdict, KernelVerifyOptions,
 };
 use novikoff::margin::Bias;
+use novikoff::model::ModelFile;
 use novikoff::perceptron::{PerceptronParams, Variant};
 use novikoff::{Dataset, Error, Result};
 use serde_json::json;
@@ -69,12 +70,13 @@ pub fn test_data(
     args.load().map(Some)
 }
 
-/// `novikoff train --kernel …`.
+/// `novikoff train --kernel …`, the model saved after the report when `save` names a file.
 pub fn train(
     source: &str,
     data: &Dataset,
     params: &KernelPerceptronParams,
     test: Option<&Dataset>,
+    save: Option<&std::path::Path>,
     format: OutputFormat,
 ) -> Result<()> {
     let fit = params.clone().check()?.fit(data)?;
@@ -86,7 +88,7 @@ pub fn train(
     };
     let test_accuracy = test.map(|t| fit.accuracy(t)).transpose()?;
     let radius = kernel::radius(&fit.kernel, data)?;
-    match format {
+    let printed = match format {
         OutputFormat::Json => print_json(&json!({
             "data": source,
             "n": data.n_samples(),
@@ -147,6 +149,11 @@ pub fn train(
             pairs.push(("train seconds", format!("{:.6}", fit.train_seconds)));
             print_pairs(&pairs)
         }
+    };
+    printed?;
+    match save {
+        Some(path) => ModelFile::from_kernel_fit(&fit, params, data, Some(source))?.save(path),
+        None => Ok(()),
     }
 }
 

@@ -192,7 +192,10 @@ pub fn run_score(args: &ScoreArgs) -> Result<()> {
                         };
                         format!("{} ({side})", num(m))
                     })
-                    .unwrap_or_else(|| "none (w = 0)".into()),
+                    .unwrap_or_else(|| match model {
+                        Model::Kernel(_) => "— (not computed for a kernel model)".into(),
+                        _ => "none (w = 0)".into(),
+                    }),
             ),
         ]),
     }

@@ -5,6 +5,7 @@ use std::io::BufWriter;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+use novikoff::kernel::KernelKind;
 use novikoff::model::ModelFile;
 use novikoff::perceptron::{
     BiasRule, CsvTrace, Fit, NoTrace, Order, PerceptronParams, Predictor, TestAccuracy, Variant,
@@ -170,12 +171,21 @@ pub fn run(args: &TrainArgs) -> Result<()> {
              cannot hold; save --variant averaged instead",
         ));
     }
-    if args.save.is_some() && args.kernel.kernel.is_some() {
-        return Err(Error::parameter(
-            "--save",
-            "a model file holds linear models; the kernel perceptron's dual coefficients are not \
-             offered",
-        ));
+    if let (Some(_), Some(kernel)) = (&args.save, &args.kernel.kernel) {
+        if args.multiclass.multiclass.is_some() {
+            return Err(Error::parameter(
+                "--save",
+                "a multi-class model file holds linear models; the kernel perceptron's classes are \
+                 not offered (save a binary kernel model, or a linear multi-class one)",
+            ));
+        }
+        if KernelKind::parse(kernel).ok() == Some(KernelKind::Precomputed) {
+            return Err(Error::parameter(
+                "--save",
+                "a precomputed kernel predicts from the Gram matrix between new and training \
+                 examples, which a model file cannot hold",
+            ));
+        }
     }
     if let Some(method) = args.multiclass.multiclass {
         return super::multiclass::train(args, &args.train.params(args.bias), method);
@@ -193,7 +203,14 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             data.n_features(),
             &kernel,
         )?;
-        return super::kernel::train(&source, &data, &params, test.as_ref(), args.format);
+        return super::kernel::train(
+            &source,
+            &data,
+            &params,
+            test.as_ref(),
+            args.save.as_deref(),
+            args.format,
+        );
     }
     let test = args.train.load_test(&args.data, data.n_features())?;
     let learner = args.train.params(args.bias).check()?;

@@ -129,7 +129,7 @@ impl Dataset {
     /// features are shared ([`Features::into_shared`]) and copied otherwise; what is derived from the
     /// features alone (the row norms, the largest value) is shared with this dataset, computed once for
     /// both.
-    pub(super) fn relabelled(&self, y: Array1<f64>) -> Dataset {
+    pub(crate) fn relabelled(&self, y: Array1<f64>) -> Dataset {
         debug_assert_eq!(y.len(), self.n_samples());
         Dataset {
             features: self.features.clone_advised(),

@@ -14,6 +14,32 @@ use crate::simd::Summation;
 /// Test rows times support vectors above which prediction runs in parallel.
 const PARALLEL_WORK: usize = 1 << 16;
 
+/// `f(x) = Σₖ coefₖ·K(sₖ, x) + b` for every row of `data`, the support vectors `sₖ` in order: the one
+/// loop of a fit's prediction and a saved kernel model's, so that both give the same bits.
+pub(crate) fn dual_decisions(
+    kernel: &Kernel,
+    support: &Dataset,
+    coef: &[f64],
+    b: f64,
+    summation: Summation,
+    data: &Dataset,
+) -> Array1<f64> {
+    let value = |i: usize| {
+        let x = data.row_view(i);
+        let mut sum = 0.0;
+        for (k, &c) in coef.iter().enumerate() {
+            sum += c * kernel.eval(support.row_view(k), x, summation);
+        }
+        sum + b
+    };
+    let n = data.n_samples();
+    if n * coef.len().max(1) >= PARALLEL_WORK {
+        (0..n).into_par_iter().map(value).collect::<Vec<_>>().into()
+    } else {
+        (0..n).map(value).collect()
+    }
+}
+
 /// A finished kernel perceptron run: the dual counts, the predictor `f(x) = Σⱼ αⱼηyⱼK(xⱼ, x) + b`, and
 /// what the theorem reads (`‖ŵ‖²` in the feature space, the presentations).
 ///
@@ -155,20 +181,22 @@ impl KernelFit {
                 "a precomputed kernel predicts from K(test, train): use decision_function_gram",
             ));
         };
-        let value = |i: usize| {
-            let x = data.row_view(i);
-            let mut sum = 0.0;
-            for (k, &c) in self.support_coef.iter().enumerate() {
-                sum += c * self.kernel.eval(support.row_view(k), x, self.summation);
-            }
-            sum + self.b
-        };
-        let n = data.n_samples();
-        Ok(if n * self.support.len().max(1) >= PARALLEL_WORK {
-            (0..n).into_par_iter().map(value).collect::<Vec<_>>().into()
-        } else {
-            (0..n).map(value).collect()
-        })
+        Ok(dual_decisions(
+            &self.kernel,
+            support,
+            &self.support_coef,
+            self.b,
+            self.summation,
+            data,
+        ))
+    }
+
+    /// The support vectors (the rows with `αⱼ > 0`, in the training storage) and their coefficients
+    /// `αⱼηyⱼ`; `None` for a precomputed kernel, which keeps no rows.
+    pub(crate) fn support_rows(&self) -> Option<(&Dataset, &[f64])> {
+        self.support_vectors
+            .as_ref()
+            .map(|rows| (rows, self.support_coef.as_slice()))
     }
 
     /// `f` from a cross Gram matrix `K(testₜ, trainⱼ)` (`n_test × n_train`), for a precomputed kernel

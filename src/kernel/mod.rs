@@ -61,6 +61,7 @@ mod verify;
 pub use cache::{CacheStats, DEFAULT_CACHE_BYTES, GramCache};
 pub use eval::EXP_ULPS;
 pub use fit::KernelFit;
+pub(crate) use fit::dual_decisions;
 pub use function::{Kernel, KernelKind, KernelSummary};
 pub use geometry::{KernelGeometry, KernelGeometrySummary, KernelSolve, KernelSolveSummary};
 pub use gram::{GramMatrix, SYMMETRY_RTOL};

@@ -6,9 +6,10 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{LinearModel, Model, MulticlassModel, Provenance};
+use super::{KernelModel, LinearModel, Model, MulticlassModel, Provenance};
 use crate::dataset::{Dataset, MulticlassDataset};
 use crate::error::{Error, Location, Result};
+use crate::kernel::{KernelFit, KernelPerceptronParams};
 use crate::multiclass::{MulticlassFit, MulticlassPerceptron, OneVsRest};
 use crate::perceptron::{Fit, Perceptron, PerceptronParams};
 
@@ -20,7 +21,7 @@ pub const FORMAT: &str = "novikoff-model";
 pub const FORMAT_VERSION: u32 = 1;
 
 /// The model kinds this crate reads, as the `kind` field spells them.
-const KNOWN_KINDS: &[&str] = &["linear", "multiclass"];
+const KNOWN_KINDS: &[&str] = &["linear", "multiclass", "kernel"];
 
 /// A saved model: the [`Model`], how it was made ([`Provenance`]), and the format and crate versions that
 /// wrote it. See the [module documentation](super) for the format.
@@ -158,6 +159,40 @@ impl ModelFile {
         let model = Model::Multiclass(MulticlassModel::from_one_vs_rest(ovr)?);
         let provenance = Provenance::of_one_vs_rest(ovr, learner, data, source);
         Ok(Self::new(model, provenance))
+    }
+
+    /// The model file of a kernel perceptron's run of `learner` on `data` (from `source`, a path,
+    /// when given): [`KernelModel::from_fit`], or, for a linear kernel run on explicit weights, the
+    /// [`LinearModel`] of those weights (the run predicts with them), with
+    /// [`Provenance::of_kernel_run`].
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{kernel::{Gamma, KernelParams, KernelPerceptronParams}, model::ModelFile, Dataset};
+    /// let data = Dataset::new(array![[0.0], [1.0], [2.0], [3.0]], array![1.0, -1.0, 1.0, -1.0])?;
+    /// let learner = KernelPerceptronParams::new(KernelParams::rbf().gamma(Gamma::Value(2.0)).check()?);
+    /// let fit = learner.clone().check()?.fit(&data)?;
+    /// let file = ModelFile::from_kernel_fit(&fit, &learner, &data, None)?;
+    /// let again = ModelFile::from_json(&file.to_json()?, "m.json")?;
+    /// assert_eq!(again.model.kind(), "kernel");
+    /// assert_eq!(again.model.decision_function_dataset(&data)?, fit.decision_function(&data)?);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`KernelModel::from_fit`] (a precomputed kernel is refused).
+    pub fn from_kernel_fit(
+        fit: &KernelFit,
+        learner: &KernelPerceptronParams,
+        data: &Dataset,
+        source: Option<&str>,
+    ) -> Result<Self> {
+        let model = match fit.primal_weights() {
+            Some(w) => Model::Linear(LinearModel::new(w.to_vec(), fit.b, fit.summation)?),
+            None => Model::Kernel(KernelModel::from_fit(fit)?),
+        };
+        let provenance = Provenance::of_kernel_run(fit, learner, data, source);
+        Ok(Self::new(model, Some(provenance)))
     }
 
     /// The format version of the file (this crate writes [`FORMAT_VERSION`]).

@@ -3,10 +3,11 @@
 //! A [`ModelFile`] is one JSON document with everything needed to predict and to know how the model was
 //! made:
 //!
-//! * the **model** itself, a [`Model`] of one of two kinds: [`Model::Linear`] (a [`LinearModel`]: `w`,
-//!   `b`, the bias rule's constant `c` and weight `v` with `b = c·v`, and the summation order its dot
-//!   products use), or [`Model::Multiclass`] (a [`MulticlassModel`]: the classes' names, one linear
-//!   model per class, and the method that learnt them, one-vs-rest or the multi-class perceptron);
+//! * the **model** itself, a [`Model`] of one of three kinds: [`Model::Linear`] (a [`LinearModel`]:
+//!   `w`, `b`, the bias rule's constant `c` and weight `v` with `b = c·v`, and the summation order its
+//!   dot products use), [`Model::Multiclass`] (a [`MulticlassModel`]: the classes' names, one linear
+//!   model per class, and the method that learnt them, one-vs-rest or the multi-class perceptron), or
+//!   [`Model::Kernel`] (a [`KernelModel`]: the kernel, the support vectors and their coefficients);
 //! * its **provenance**, a [`Provenance`]: the training parameters, the data's `n`, `d`, `nnz` and radius
 //!   `R`, and the run's counts;
 //! * the **format** name, the **format version** and the **crate version** that wrote it.
@@ -36,8 +37,16 @@
 //!            "models": [ { "n_features": 2, "w": [1.0, 0.0], "b": 1.0, … }, … ] }
 //! ```
 //!
-//! The model is tagged by its `kind`. Later learners (a voted list, kernel dual coefficients) are new
-//! kinds beside `linear` and `multiclass`: a file of format version 1
+//! A kernel model holds its support vectors in the training data's storage:
+//!
+//! ```json
+//! "model": { "kind": "kernel", "kernel": { "name": "rbf", "gamma": 0.5 }, "n_features": 2,
+//!            "support_vectors": { "dense": [[0.0, 1.0], …] }, "coef": [1.0, -1.0, …], "b": 0.0,
+//!            "bias_constant": 0.0, "summation": "fast" }
+//! ```
+//!
+//! The model is tagged by its `kind`. Later learners (a voted list, multi-class kernel models) are new
+//! kinds beside these: a file of format version 1
 //! keeps its meaning, and a reader meets a kind it does not know with a clear error instead of a wrong
 //! prediction. The format version changes only if the meaning of an existing field changes; a reader
 //! refuses a version newer than [`FORMAT_VERSION`]. The fields of a model are checked strictly (an
@@ -60,6 +69,7 @@
 //! ```
 
 mod file;
+mod kernel;
 mod linear;
 mod multiclass;
 mod provenance;
@@ -69,6 +79,7 @@ use ndarray::{Array1, Array2};
 use serde::{Deserialize, Serialize};
 
 pub use file::{FORMAT, FORMAT_VERSION, ModelFile};
+pub use kernel::KernelModel;
 pub use linear::LinearModel;
 pub use multiclass::MulticlassModel;
 pub use provenance::{DataSummary, Provenance, RunSummary, TrainingParams};
@@ -97,6 +108,8 @@ pub enum Model {
     Linear(LinearModel),
     /// `argmax_r w_r·x + b_r` over `k ≥ 2` classes: one-vs-rest or the multi-class perceptron.
     Multiclass(MulticlassModel),
+    /// `sign(Σₖ coefₖ·K(sₖ, x) + b)`: the kernel perceptron's support vectors and coefficients.
+    Kernel(KernelModel),
 }
 
 impl Model {
@@ -111,6 +124,7 @@ impl Model {
         match self {
             Model::Linear(_) => "linear",
             Model::Multiclass(_) => "multiclass",
+            Model::Kernel(_) => "kernel",
         }
     }
 
@@ -125,6 +139,7 @@ impl Model {
         match self {
             Model::Linear(m) => m.n_features(),
             Model::Multiclass(m) => m.n_features(),
+            Model::Kernel(m) => m.n_features(),
         }
     }
 
@@ -139,7 +154,7 @@ impl Model {
     pub fn linear(&self) -> Option<&LinearModel> {
         match self {
             Model::Linear(m) => Some(m),
-            Model::Multiclass(_) => None,
+            Model::Multiclass(_) | Model::Kernel(_) => None,
         }
     }
 
@@ -156,23 +171,20 @@ impl Model {
     pub fn multiclass(&self) -> Option<&MulticlassModel> {
         match self {
             Model::Multiclass(m) => Some(m),
-            Model::Linear(_) => None,
+            Model::Linear(_) | Model::Kernel(_) => None,
         }
     }
 
-    /// The linear model, or a refusal that says a multi-class model has `k` scores a row.
-    fn binary(&self) -> Result<&LinearModel> {
-        match self {
-            Model::Linear(m) => Ok(m),
-            Model::Multiclass(m) => Err(Error::parameter(
-                "model",
-                format!(
-                    "a multi-class model scores {} classes, not the sign of one decision value: use \
-                     Model::multiclass()",
-                    m.n_classes()
-                ),
-            )),
-        }
+    /// The refusal of a binary model's question put to a multi-class model.
+    fn refuse_classes(m: &MulticlassModel) -> Error {
+        Error::parameter(
+            "model",
+            format!(
+                "a multi-class model scores {} classes, not the sign of one decision value: use \
+                 Model::multiclass()",
+                m.n_classes()
+            ),
+        )
     }
 
     /// `sign(f(x))` for every row of `data`, with sign(0) = +1 (the crate's convention). A
@@ -204,7 +216,11 @@ impl Model {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn decision_function_dataset(&self, data: &Dataset) -> Result<Array1<f64>> {
-        self.binary()?.decision_function_dataset(data)
+        match self {
+            Model::Linear(m) => m.decision_function_dataset(data),
+            Model::Kernel(m) => m.decision_function_dataset(data),
+            Model::Multiclass(m) => Err(Self::refuse_classes(m)),
+        }
     }
 
     /// Accuracy, confusion counts and the model's signed margin on labelled data; see [`Score`]. A
@@ -220,7 +236,11 @@ impl Model {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn score(&self, data: &Dataset) -> Result<Score> {
-        self.binary()?.score(data)
+        match self {
+            Model::Linear(m) => m.score(data),
+            Model::Kernel(m) => m.score(data),
+            Model::Multiclass(m) => Err(Self::refuse_classes(m)),
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::{Dataset, MulticlassDataset};
+use crate::kernel::{KernelFit, KernelPerceptronParams};
 use crate::multiclass::{ClassVerdict, MulticlassFit, MulticlassPerceptron, OneVsRest};
 use crate::perceptron::{BiasRule, Fit, Order, Perceptron, PerceptronParams, StopReason};
 
@@ -274,6 +275,54 @@ impl Provenance {
                 train_seconds: fits.iter().map(|fit| fit.train_seconds).sum(),
             },
         })
+    }
+}
+
+impl Provenance {
+    /// The provenance of a kernel perceptron's run of `learner` on `data` (from `source`, a path,
+    /// when given); the learner is named `kernel:NAME` (`kernel:rbf`, …).
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{kernel::{Kernel, KernelPerceptronParams}, model::Provenance, Dataset};
+    /// let data = Dataset::new(array![[1.0], [-1.0]], array![1.0, -1.0])?;
+    /// let learner = KernelPerceptronParams::new(Kernel::linear());
+    /// let fit = learner.clone().check()?.fit(&data)?;
+    /// let provenance = Provenance::of_kernel_run(&fit, &learner, &data, None);
+    /// assert_eq!(provenance.learner, "kernel:linear");
+    /// assert_eq!(provenance.data.positives, Some(1));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn of_kernel_run(
+        fit: &KernelFit,
+        learner: &KernelPerceptronParams,
+        data: &Dataset,
+        source: Option<&str>,
+    ) -> Self {
+        let (positives, negatives) = data.class_counts();
+        Provenance {
+            learner: format!("kernel:{}", fit.kernel.name()),
+            params: TrainingParams::of(
+                learner.bias,
+                learner.eta,
+                &learner.order,
+                learner.max_epochs,
+                learner.max_updates,
+                false,
+            ),
+            data: DataSummary {
+                positives: Some(positives),
+                negatives: Some(negatives),
+                ..DataSummary::of(data, source)
+            },
+            run: RunSummary {
+                mistakes: fit.mistakes,
+                epochs: fit.epochs,
+                converged: fit.converged,
+                stop_reason: fit.stop_reason,
+                train_seconds: fit.train_seconds,
+            },
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! How well a model does on labelled data: accuracy, the confusion counts and its signed margin.
 
+use ndarray::Array1;
 use serde::Serialize;
 
 use super::LinearModel;
@@ -110,11 +111,7 @@ impl LinearModel {
     /// # Ok::<(), novikoff::Error>(())
     /// ```
     pub fn score(&self, data: &Dataset) -> Result<Score> {
-        let predicted = self.predict_dataset(data)?;
-        let confusion = Confusion::count(
-            predicted.as_slice().expect("a fresh array is contiguous"),
-            data.labels(),
-        );
+        let decisions = self.decision_function_dataset(data)?;
         let margin = if self.w().iter().all(|&v| v == 0.0) {
             None
         } else {
@@ -124,12 +121,29 @@ impl LinearModel {
                 self.b(),
             )?)
         };
+        Ok(Score::of_decisions(&decisions, data, margin))
+    }
+}
+
+impl Score {
+    /// The score of a binary model's decision values on `data` (the prediction sign(0) = +1), with the
+    /// margin its model computed.
+    pub(super) fn of_decisions(
+        decisions: &Array1<f64>,
+        data: &Dataset,
+        margin: Option<f64>,
+    ) -> Self {
+        let predicted = super::sign(decisions.clone());
+        let confusion = Confusion::count(
+            predicted.as_slice().expect("a fresh array is contiguous"),
+            data.labels(),
+        );
         debug_assert_eq!(confusion.total(), data.n_samples());
-        Ok(Score {
+        Score {
             n: data.n_samples(),
             accuracy: confusion.correct() as f64 / data.n_samples() as f64,
             confusion,
             margin,
-        })
+        }
     }
 }
