@@ -66,6 +66,16 @@ def test_a_cli_model_loads_as_a_fitted_estimator(tmp_path, novikoff_bin):
     np.testing.assert_array_equal(loaded.predict(X), np.where(theirs >= 0, 1, -1))
 
 
+def test_a_cli_kernel_model_is_refused_by_name(tmp_path, novikoff_bin):
+    _, _, path = awkward_csv(tmp_path)
+    model = tmp_path / "kernel.json"
+    subprocess.run([novikoff_bin, "train", str(path), "--kernel", "rbf", "--kernel-gamma", "0.5",
+                    "--max-epochs", "2", "--save", str(model)], check=True, capture_output=True)
+    assert json.loads(model.read_text())["model"]["kind"] == "kernel"
+    with pytest.raises(ValueError, match=r"kernel\.json: .*does not read `kernel` models"):
+        novikoff.load_model(model)
+
+
 def test_bad_model_files_are_refused_by_name(tmp_path):
     p = Perceptron().fit([[1.0, 0.0], [-1.0, 0.5]], [1, -1])
     good = tmp_path / "m.json"
@@ -74,7 +84,7 @@ def test_bad_model_files_are_refused_by_name(tmp_path):
     for name, content, message in [
         ("cut.json", text[: len(text) // 2], "does not parse"),
         ("newer.json", text.replace('"format_version": 1', '"format_version": 2'), "newer"),
-        ("kind.json", text.replace('"linear"', '"kernel"'), "model kind `kernel`"),
+        ("kind.json", text.replace('"linear"', '"voted"'), "model kind `voted`"),
     ]:
         path = tmp_path / name
         path.write_text(content)

@@ -189,7 +189,7 @@ impl ModelFile {
     ) -> Result<Self> {
         let model = match fit.primal_weights() {
             Some(w) => Model::Linear(LinearModel::new(w.to_vec(), fit.b, fit.summation)?),
-            None => Model::Kernel(KernelModel::from_fit(fit)?),
+            None => Model::Kernel(Box::new(KernelModel::from_fit(fit)?)),
         };
         let provenance = Provenance::of_kernel_run(fit, learner, data, source);
         Ok(Self::new(model, Some(provenance)))

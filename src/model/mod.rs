@@ -109,7 +109,7 @@ pub enum Model {
     /// `argmax_r w_r·x + b_r` over `k ≥ 2` classes: one-vs-rest or the multi-class perceptron.
     Multiclass(MulticlassModel),
     /// `sign(Σₖ coefₖ·K(sₖ, x) + b)`: the kernel perceptron's support vectors and coefficients.
-    Kernel(KernelModel),
+    Kernel(Box<KernelModel>),
 }
 
 impl Model {
