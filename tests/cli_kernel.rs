@@ -362,3 +362,61 @@ fn multi_class_refusals_name_the_file_and_line() {
         "--cache-mb describes a kernel",
     );
 }
+
+#[test]
+fn a_lifted_matrix_beyond_the_memory_budget_is_refused_before_it_is_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("five.csv").display().to_string();
+    let generated = novikoff(&[
+        "generate",
+        "multiclass",
+        "--n",
+        "2000",
+        "--d",
+        "50",
+        "--classes",
+        "5",
+        "--seed",
+        "1",
+        "--out",
+        &file,
+    ]);
+    assert!(generated.status.success());
+    // 2000 rows of 50 values lift to 8000 rows of 100 stored values (plus the bias entries): about
+    // 9.7 MB with c = 0 and 9.9 MB with c = 1.
+    let run = |budget: &str, args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_novikoff"))
+            .args(args)
+            .env("NOVIKOFF_MEMORY_BUDGET", budget)
+            .output()
+            .unwrap()
+    };
+    // `margin` lifts (x, 1) (its bias is free) and `verify` first lifts x (the rule `none`).
+    for (args, lifted) in [
+        (
+            ["margin", &file, "--multiclass", "kesler"],
+            "816000 stored values, 9856008 bytes",
+        ),
+        (
+            ["verify", &file, "--multiclass", "kesler"],
+            "800000 stored values, 9664008 bytes",
+        ),
+    ] {
+        let output = run("9000000", &args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "8000 rows and {lifted}, beyond the memory budget of 9000000 bytes"
+            )),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        let output = run("20000000", &args);
+        assert!(
+            output.status.code() != Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}

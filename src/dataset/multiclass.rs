@@ -242,6 +242,7 @@ impl MulticlassDataset {
         let n = self.n_samples();
         let stored: usize = (0..n).map(|i| self.features.row_view(i).nnz()).sum();
         let extra = usize::from(c != 0.0);
+        check_lifted_memory(n, k, stored + n * extra)?;
         let mut indptr = Vec::with_capacity(n * (k - 1) + 1);
         let mut indices = Vec::with_capacity(2 * (stored + n * extra) * (k - 1));
         let mut data = Vec::with_capacity(indices.capacity());
@@ -278,6 +279,29 @@ impl MulticlassDataset {
             Array1::ones(n * (k - 1)),
         ))
     }
+}
+
+/// Refuse Kesler's lifted matrix before allocating it when it would take more than the memory budget
+/// ([`crate::io::memory_budget`]): `n(k − 1)` rows of twice `stored` values (each one a value and a
+/// 32-bit column index), and a row pointer each.
+fn check_lifted_memory(n: usize, k: usize, stored: usize) -> Result<()> {
+    let rows = (n as u128) * (k as u128 - 1);
+    let values = 2 * (stored as u128) * (k as u128 - 1);
+    let bytes = values * 12 + (rows + 1) * 8;
+    let budget = crate::io::memory_budget() as u128;
+    if bytes <= budget {
+        return Ok(());
+    }
+    Err(Error::parameter(
+        "multiclass",
+        format!(
+            "Kesler's lifted vectors of these {n} rows and {k} classes would be a matrix of {rows} rows \
+             and {values} stored values, {bytes} bytes, beyond the memory budget of {budget} bytes \
+             (half this machine's memory unless NOVIKOFF_MEMORY_BUDGET sets it): check the theorem on \
+             fewer rows, or one class against the rest (--multiclass ovr), whose problems share the \
+             features"
+        ),
+    ))
 }
 
 #[cfg(test)]

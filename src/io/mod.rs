@@ -43,6 +43,8 @@ mod libsvm;
 mod matrix;
 mod npy;
 mod source;
+
+pub(crate) use source::memory_budget;
 mod storage;
 mod text;
 

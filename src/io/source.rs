@@ -46,6 +46,24 @@ pub(crate) fn stream_budget() -> usize {
         {
             return bytes;
         }
+        memory_budget()
+    })
+}
+
+/// The most memory one matrix the crate derives from the data may take, in bytes (Kesler's lifted
+/// vectors, `k − 1` signed copies of every row): half the machine's physical memory (Linux), or 16 GiB
+/// where that is unknown, as for a stream. A derived matrix beyond it is refused before it is
+/// allocated, with its size, rather than the process killed when the pages are touched.
+/// `NOVIKOFF_MEMORY_BUDGET` (bytes) sets another budget.
+pub(crate) fn memory_budget() -> usize {
+    static BUDGET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BUDGET.get_or_init(|| {
+        if let Some(bytes) = std::env::var("NOVIKOFF_MEMORY_BUDGET")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            return bytes;
+        }
         physical_memory().map_or(16 << 30, |bytes| bytes / 2)
     })
 }
