@@ -332,13 +332,16 @@ fn multi_class_refusals_name_the_file_and_line() {
         "--multiclass ovr",
     );
     // A flag that would be ignored is refused before any work, and nothing is written. (A
-    // multi-class model is saved: tests/cli_multiclass_model.rs.)
+    // multi-class model and a binary kernel model are saved: tests/cli_multiclass_model.rs and
+    // tests/cli_kernel_model.rs.)
     let model = dir.path().join("model.json");
     let train = train.to_str().unwrap();
     refused(
         &[
             "train",
             train,
+            "--multiclass",
+            "ovr",
             "--kernel",
             "rbf",
             "--save",
