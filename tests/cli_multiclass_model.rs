@@ -143,20 +143,15 @@ fn a_saved_multiclass_model_scores_with_the_bits_of_the_run() {
                 sets.extend(variant_flag_sets());
             }
             for flags in sets {
-                let mut args = vec![
-                    "train",
-                    &train,
-                    "--multiclass",
-                    method.name(),
-                    "--storage",
-                    storage_flag,
-                    "--save",
-                    &model,
-                    "--format",
-                    "json",
-                ];
-                args.extend(&flags.cli);
-                let run = json(&novikoff(&args));
+                // The run that saves the model, and the same run scoring the held-out rows itself.
+                let train_json = |then: [&str; 2]| {
+                    let mut args = vec!["train", &train, "--multiclass", method.name()];
+                    args.extend(["--storage", storage_flag, "--format", "json"]);
+                    args.extend(then);
+                    args.extend(&flags.cli);
+                    json(&novikoff(&args))
+                };
+                let run = train_json(["--save", &model]);
                 let what = format!("{storage_flag} {} {:?}", method.name(), flags.cli);
                 let saved = ModelFile::load(&model).unwrap();
                 let multiclass = saved.model.multiclass().unwrap();
@@ -212,20 +207,7 @@ fn a_saved_multiclass_model_scores_with_the_bits_of_the_run() {
                 assert_eq!(classes, want_classes, "{what}");
 
                 // `score` agrees with the run's own `--test`.
-                let mut args = vec![
-                    "train",
-                    &train,
-                    "--multiclass",
-                    method.name(),
-                    "--storage",
-                    storage_flag,
-                    "--test",
-                    &test,
-                    "--format",
-                    "json",
-                ];
-                args.extend(&flags.cli);
-                let tested = json(&novikoff(&args));
+                let tested = train_json(["--test", &test]);
                 let score = json(&novikoff(&[
                     "score",
                     &model,

@@ -177,13 +177,7 @@ pub fn save_multiclass_model(
     let method = Method::parse(method).or_py()?;
     let summation = learn::summation(summation)?;
     let (coef, intercept) = (coef.as_array(), intercept.as_array());
-    if coef.nrows() != intercept.len() {
-        return Err(PyValueError::new_err(format!(
-            "coef_ has {} rows but intercept_ {} values",
-            coef.nrows(),
-            intercept.len()
-        )));
-    }
+    crate::multiclass::check_rows(coef, intercept)?;
     let by_hand = || {
         coef.rows()
             .into_iter()

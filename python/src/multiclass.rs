@@ -272,13 +272,7 @@ pub fn decision_functions<'py>(
 ) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
     let summation = learn::summation(summation)?;
     let (coef, intercept) = (coef.as_array(), intercept.as_array());
-    if coef.nrows() != intercept.len() {
-        return Err(PyValueError::new_err(format!(
-            "coef_ has {} rows but intercept_ {} values",
-            coef.nrows(),
-            intercept.len()
-        )));
-    }
+    check_rows(coef, intercept)?;
     let models = coef
         .rows()
         .into_iter()
@@ -346,4 +340,19 @@ pub fn verify_multiclass(
             .map_err(|e| novikoff::Error::io("<json>", std::io::Error::other(e)))
     })
     .or_py()
+}
+
+/// `coef_` and `intercept_` of one class a row.
+pub(crate) fn check_rows(
+    coef: ndarray::ArrayView2<'_, f64>,
+    intercept: ndarray::ArrayView1<'_, f64>,
+) -> PyResult<()> {
+    if coef.nrows() != intercept.len() {
+        return Err(PyValueError::new_err(format!(
+            "coef_ has {} rows but intercept_ {} values",
+            coef.nrows(),
+            intercept.len()
+        )));
+    }
+    Ok(())
 }

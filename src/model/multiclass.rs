@@ -7,8 +7,8 @@ use super::LinearModel;
 use crate::dataset::{Dataset, MulticlassDataset};
 use crate::error::{Error, Result};
 use crate::multiclass::{
-    ClassScorer, ClassVerdict, ConfusionMatrix, Method, MulticlassFit, OneVsRest, argmax,
-    class_scores,
+    ClassScorer, ClassVerdict, ConfusionMatrix, Method, MulticlassFit, OneVsRest, class_scores,
+    confusion_on, predicted_classes,
 };
 
 /// `argmax_r w_r·x + b_r` over `k ≥ 2` classes (`"kind": "multiclass"` in a model file): the classes'
@@ -338,12 +338,7 @@ impl MulticlassModel {
     /// # Errors
     /// As [`MulticlassModel::decision_function_dataset`].
     pub fn predict_dataset(&self, data: &Dataset) -> Result<Vec<usize>> {
-        let scores = self.decision_function_dataset(data)?;
-        Ok(scores
-            .rows()
-            .into_iter()
-            .map(|row| argmax(row.as_slice().expect("standard layout")))
-            .collect())
+        Ok(predicted_classes(&self.decision_function_dataset(data)?))
     }
 
     /// The confusion matrix on labelled data whose classes are the model's, in its order (as
@@ -365,17 +360,7 @@ impl MulticlassModel {
     /// [`Error::Parameter`] for data with other classes, and as
     /// [`MulticlassModel::decision_function_dataset`].
     pub fn confusion(&self, data: &MulticlassDataset) -> Result<ConfusionMatrix> {
-        if data.classes() != self.classes.as_slice() {
-            return Err(Error::parameter(
-                "classes",
-                "the data's classes are not the model's: read them with open_multiclass_as",
-            ));
-        }
-        ConfusionMatrix::new(
-            self.classes.clone(),
-            data.labels(),
-            &self.predict_dataset(data.features())?,
-        )
+        confusion_on(&self.classes, data, |rows| self.predict_dataset(rows))
     }
 }
 

@@ -148,7 +148,6 @@ impl Provenance {
         source: Option<&str>,
     ) -> Self {
         let params = learner.params();
-        let (positives, negatives) = data.class_counts();
         Provenance {
             learner: fit.variant.name(),
             params: TrainingParams::of(
@@ -159,18 +158,13 @@ impl Provenance {
                 learner.max_updates(),
                 params.initial_w.is_some() || params.initial_b != 0.0,
             ),
-            data: DataSummary {
-                positives: Some(positives),
-                negatives: Some(negatives),
-                ..DataSummary::of(data, source)
-            },
-            run: RunSummary {
-                mistakes: fit.mistakes,
-                epochs: fit.epochs,
-                converged: fit.converged,
-                stop_reason: fit.stop_reason,
-                train_seconds: fit.train_seconds,
-            },
+            data: DataSummary::of_labels(data, source),
+            run: RunSummary::of_counts(
+                fit.mistakes,
+                fit.epochs,
+                fit.stop_reason,
+                fit.train_seconds,
+            ),
         }
     }
 
@@ -210,13 +204,12 @@ impl Provenance {
                 params.initial.is_some(),
             ),
             data: DataSummary::of_classes(data, source),
-            run: RunSummary {
-                mistakes: fit.mistakes,
-                epochs: fit.epochs,
-                converged: fit.converged,
-                stop_reason: fit.stop_reason,
-                train_seconds: fit.train_seconds,
-            },
+            run: RunSummary::of_counts(
+                fit.mistakes,
+                fit.epochs,
+                fit.stop_reason,
+                fit.train_seconds,
+            ),
         }
     }
 
@@ -267,13 +260,12 @@ impl Provenance {
                 learner.initial_w.is_some() || learner.initial_b != 0.0,
             ),
             data: DataSummary::of_classes(data, source),
-            run: RunSummary {
-                mistakes: fits.iter().map(|fit| fit.mistakes).sum(),
-                epochs: fits.iter().map(|fit| fit.epochs).max().unwrap_or(0),
-                converged: fits.iter().all(|fit| fit.converged),
+            run: RunSummary::of_counts(
+                fits.iter().map(|fit| fit.mistakes).sum(),
+                fits.iter().map(|fit| fit.epochs).max().unwrap_or(0),
                 stop_reason,
-                train_seconds: fits.iter().map(|fit| fit.train_seconds).sum(),
-            },
+                fits.iter().map(|fit| fit.train_seconds).sum(),
+            ),
         })
     }
 }
@@ -299,7 +291,6 @@ impl Provenance {
         data: &Dataset,
         source: Option<&str>,
     ) -> Self {
-        let (positives, negatives) = data.class_counts();
         Provenance {
             learner: format!("kernel:{}", fit.kernel.name()),
             params: TrainingParams::of(
@@ -310,18 +301,13 @@ impl Provenance {
                 learner.max_updates,
                 false,
             ),
-            data: DataSummary {
-                positives: Some(positives),
-                negatives: Some(negatives),
-                ..DataSummary::of(data, source)
-            },
-            run: RunSummary {
-                mistakes: fit.mistakes,
-                epochs: fit.epochs,
-                converged: fit.converged,
-                stop_reason: fit.stop_reason,
-                train_seconds: fit.train_seconds,
-            },
+            data: DataSummary::of_labels(data, source),
+            run: RunSummary::of_counts(
+                fit.mistakes,
+                fit.epochs,
+                fit.stop_reason,
+                fit.train_seconds,
+            ),
         }
     }
 }
@@ -350,6 +336,24 @@ impl TrainingParams {
     }
 }
 
+impl RunSummary {
+    /// A run's counts; it converged exactly when it stopped for that reason.
+    fn of_counts(
+        mistakes: u64,
+        epochs: usize,
+        stop_reason: StopReason,
+        train_seconds: f64,
+    ) -> Self {
+        RunSummary {
+            mistakes,
+            epochs,
+            converged: stop_reason == StopReason::Converged,
+            stop_reason,
+            train_seconds,
+        }
+    }
+}
+
 impl DataSummary {
     /// The summary without the class counts, which the binary and multi-class makers add.
     fn of(data: &Dataset, source: Option<&str>) -> Self {
@@ -366,6 +370,17 @@ impl DataSummary {
         }
     }
 
+    /// A binary dataset's summary, with its rows of each sign.
+    fn of_labels(data: &Dataset, source: Option<&str>) -> Self {
+        let (positives, negatives) = data.class_counts();
+        DataSummary {
+            positives: Some(positives),
+            negatives: Some(negatives),
+            ..Self::of(data, source)
+        }
+    }
+
+    /// A multi-class dataset's summary, with its rows of each class.
     fn of_classes(data: &MulticlassDataset, source: Option<&str>) -> Self {
         DataSummary {
             class_counts: Some(data.class_counts()),

@@ -43,7 +43,7 @@ pub(crate) use confusion::argmax;
 pub use ovr::{BinaryLearner, ClassVerdict, OneVsRest, OvrClass};
 pub use perceptron::{MulticlassFit, MulticlassPerceptron, MulticlassPerceptronParams};
 pub use report::MulticlassRuns;
-pub(crate) use scores::{ClassScorer, class_scores};
+pub(crate) use scores::{ClassScorer, class_scores, confusion_on, predicted_classes};
 pub use verify::{LiftedGeometry, MulticlassBound, MulticlassVerdict, verify, verify_with};
 
 use crate::error::{Error, Result};

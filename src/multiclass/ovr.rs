@@ -6,10 +6,11 @@ use ndarray::Array2;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::confusion::{ConfusionMatrix, argmax};
+use super::confusion::ConfusionMatrix;
+use super::scores::{confusion_on, predicted_classes};
 use crate::bounds::{Geometry, Verdict, verify_with};
 use crate::dataset::{Dataset, MulticlassDataset};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::kernel::{KernelFit, KernelPerceptronParams, KernelVerdict};
 use crate::margin::{Bias, MaxMarginParams};
 use crate::perceptron::{Fit, PerceptronParams};
@@ -282,12 +283,7 @@ impl OneVsRest {
     /// # Errors
     /// As [`OneVsRest::decision_function`].
     pub fn predict(&self, data: &Dataset) -> Result<Vec<usize>> {
-        Ok(self
-            .decision_function(data)?
-            .rows()
-            .into_iter()
-            .map(|row| argmax(&row.to_vec()))
-            .collect())
+        Ok(predicted_classes(&self.decision_function(data)?))
     }
 
     /// The confusion matrix on data with the training classes.
@@ -296,13 +292,7 @@ impl OneVsRest {
     /// [`Error::Parameter`] for data with other classes.
     pub fn confusion(&self, data: &MulticlassDataset) -> Result<ConfusionMatrix> {
         let names: Vec<String> = self.classes.iter().map(|c| c.class.clone()).collect();
-        if data.classes() != names.as_slice() {
-            return Err(Error::parameter(
-                "classes",
-                "the data's classes are not the training classes: read them with open_multiclass_as",
-            ));
-        }
-        ConfusionMatrix::new(names, data.labels(), &self.predict(data.features())?)
+        confusion_on(&names, data, |rows| self.predict(rows))
     }
 
     /// Every failed check of every class's run.

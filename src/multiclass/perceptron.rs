@@ -7,8 +7,8 @@ use std::time::Instant;
 use ndarray::{Array1, Array2};
 
 use super::class_weights::ClassWeights;
-use super::confusion::{ConfusionMatrix, argmax};
-use super::scores::{ClassScorer, class_scores};
+use super::confusion::ConfusionMatrix;
+use super::scores::{ClassScorer, class_scores, confusion_on, predicted_classes};
 use crate::dataset::{Dataset, MulticlassDataset, RowView};
 use crate::error::{Error, Result};
 use crate::perceptron::{BiasRule, NoTrace, Order, StopReason, TraceSink, UpdateEvent};
@@ -258,12 +258,7 @@ impl MulticlassFit {
     /// # Errors
     /// As [`MulticlassFit::decision_function`].
     pub fn predict(&self, data: &Dataset) -> Result<Vec<usize>> {
-        let scores = self.decision_function(data)?;
-        Ok(scores
-            .rows()
-            .into_iter()
-            .map(|row| argmax(row.as_slice().expect("standard layout")))
-            .collect())
+        Ok(predicted_classes(&self.decision_function(data)?))
     }
 
     /// The confusion matrix on labelled data (its classes must be this fit's, in this order, as
@@ -272,17 +267,7 @@ impl MulticlassFit {
     /// # Errors
     /// As [`MulticlassFit::decision_function`], and [`Error::Parameter`] for other classes.
     pub fn confusion(&self, data: &MulticlassDataset) -> Result<ConfusionMatrix> {
-        if data.classes() != self.classes.as_slice() {
-            return Err(Error::parameter(
-                "classes",
-                "the data's classes are not the training classes: read them with open_multiclass_as",
-            ));
-        }
-        ConfusionMatrix::new(
-            self.classes.clone(),
-            data.labels(),
-            &self.predict(data.features())?,
-        )
+        confusion_on(&self.classes, data, |rows| self.predict(rows))
     }
 }
 

@@ -3,7 +3,9 @@
 
 use ndarray::Array2;
 
-use crate::dataset::Dataset;
+use super::confusion::{ConfusionMatrix, argmax};
+use crate::dataset::{Dataset, MulticlassDataset};
+use crate::error::{Error, Result};
 use crate::simd::Summation;
 
 /// Sparse rows [`class_scores`] scores together, class by class.
@@ -31,4 +33,29 @@ pub(crate) fn class_scores(data: &Dataset, classes: &[ClassScorer<'_>]) -> Array
         }
     }
     out
+}
+
+/// The class of every row: the highest score, the lowest index on a tie (numpy's `argmax`).
+pub(crate) fn predicted_classes(scores: &Array2<f64>) -> Vec<usize> {
+    scores
+        .rows()
+        .into_iter()
+        .map(|row| argmax(row.as_slice().expect("standard layout")))
+        .collect()
+}
+
+/// The confusion matrix of a predictor of `classes` on labelled data, which must have those classes
+/// in that order (as [`crate::io::open_multiclass_as`] reads a held-out file).
+pub(crate) fn confusion_on(
+    classes: &[String],
+    data: &MulticlassDataset,
+    predict: impl FnOnce(&Dataset) -> Result<Vec<usize>>,
+) -> Result<ConfusionMatrix> {
+    if data.classes() != classes {
+        return Err(Error::parameter(
+            "classes",
+            "the data's classes are not the training classes: read them with open_multiclass_as",
+        ));
+    }
+    ConfusionMatrix::new(classes.to_vec(), data.labels(), &predict(data.features())?)
 }
