@@ -96,6 +96,7 @@
 #![warn(missing_docs)]
 
 pub mod bounds;
+pub(crate) mod budget;
 pub mod bundled;
 pub mod dataset;
 pub(crate) mod detmath;

@@ -113,15 +113,18 @@ pub(super) fn confusion_text(m: &ConfusionMatrix) -> String {
     render(&rows)
 }
 
-/// `novikoff train --multiclass …`, the binary learner's parameters in `base`.
+/// `novikoff train --multiclass …`, the binary learner's parameters in `base`; the model is saved
+/// after the report when `save` names a file.
 pub fn train(
-    args: &super::train::TrainArgs,
+    data_args: &DataArgs,
     base: &PerceptronParams,
+    test: Option<&std::path::Path>,
     method: Method,
+    kernel_args: &KernelArgs,
+    save: Option<&std::path::Path>,
+    format: OutputFormat,
 ) -> Result<()> {
-    let source = &args.data.data.display().to_string();
-    let (data_args, kernel_args, format) = (&args.data, &args.kernel, args.format);
-    let (test, save) = (args.train.test.as_deref(), args.save.as_deref());
+    let source = &data_args.data.display().to_string();
     let data = load(data_args)?;
     let kernel = kernel_of(method, &data, kernel_args)?;
     let test = load_test(test, data_args, &data)?;

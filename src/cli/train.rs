@@ -188,7 +188,15 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         }
     }
     if let Some(method) = args.multiclass.multiclass {
-        return super::multiclass::train(args, &args.train.params(args.bias), method);
+        return super::multiclass::train(
+            &args.data,
+            &args.train.params(args.bias),
+            args.train.test.as_deref(),
+            method,
+            &args.kernel,
+            args.save.as_deref(),
+            args.format,
+        );
     }
     let data = args.data.load()?;
     if let Some(kernel) = args.kernel.kernel(&data)? {

@@ -282,13 +282,13 @@ impl MulticlassDataset {
 }
 
 /// Refuse Kesler's lifted matrix before allocating it when it would take more than the memory budget
-/// ([`crate::io::memory_budget`]): `n(k − 1)` rows of twice `stored` values (each one a value and a
+/// ([`crate::budget::memory_budget`]): `n(k − 1)` rows of twice `stored` values (each one a value and a
 /// 32-bit column index), and a row pointer each.
 fn check_lifted_memory(n: usize, k: usize, stored: usize) -> Result<()> {
     let rows = (n as u128) * (k as u128 - 1);
     let values = 2 * (stored as u128) * (k as u128 - 1);
     let bytes = values * 12 + (rows + 1) * 8;
-    let budget = crate::io::memory_budget() as u128;
+    let budget = crate::budget::memory_budget() as u128;
     if bytes <= budget {
         return Ok(());
     }

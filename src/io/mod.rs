@@ -44,8 +44,6 @@ mod matrix;
 mod npy;
 mod options;
 mod source;
-
-pub(crate) use source::memory_budget;
 mod storage;
 mod text;
 

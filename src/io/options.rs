@@ -67,7 +67,7 @@ pub struct ReadOptions {
     pub format: Option<Format>,
     /// The storage of a sparse format (LIBSVM, scipy's sparse `.npz`); see [`Storage`].
     pub storage: Storage,
-    /// Keep every class (set by [`open_multiclass`]).
+    /// Keep every class (set by [`open_multiclass`](super::open_multiclass)).
     pub(crate) classes: labels::ClassSink,
 }
 

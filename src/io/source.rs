@@ -40,50 +40,9 @@ pub(crate) enum Source {
 pub(crate) fn stream_budget() -> usize {
     static BUDGET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *BUDGET.get_or_init(|| {
-        if let Some(bytes) = std::env::var("NOVIKOFF_STREAM_BUDGET")
-            .ok()
-            .and_then(|v| v.parse().ok())
-        {
-            return bytes;
-        }
-        memory_budget()
+        crate::budget::from_env("NOVIKOFF_STREAM_BUDGET")
+            .unwrap_or_else(crate::budget::half_the_memory)
     })
-}
-
-/// The most memory one matrix the crate derives from the data may take, in bytes (Kesler's lifted
-/// vectors, `k − 1` signed copies of every row): half the machine's physical memory (Linux), or 16 GiB
-/// where that is unknown, as for a stream. A derived matrix beyond it is refused before it is
-/// allocated, with its size, rather than the process killed when the pages are touched.
-/// `NOVIKOFF_MEMORY_BUDGET` (bytes) sets another budget.
-pub(crate) fn memory_budget() -> usize {
-    static BUDGET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *BUDGET.get_or_init(|| {
-        if let Some(bytes) = std::env::var("NOVIKOFF_MEMORY_BUDGET")
-            .ok()
-            .and_then(|v| v.parse().ok())
-        {
-            return bytes;
-        }
-        physical_memory().map_or(16 << 30, |bytes| bytes / 2)
-    })
-}
-
-#[cfg(target_os = "linux")]
-fn physical_memory() -> Option<usize> {
-    // SAFETY: sysconf reads a system constant and has no preconditions.
-    let (pages, page) = unsafe {
-        (
-            libc::sysconf(libc::_SC_PHYS_PAGES),
-            libc::sysconf(libc::_SC_PAGESIZE),
-        )
-    };
-    let (pages, page) = (usize::try_from(pages).ok()?, usize::try_from(page).ok()?);
-    pages.checked_mul(page)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn physical_memory() -> Option<usize> {
-    None
 }
 
 /// The error for a stream that outgrew [`stream_budget`].

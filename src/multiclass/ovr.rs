@@ -289,7 +289,7 @@ impl OneVsRest {
     /// The confusion matrix on data with the training classes.
     ///
     /// # Errors
-    /// [`Error::Parameter`] for data with other classes.
+    /// [`Error::Parameter`](crate::Error::Parameter) for data with other classes.
     pub fn confusion(&self, data: &MulticlassDataset) -> Result<ConfusionMatrix> {
         let names: Vec<String> = self.classes.iter().map(|c| c.class.clone()).collect();
         confusion_on(&names, data, |rows| self.predict(rows))
