@@ -400,3 +400,24 @@ fn a_voted_or_kernel_save_is_refused_before_any_work() {
         assert!(!model.exists(), "{extra:?}");
     }
 }
+
+#[test]
+fn a_failed_multiclass_save_keeps_the_report_and_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let train = generated(&dir, "train.csv", "6");
+    for method in ["kesler", "ovr"] {
+        let output = novikoff(&[
+            "train",
+            &train,
+            "--multiclass",
+            method,
+            "--max-epochs",
+            "2",
+            "--save",
+            "/no/such/dir/model.json",
+        ]);
+        assert_eq!(output.status.code(), Some(2), "{method}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("/no/such/dir/model.json"));
+        assert!(String::from_utf8_lossy(&output.stdout).contains("confusion matrix"));
+    }
+}

@@ -135,9 +135,8 @@ pub fn train(
         Method::Kesler => {
             let learner = kesler_params(base)?.check()?;
             let fit = learner.fit(&data)?;
-            model = save
-                .map(|_| ModelFile::from_multiclass_fit(&fit, &learner, &data, Some(source)))
-                .transpose()?;
+            model =
+                save.map(|_| ModelFile::from_multiclass_fit(&fit, &learner, &data, Some(source)));
             let confusion = fit.confusion(&data)?;
             let tested = test.as_ref().map(|t| fit.confusion(t)).transpose()?;
             (
@@ -150,9 +149,7 @@ pub fn train(
         }
         Method::OneVsRest => {
             let ovr = OneVsRest::fit(&data, &learner(base, kernel.as_ref(), kernel_args)?)?;
-            model = save
-                .map(|_| ModelFile::from_one_vs_rest(&ovr, base, &data, Some(source)))
-                .transpose()?;
+            model = save.map(|_| ModelFile::from_one_vs_rest(&ovr, base, &data, Some(source)));
             let tested = test.as_ref().map(|t| ovr.confusion(t)).transpose()?;
             (
                 json!({"mistakes": ovr.mistakes,
@@ -218,8 +215,10 @@ pub fn train(
         }
     };
     printed?;
+    // The model is made with the run, and refused (weights that overflowed) or written after the
+    // report, as the binary `train --save` does: a failed save keeps what was printed.
     match (save, model) {
-        (Some(path), Some(model)) => model.save(path),
+        (Some(path), Some(model)) => model?.save(path),
         _ => Ok(()),
     }
 }
