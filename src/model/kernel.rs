@@ -232,6 +232,17 @@ impl KernelModel {
     /// The model of a kernel perceptron's run: its support vectors in the training storage, their
     /// coefficients, `b` and `c`.
     ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{kernel::{Gamma, KernelParams, KernelPerceptronParams}, model::KernelModel, Dataset};
+    /// let data = Dataset::new(array![[0.0], [1.0], [2.0], [3.0]], array![1.0, -1.0, 1.0, -1.0])?;
+    /// let rbf = KernelParams::rbf().gamma(Gamma::Value(2.0)).check()?;
+    /// let fit = KernelPerceptronParams::new(rbf).check()?.fit(&data)?;
+    /// let model = KernelModel::from_fit(&fit)?;
+    /// assert_eq!(model.b(), fit.b);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::Parameter`] for a precomputed kernel, and for weights that are not finite.
     pub fn from_fit(fit: &KernelFit) -> Result<Self> {
@@ -253,27 +264,83 @@ impl KernelModel {
     }
 
     /// The kernel, its parameters resolved.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{kernel::{Gamma, KernelParams, KernelPerceptronParams}, model::KernelModel, Dataset};
+    /// let data = Dataset::new(array![[0.0], [1.0], [2.0], [3.0]], array![1.0, -1.0, 1.0, -1.0])?;
+    /// let rbf = KernelParams::rbf().gamma(Gamma::Value(2.0)).check()?;
+    /// let fit = KernelPerceptronParams::new(rbf).check()?.fit(&data)?;
+    /// let model = KernelModel::from_fit(&fit)?;
+    /// assert_eq!(model.kernel().gamma(), Some(2.0));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
     pub fn kernel(&self) -> &Kernel {
         &self.kernel
     }
 
     /// The number of support vectors.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{kernel::{Gamma, KernelParams, KernelPerceptronParams}, model::KernelModel, Dataset};
+    /// let data = Dataset::new(array![[0.0], [1.0], [2.0], [3.0]], array![1.0, -1.0, 1.0, -1.0])?;
+    /// let rbf = KernelParams::rbf().gamma(Gamma::Value(2.0)).check()?;
+    /// let fit = KernelPerceptronParams::new(rbf).check()?.fit(&data)?;
+    /// let model = KernelModel::from_fit(&fit)?;
+    /// assert_eq!(model.n_support(), fit.support.len());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
     pub fn n_support(&self) -> usize {
         self.coef.len()
     }
 
     /// The number of features the model takes.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{kernel::{Gamma, KernelParams, KernelPerceptronParams}, model::KernelModel, Dataset};
+    /// let data = Dataset::new(array![[0.0], [1.0], [2.0], [3.0]], array![1.0, -1.0, 1.0, -1.0])?;
+    /// let rbf = KernelParams::rbf().gamma(Gamma::Value(2.0)).check()?;
+    /// let fit = KernelPerceptronParams::new(rbf).check()?.fit(&data)?;
+    /// let model = KernelModel::from_fit(&fit)?;
+    /// assert_eq!(model.n_features(), 1);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
     pub fn n_features(&self) -> usize {
         self.support_vectors.n_features()
     }
 
     /// The bias `b`.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{kernel::{Gamma, KernelParams, KernelPerceptronParams}, model::KernelModel, Dataset};
+    /// let data = Dataset::new(array![[0.0], [1.0], [2.0], [3.0]], array![1.0, -1.0, 1.0, -1.0])?;
+    /// let rbf = KernelParams::rbf().gamma(Gamma::Value(2.0)).check()?;
+    /// let fit = KernelPerceptronParams::new(rbf).check()?.fit(&data)?;
+    /// let model = KernelModel::from_fit(&fit)?;
+    /// assert_eq!(model.b(), fit.b);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
     pub fn b(&self) -> f64 {
         self.b
     }
 
     /// Accuracy and confusion counts on labelled data; the margin is `None`, since the norm of the
     /// separator in the feature space takes a product of every pair of support vectors.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{kernel::{Gamma, KernelParams, KernelPerceptronParams}, model::KernelModel, Dataset};
+    /// let data = Dataset::new(array![[0.0], [1.0], [2.0], [3.0]], array![1.0, -1.0, 1.0, -1.0])?;
+    /// let rbf = KernelParams::rbf().gamma(Gamma::Value(2.0)).check()?;
+    /// let fit = KernelPerceptronParams::new(rbf).check()?.fit(&data)?;
+    /// let model = KernelModel::from_fit(&fit)?;
+    /// let score = model.score(&data)?;
+    /// assert_eq!((score.accuracy, score.margin), (1.0, None));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
     ///
     /// # Errors
     /// As [`KernelModel::decision_function_dataset`].
@@ -286,6 +353,17 @@ impl KernelModel {
     }
 
     /// `Σₖ coefₖ·K(sₖ, x) + b` for every row of `data`.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{kernel::{Gamma, KernelParams, KernelPerceptronParams}, model::KernelModel, Dataset};
+    /// let data = Dataset::new(array![[0.0], [1.0], [2.0], [3.0]], array![1.0, -1.0, 1.0, -1.0])?;
+    /// let rbf = KernelParams::rbf().gamma(Gamma::Value(2.0)).check()?;
+    /// let fit = KernelPerceptronParams::new(rbf).check()?.fit(&data)?;
+    /// let model = KernelModel::from_fit(&fit)?;
+    /// assert_eq!(model.decision_function_dataset(&data)?, fit.decision_function(&data)?);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::Shape`] for data of another dimension.
