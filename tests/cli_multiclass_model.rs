@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{json, novikoff, stdout, write};
+use common::{edited_models_are_refused, json, novikoff, stdout, write};
 use novikoff::dataset::MulticlassDataset;
 use novikoff::io::{ReadOptions, Storage};
 use novikoff::model::ModelFile;
@@ -371,17 +371,7 @@ fn named_classes_predict_on_any_labels_and_bad_files_exit_2() {
             "unknown variant `ovo`",
         ),
     ];
-    for (edited, says) in edits {
-        assert_ne!(edited, text, "{says}: the edit must change the file");
-        let path = write(&dir, "edited.json", &edited);
-        for command in ["predict", "score"] {
-            refused(
-                &[command, path.to_str().unwrap(), train],
-                "edited.json:",
-                says,
-            );
-        }
-    }
+    edited_models_are_refused(&dir, &text, train, &edits);
 }
 
 #[test]

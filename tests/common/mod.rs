@@ -83,3 +83,26 @@ pub fn inaccurate_because(result: &novikoff::margin::MarginResult, why: &str) ->
     assert!(reason.contains(why), "{reason}");
     *bracket
 }
+
+/// Each edit of a model file's `text` is refused by `predict` and `score` on `data` with exit code
+/// 2, the edited file named with a line, and the message `says`; nothing on stdout, no panic.
+pub fn edited_models_are_refused(
+    dir: &tempfile::TempDir,
+    text: &str,
+    data: &str,
+    edits: &[(String, &str)],
+) {
+    for (edited, says) in edits {
+        assert_ne!(edited, text, "{says}: the edit must change the file");
+        let path = write(dir, "edited.json", edited);
+        for command in ["predict", "score"] {
+            let output = novikoff(&[command, path.to_str().unwrap(), data]);
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{command} {says}: {stderr}");
+            assert!(stderr.contains("edited.json:"), "{stderr}");
+            assert!(stderr.contains(says), "{stderr} (should say {says})");
+            assert!(!stderr.contains("panicked"), "{stderr}");
+            assert!(output.stdout.is_empty(), "{command} {says}");
+        }
+    }
+}
