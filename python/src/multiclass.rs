@@ -7,9 +7,8 @@ use ndarray::{Array1, Array2};
 use novikoff::dataset::MulticlassDataset;
 use novikoff::margin::{Bias, MaxMarginParams};
 use novikoff::model::{LinearModel, MulticlassModel, Provenance};
-use novikoff::multiclass::{BinaryLearner, ClassVerdict, Method, MulticlassRuns, OneVsRest};
+use novikoff::multiclass::{BinaryLearner, Method, MulticlassRuns, OneVsRest};
 use novikoff::multiclass::{MulticlassFit, MulticlassPerceptronParams};
-use novikoff::perceptron::Fit;
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -200,17 +199,7 @@ struct Run {
 impl Run {
     /// The classes' binary runs, row `r` of each array class `r`'s.
     fn of_ovr(ovr: &OneVsRest) -> novikoff::Result<Run> {
-        let fits: Vec<&Fit> = ovr
-            .classes
-            .iter()
-            .map(|class| match &class.verdict {
-                ClassVerdict::LinearFit(fit) => Ok(fit.as_ref()),
-                _ => Err(novikoff::Error::parameter(
-                    "learner",
-                    "one-vs-rest trained another learner than the perceptron",
-                )),
-            })
-            .collect::<novikoff::Result<_>>()?;
+        let fits = ovr.linear_fits()?;
         let (k, d) = (fits.len(), fits.first().map_or(0, |f| f.w.len()));
         let mut run = Run {
             coef: Array2::zeros((k, d)),

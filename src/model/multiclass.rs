@@ -7,8 +7,8 @@ use super::LinearModel;
 use crate::dataset::{Dataset, MulticlassDataset};
 use crate::error::{Error, Result};
 use crate::multiclass::{
-    ClassScorer, ClassVerdict, ConfusionMatrix, Method, MulticlassFit, OneVsRest, class_scores,
-    confusion_on, predicted_classes,
+    ClassScorer, ConfusionMatrix, Method, MulticlassFit, OneVsRest, class_scores, confusion_on,
+    predicted_classes,
 };
 
 /// `argmax_r w_r·x + b_r` over `k ≥ 2` classes (`"kind": "multiclass"` in a model file): the classes'
@@ -211,20 +211,9 @@ impl MulticlassModel {
     /// with [`OneVsRest::fit`]), the voted perceptron, and weights that are not finite.
     pub fn from_one_vs_rest(ovr: &OneVsRest) -> Result<Self> {
         let models = ovr
-            .classes
-            .iter()
-            .map(|class| match &class.verdict {
-                ClassVerdict::LinearFit(fit) => LinearModel::of_run(fit),
-                ClassVerdict::KernelFit(_) | ClassVerdict::Kernel(_) => Err(Error::parameter(
-                    "learner",
-                    "the kernel perceptron's classes are dual models, which a linear model cannot hold",
-                )),
-                _ => Err(Error::parameter(
-                    "learner",
-                    "a checked one-vs-rest run keeps its verdicts, not its weights: save a run of \
-                     OneVsRest::fit",
-                )),
-            })
+            .linear_fits()?
+            .into_iter()
+            .map(LinearModel::of_run)
             .collect::<Result<Vec<_>>>()?;
         let classes = ovr.classes.iter().map(|c| c.class.clone()).collect();
         Self::new(Method::OneVsRest, classes, models)

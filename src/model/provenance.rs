@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dataset::{Dataset, MulticlassDataset};
 use crate::kernel::{KernelFit, KernelPerceptronParams};
-use crate::multiclass::{ClassVerdict, MulticlassFit, MulticlassPerceptron, OneVsRest};
+use crate::multiclass::{MulticlassFit, MulticlassPerceptron, OneVsRest};
 use crate::perceptron::{BiasRule, Fit, Order, Perceptron, PerceptronParams, StopReason};
 
 /// How a model was made: the training parameters, the data it saw and what the run did. Informative:
@@ -147,17 +147,9 @@ impl Provenance {
         data: &Dataset,
         source: Option<&str>,
     ) -> Self {
-        let params = learner.params();
         Provenance {
             learner: fit.variant.name(),
-            params: TrainingParams::of(
-                params.bias_rule(),
-                learner.eta(),
-                learner.order(),
-                learner.max_epochs(),
-                learner.max_updates(),
-                params.initial_w.is_some() || params.initial_b != 0.0,
-            ),
+            params: TrainingParams::of_perceptron(learner.params()),
             data: DataSummary::of_labels(data, source),
             run: RunSummary::of_counts(
                 fit.mistakes,
@@ -236,14 +228,7 @@ impl Provenance {
         data: &MulticlassDataset,
         source: Option<&str>,
     ) -> Option<Self> {
-        let fits = ovr
-            .classes
-            .iter()
-            .map(|class| match &class.verdict {
-                ClassVerdict::LinearFit(fit) => Some(fit.as_ref()),
-                _ => None,
-            })
-            .collect::<Option<Vec<&Fit>>>()?;
+        let fits = ovr.linear_fits().ok()?;
         let stop_reason = fits
             .iter()
             .map(|fit| fit.stop_reason)
@@ -251,14 +236,7 @@ impl Provenance {
             .unwrap_or(StopReason::Converged);
         Some(Provenance {
             learner: learner.variant.name(),
-            params: TrainingParams::of(
-                learner.bias,
-                learner.eta,
-                &learner.order,
-                learner.max_epochs,
-                learner.max_updates,
-                learner.initial_w.is_some() || learner.initial_b != 0.0,
-            ),
+            params: TrainingParams::of_perceptron(learner),
             data: DataSummary::of_classes(data, source),
             run: RunSummary::of_counts(
                 fits.iter().map(|fit| fit.mistakes).sum(),
@@ -313,6 +291,18 @@ impl Provenance {
 }
 
 impl TrainingParams {
+    /// The parameters of a (binary) perceptron's run.
+    fn of_perceptron(params: &PerceptronParams) -> Self {
+        Self::of(
+            params.bias,
+            params.eta,
+            &params.order,
+            params.max_epochs,
+            params.max_updates,
+            params.initial_w.is_some() || params.initial_b != 0.0,
+        )
+    }
+
     fn of(
         bias: BiasRule,
         eta: f64,

@@ -10,7 +10,7 @@ use super::confusion::ConfusionMatrix;
 use super::scores::{confusion_on, predicted_classes};
 use crate::bounds::{Geometry, Verdict, verify_with};
 use crate::dataset::{Dataset, MulticlassDataset};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::kernel::{KernelFit, KernelPerceptronParams, KernelVerdict};
 use crate::margin::{Bias, MaxMarginParams};
 use crate::perceptron::{Fit, PerceptronParams};
@@ -289,10 +289,53 @@ impl OneVsRest {
     /// The confusion matrix on data with the training classes.
     ///
     /// # Errors
-    /// [`Error::Parameter`](crate::Error::Parameter) for data with other classes.
+    /// [`Error::Parameter`] for data with other classes.
     pub fn confusion(&self, data: &MulticlassDataset) -> Result<ConfusionMatrix> {
         let names: Vec<String> = self.classes.iter().map(|c| c.class.clone()).collect();
         confusion_on(&names, data, |rows| self.predict(rows))
+    }
+
+    /// Every class's perceptron run, in class order: what a saved model and its provenance are
+    /// made of.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{dataset::MulticlassDataset, multiclass::{BinaryLearner, OneVsRest}};
+    /// use novikoff::perceptron::PerceptronParams;
+    /// let data = MulticlassDataset::new(
+    ///     array![[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0]], vec!["a".into(), "b".into(), "c".into()], vec![0, 1, 2])?;
+    /// let learner = BinaryLearner::Linear(PerceptronParams::new());
+    /// assert_eq!(OneVsRest::fit(&data, &learner)?.linear_fits()?.len(), 3);
+    /// assert!(OneVsRest::verify(&data, &learner)?.linear_fits().is_err());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Parameter`] for a class learnt by the kernel perceptron (a
+    /// dual model) or checked by [`OneVsRest::verify`] (which keeps its verdict, not its weights).
+    pub fn linear_fits(&self) -> Result<Vec<&Fit>> {
+        self.classes
+            .iter()
+            .map(|class| match &class.verdict {
+                ClassVerdict::LinearFit(fit) => Ok(fit.as_ref()),
+                ClassVerdict::Kernel(_) | ClassVerdict::KernelFit(_) => Err(Error::parameter(
+                    "learner",
+                    format!(
+                        "class `{}` was learnt by the kernel perceptron, whose model is dual, not \
+                         linear",
+                        class.class
+                    ),
+                )),
+                ClassVerdict::Linear(_) => Err(Error::parameter(
+                    "learner",
+                    format!(
+                        "class `{}` was checked by OneVsRest::verify, which keeps its verdict, not \
+                         its weights: train it with OneVsRest::fit",
+                        class.class
+                    ),
+                )),
+            })
+            .collect()
     }
 
     /// Every failed check of every class's run.
