@@ -254,3 +254,67 @@ fn a_libsvm_file_whose_rows_end_early_is_read_in_the_model_s_dimension() {
         "has 4 features, but the model",
     );
 }
+
+/// A model that names its classes (as the Python package's `save_model` writes one for labels other
+/// than ±1): `predict` prints the names and `score` reads them, numbers by value.
+#[test]
+fn a_model_that_names_its_classes_predicts_and_scores_in_their_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, _) = train_and_save(&dir, &data("seed004.csv"), &["--bias", "classic"]);
+    let mut file = ModelFile::load(&model).unwrap();
+    let linear = file.model.linear().unwrap().clone();
+    file.model = novikoff::model::Model::Linear(linear.with_classes("0", "yes, sir").unwrap());
+    let named = dir.path().join("named.json");
+    file.save(&named).unwrap();
+    let named = named.to_str().unwrap();
+
+    // seed004's rows relabelled: -1 as `0` (once spelt `0.0`), +1 as `yes, sir`.
+    let text = std::fs::read_to_string(data("seed004.csv")).unwrap();
+    let relabelled = text
+        .replacen(",-1\n", ",0.0\n", 1)
+        .replace(",-1\n", ",0\n")
+        .replace(",1\n", ",\"yes, sir\"\n");
+    let named_data = write(&dir, "named.csv", &relabelled);
+    let named_data = named_data.to_str().unwrap();
+
+    let plain = stdout(&novikoff(&["predict", &model, &data("seed004.csv")]));
+    let printed = stdout(&novikoff(&["predict", named, named_data]));
+    let expected = plain
+        .replace("\n-1,", "\n0,")
+        .replace("\n1,", "\n\"yes, sir\",");
+    assert_eq!(printed, expected);
+    assert!(printed.starts_with("prediction,decision\n0,-2\n\"yes, sir\",4\n"));
+    // `predict` drops the labels, so new data may carry any (here seed004's own ±1).
+    assert_eq!(
+        stdout(&novikoff(&["predict", named, &data("seed004.csv")])),
+        expected
+    );
+
+    let score = json(&novikoff(&["score", named, named_data, "--format", "json"]));
+    let plain_score = json(&novikoff(&[
+        "score",
+        &model,
+        &data("seed004.csv"),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(score["classes"], serde_json::json!(["0", "yes, sir"]));
+    for field in ["accuracy", "confusion", "margin", "n"] {
+        assert_eq!(score[field], plain_score[field], "{field}");
+    }
+    assert!(plain_score.get("classes").is_none());
+    let table = stdout(&novikoff(&["score", named, named_data]));
+    assert!(table.contains("−1 = 0, +1 = yes, sir"), "{table}");
+
+    // Labels of neither class, and a --positive that would contradict the model, are refused.
+    refused(
+        &["score", named, &data("seed004.csv")],
+        "seed004.csv:2",
+        "the class `-1` does not occur",
+    );
+    refused(
+        &["score", named, named_data, "--positive", "0"],
+        "--positive",
+        "names its classes (`yes, sir` is +1, `0` is −1)",
+    );
+}

@@ -292,3 +292,51 @@ fn the_score_counts_the_confusion_and_takes_the_margin_from_its_owner() {
         0
     );
 }
+
+#[test]
+fn a_model_that_names_its_classes_keeps_them_and_bad_names_are_refused() {
+    let named = LinearModel::with_bias_weight(vec![0.5, -1.25], 2.0, 0.75, Summation::Fast)
+        .unwrap()
+        .with_classes("ham", "spam, \"canned\"")
+        .unwrap();
+    let text = ModelFile::new(Model::Linear(named.clone()), None)
+        .to_json()
+        .unwrap();
+    let mut value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(value["model"]["classes"][1], "spam, \"canned\"");
+    let again = ModelFile::from_json(&text, "m.json").unwrap();
+    assert_eq!(again.model.linear(), Some(&named));
+    assert_eq!(
+        again.model.linear().unwrap().classes().unwrap(),
+        &["ham".to_string(), "spam, \"canned\"".to_string()]
+    );
+    // A model without names writes no `classes` field, so files of earlier versions read the same.
+    assert!(!valid_text().contains("classes"));
+
+    for (replacement, expected) in [
+        (r#"["ham", "ham"]"#, "the class `ham` is named twice"),
+        (r#"["", "spam"]"#, "class 0 has an empty name"),
+        (r#"["ham"]"#, "invalid length 1"),
+        (r#"["a", "b", "c"]"#, "invalid length 3"),
+        (r#"[0, 1]"#, "invalid type"),
+    ] {
+        value["model"]["classes"] = serde_json::from_str(replacement).unwrap();
+        let message = refusal(&value.to_string());
+        assert!(message.contains(expected), "{message} (wanted {expected})");
+    }
+
+    // The classes of a multi-class model are its own; a class's model may not name two more.
+    let class = |w: f64| LinearModel::new(vec![w, 0.0], 0.0, Summation::Fast).unwrap();
+    let error = novikoff::model::MulticlassModel::new(
+        novikoff::multiclass::Method::OneVsRest,
+        vec!["a".into(), "b".into(), "c".into()],
+        vec![class(1.0), named.clone(), class(-1.0)],
+    )
+    .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("the model of class `b` names classes of its own"),
+        "{error}"
+    );
+}

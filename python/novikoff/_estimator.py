@@ -537,7 +537,10 @@ class Perceptron(ClassifierMixin, BaseEstimator):
         that fit's (weights set or changed by hand are saved without one). The file is written
         atomically (a temporary file renamed).
 
-        Two classes make a ``"linear"`` model, whose labels are ±1: ``classes_[1]`` is +1.
+        Two classes make a ``"linear"`` model, whose labels are ±1: ``classes_[1]`` is +1. Unless
+        the classes are the integers -1 and 1, the file also names them (``str(c)`` for each ``c`` in
+        ``classes_``): ``novikoff predict`` then prints those names and ``novikoff score`` reads them,
+        and :func:`load_model` gives the estimator its ``classes_`` back.
 
         Three classes or more make a ``"multiclass"`` model, as ``novikoff train --multiclass
         ovr|kesler --save``: the method (``multi_class``), the classes named ``str(c)`` for each
@@ -559,12 +562,14 @@ class Perceptron(ClassifierMixin, BaseEstimator):
             )
             return
         coef = np.ascontiguousarray(self.coef_, dtype=np.float64).reshape(-1)
+        names = [str(c) for c in self.classes_]
         _novikoff.save_model(
             os.fspath(path),
             coef,
             float(self.intercept_[0]),
             summation,
             getattr(self, "_run_record", None),
+            None if names == ["-1", "1"] else tuple(names),
         )
 
 

@@ -17,13 +17,18 @@ def load_model(path):
     (the bias rule, ``eta0``, ``max_iter``, the order and seed, the variant), and so are ``n_iter_``,
     ``mistakes_``, ``converged_`` and ``stop_reason_``.
 
-    A ``"linear"`` model is a binary estimator whose ``classes_`` are ``[-1, 1]`` (the file's labels).
+    A ``"linear"`` model is a binary estimator. Its ``classes_`` are the file's names of its classes
+    -1 and +1 when it has them (``save_model`` of an estimator trained on other labels writes them),
+    read back as for a multi-class file below, and ``[-1, 1]`` otherwise.
 
     A ``"multiclass"`` model (``novikoff train --multiclass ovr|kesler --save``, or ``save_model`` of
     an estimator of three classes or more) is an estimator with ``multi_class`` the file's method,
     ``coef_`` of shape ``(n_classes, n_features)`` and ``classes_`` in the file's order. A file names
-    its classes as strings: ``classes_`` is an ``int64`` array when every name is an integer written
-    canonically (``str(int(name)) == name``, within 64 bits), else an array of the names as strings.
+    its classes as strings, and ``classes_`` holds them as the saving estimator's labels spelt them:
+    an ``int64`` array when every name is an integer written canonically (``str(int(name)) == name``,
+    within 64 bits), a ``float64`` array when every name is a finite float written canonically
+    (``str(float(name)) == name``, as ``str`` writes ``numpy.float64`` labels), a ``bool`` array for
+    ``"False"`` and ``"True"``, and otherwise an array of the names as strings.
     Its predictions are the saving estimator's (the same scores, bit for bit), and ``save_model``
     writes the file's model back. ``partial_fit`` resumes it as it resumes a fit, from the file's
     weights (with ``"kesler"``, or one-vs-rest of the plain perceptron and the margin and PA
@@ -64,7 +69,8 @@ def load_model(path):
     else:
         coef = np.asarray(model["w"], dtype=np.float64).reshape(1, -1)
         intercept = np.array([model["b"]])
-        estimator.classes_ = np.array([-1, 1])
+        classes = model["classes"]
+        estimator.classes_ = np.array([-1, 1]) if classes is None else _class_labels(classes)
         estimator.bias_constant_ = model["bias_constant"]
         estimator.bias_weight_ = model["bias_weight"]
         estimator._run_record = run_record(
@@ -85,15 +91,32 @@ def load_model(path):
 
 
 def _class_labels(names):
-    """A file's class names as ``classes_``: ``int64`` when every name is a canonical integer (so that
-    ``str(c)`` gives the name back when the estimator is saved again), else the names themselves."""
-    values = []
-    for name in names:
-        try:
-            value = int(name)
-        except ValueError:
-            return np.array(names, dtype=str)
-        if str(value) != name or not _INT64.min <= value <= _INT64.max:
-            return np.array(names, dtype=str)
-        values.append(value)
-    return np.array(values, dtype=np.int64)
+    """A file's class names as ``classes_``, in the type whose ``str`` gives each name back (so that
+    saving the estimator again writes the same names): ``int64``, ``float64`` or ``bool`` when every
+    name is one written canonically, else the names themselves."""
+    for parse, dtype in ((_canonical_int, np.int64), (_canonical_float, np.float64),
+                         (_canonical_bool, bool)):
+        values = [parse(name) for name in names]
+        if all(value is not None for value in values):
+            return np.array(values, dtype=dtype)
+    return np.array(names, dtype=str)
+
+
+def _canonical_int(name):
+    try:
+        value = int(name)
+    except ValueError:
+        return None
+    return value if str(value) == name and _INT64.min <= value <= _INT64.max else None
+
+
+def _canonical_float(name):
+    try:
+        value = float(name)
+    except ValueError:
+        return None
+    return value if np.isfinite(value) and str(np.float64(value)) == name else None
+
+
+def _canonical_bool(name):
+    return {"False": False, "True": True}.get(name)

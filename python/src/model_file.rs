@@ -44,6 +44,7 @@ pub fn load_model<'py>(py: Python<'py>, path: std::path::PathBuf) -> PyResult<Bo
             out.set_item("bias_constant", model.bias_constant())?;
             out.set_item("bias_weight", model.bias_weight())?;
             out.set_item("summation", model.summation().name())?;
+            out.set_item("classes", model.classes().map(|c| c.to_vec()))?;
         }
         Model::Multiclass(model) => {
             let models = model.models();
@@ -117,32 +118,37 @@ type RunRecord<'py> = (String, PyReadonlyArray1<'py, f64>, f64, f64, f64);
 
 /// Write a model file: with the provenance of `run` (see [`RunRecord`]) when `w` and `b` are still,
 /// bit for bit, the weights that run made, else a file of `w` and `b` alone (weights set by hand have
-/// no provenance). Atomic, like the CLI's `--save`.
+/// no provenance). `classes` names the classes −1 and +1 (`LinearModel::with_classes`), for an
+/// estimator whose labels are not those numbers. Atomic, like the CLI's `--save`.
 #[pyfunction]
-#[pyo3(signature = (path, w, b, summation, run=None))]
+#[pyo3(signature = (path, w, b, summation, run=None, classes=None))]
 pub fn save_model(
     path: std::path::PathBuf,
     w: PyReadonlyArray1<'_, f64>,
     b: f64,
     summation: &str,
     run: Option<RunRecord<'_>>,
+    classes: Option<(String, String)>,
 ) -> PyResult<()> {
     let summation = learn::summation(summation)?;
     let w_now = w.as_array();
     let w = w_now.to_vec();
-    let file = match run {
+    let (model, provenance) = match run {
         Some((json, run_w, run_b, c, v))
             if run_b.to_bits() == b.to_bits() && same_bits(run_w.as_array(), w_now) =>
         {
             let model = LinearModel::with_bias_weight(w, c, v, summation).or_py()?;
-            ModelFile::new(Model::Linear(model), Some(provenance(&json)?))
+            (model, Some(provenance(&json)?))
         }
-        _ => ModelFile::new(
-            Model::Linear(LinearModel::new(w, b, summation).or_py()?),
-            None,
-        ),
+        _ => (LinearModel::new(w, b, summation).or_py()?, None),
     };
-    file.save(&path).or_py()
+    let model = match classes {
+        Some((negative, positive)) => model.with_classes(negative, positive).or_py()?,
+        None => model,
+    };
+    ModelFile::new(Model::Linear(model), provenance)
+        .save(&path)
+        .or_py()
 }
 
 /// What a multi-class fit or a loaded multi-class file knew of its model: its provenance (JSON; None

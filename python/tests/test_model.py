@@ -3,9 +3,11 @@ the other."""
 
 import json
 import subprocess
+import warnings
 
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 
 import novikoff
 from novikoff import Perceptron
@@ -142,3 +144,65 @@ def test_a_saved_run_holds_the_clis_model_and_survives_a_load(tmp_path, novikoff
     again = tmp_path / "again.json"
     novikoff.load_model(ours).save_model(again)
     assert again.read_text() == ours.read_text()
+
+
+BINARY_LABELS = [
+    (np.array([0, 1]), np.int64),
+    (np.array([3, 7]), np.int64),
+    (np.array([-1.0, 1.0]), np.float64),
+    (np.array([0.0, 2.0]), np.float64),
+    (np.array([False, True]), bool),
+    (np.array(["ham", "spam, canned"]), str),
+    (np.array(["0", "1"]), np.int64),  # names that read as integers come back as integers
+]
+
+
+@pytest.mark.parametrize("labels,dtype", BINARY_LABELS, ids=lambda v: str(v))
+def test_a_binary_model_keeps_its_class_labels(tmp_path, novikoff_bin, labels, dtype):
+    """Saved and loaded, an estimator of labels other than the integers ±1 predicts in its own labels,
+    and the CLI prints and reads them."""
+    X, y, path = awkward_csv(tmp_path)
+    named = labels[(y > 0).astype(int)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        p = Perceptron(max_iter=7).fit(X, named)
+    model = tmp_path / "model.json"
+    p.save_model(model)
+    assert json.loads(model.read_text())["model"]["classes"] == [str(c) for c in p.classes_]
+    loaded = novikoff.load_model(model)
+    assert loaded.classes_.dtype.kind == np.dtype(dtype).kind
+    assert [str(c) for c in loaded.classes_] == [str(c) for c in p.classes_]
+    assert [str(c) for c in loaded.predict(X)] == [str(c) for c in p.predict(X)]
+    if labels.dtype.kind != "U" or dtype is str:
+        np.testing.assert_array_equal(loaded.predict(X), p.predict(X))
+        assert loaded.score(X, named) == p.score(X, named) < 1.0
+    # Saved again, the file names the same classes.
+    again = tmp_path / "again.json"
+    loaded.save_model(again)
+    assert json.loads(again.read_text())["model"] == json.loads(model.read_text())["model"]
+
+    # The CLI predicts the names and scores the data labelled by them.
+    out = subprocess.run([novikoff_bin, "predict", str(model), str(path)],
+                         capture_output=True, text=True, check=True).stdout
+    printed = [line.rsplit(",", 1)[0].strip('"') for line in out.splitlines()[1:]]
+    assert printed == [str(c) for c in p.predict(X)]
+    labelled = tmp_path / "named.csv"
+    rows = path.read_text().splitlines()
+    labelled.write_text("\n".join([rows[0]] + [
+        row.rsplit(",", 1)[0] + f',"{c}"' for row, c in zip(rows[1:], named)]) + "\n")
+    score = json.loads(subprocess.run(
+        [novikoff_bin, "score", str(model), str(labelled), "--format", "json"],
+        capture_output=True, text=True, check=True).stdout)
+    assert score["classes"] == [str(c) for c in p.classes_]
+    assert score["accuracy"] == p.score(X, named)
+
+
+def test_a_model_of_the_labels_plus_and_minus_one_names_no_classes(tmp_path):
+    X, y, _ = awkward_csv(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        p = Perceptron(max_iter=3).fit(X, y)
+    model = tmp_path / "model.json"
+    p.save_model(model)
+    assert "classes" not in json.loads(model.read_text())["model"]
+    np.testing.assert_array_equal(novikoff.load_model(model).classes_, [-1, 1])

@@ -202,12 +202,14 @@ def test_a_cli_model_loads_and_predicts_what_the_cli_prints(tmp_path, novikoff_b
     assert python_file["provenance"] == cli_file["provenance"]
 
 
-def test_class_names_read_as_integers_only_when_written_as_integers(tmp_path):
+def test_class_names_read_as_numbers_only_when_written_as_numbers(tmp_path):
     X, y, _ = four_classes()
     cases = [
         (NUMBERS, np.int64, NUMBERS),
         (np.array(["01", "1", "2", "3"]), str, ["01", "1", "2", "3"]),  # "01" is not int("01")'s text
-        (np.array([-1.0, 0.0, 2.0, 3.0]), str, ["-1.0", "0.0", "2.0", "3.0"]),
+        (np.array([-1.0, 0.0, 2.0, 3.0]), np.float64, [-1.0, 0.0, 2.0, 3.0]),
+        (np.array([-1.0, 0.0, 2.0, 1e15]), np.float64, [-1.0, 0.0, 2.0, 1e15]),
+        (np.array(["-1.0", "0", "2.0", "3.0"]), str, ["-1.0", "0", "2.0", "3.0"]),  # mixed forms
         (np.array([2**63 - 1, -(2**63), 0, 1], dtype=np.int64), np.int64, None),
     ]
     for classes, dtype, names in cases:

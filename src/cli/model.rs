@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use novikoff::model::{
-    Model, ModelFile, MulticlassModel, class_predictions_csv, predictions_csv,
-    save_class_predictions, save_predictions,
+    Model, ModelFile, MulticlassModel, class_predictions_csv, named_predictions_csv,
+    predictions_csv, save_class_predictions, save_named_predictions, save_predictions,
 };
 use novikoff::{Dataset, Error, Location, Result};
 use serde_json::json;
@@ -38,12 +38,41 @@ pub struct ScoreArgs {
     pub format: OutputFormat,
 }
 
-/// The data of a binary model.
-fn load_binary(model_path: &Path, model: &Model, data: &DataArgs) -> Result<Dataset> {
-    let dataset = novikoff::io::open(&data.data, &read_options(data, model.n_features())?)
-        .map_err(super::name_the_flag)?;
+/// The data of a binary model. A model that names its classes reads the labels as those names (a
+/// label of neither class is refused at its first row), or drops them when `labels` is false (what
+/// `predict` needs), and `--positive` is refused: the model says which class is +1.
+fn load_binary(model_path: &Path, model: &Model, data: &DataArgs, labels: bool) -> Result<Dataset> {
+    let options = read_options(data, model.n_features())?;
+    let dataset = match class_names(model) {
+        Some(classes) => {
+            if options.positive.is_some() {
+                return Err(Error::parameter(
+                    "positive",
+                    format!(
+                        "the model {} names its classes (`{}` is +1, `{}` is −1): drop --positive",
+                        model_path.display(),
+                        classes[1],
+                        classes[0]
+                    ),
+                ));
+            }
+            if labels {
+                novikoff::io::open_multiclass_as(&data.data, &options, classes)
+                    .and_then(|named| named.one_vs_rest(1))
+            } else {
+                novikoff::io::open_features(&data.data, &options)
+            }
+        }
+        None => novikoff::io::open(&data.data, &options),
+    }
+    .map_err(super::name_the_flag)?;
     check_dimension(model_path, model.n_features(), data, dataset.n_features())?;
     Ok(dataset)
+}
+
+/// The binary model's names of its classes −1 and +1, when it has them.
+fn class_names(model: &Model) -> Option<&[String; 2]> {
+    model.linear().and_then(|m| m.classes())
 }
 
 /// The data's read options, with the model's dimension as the least one: a LIBSVM file whose rows
@@ -90,11 +119,13 @@ pub fn run_predict(args: &PredictArgs) -> Result<()> {
             None => write_stdout(&class_predictions_csv(model.classes(), &scores)),
         };
     }
-    let data = load_binary(&args.model, &model, &args.data)?;
+    let data = load_binary(&args.model, &model, &args.data, false)?;
     let decisions = model.decision_function_dataset(&data)?.to_vec();
-    match &args.out {
-        Some(path) => save_predictions(path, &decisions),
-        None => write_stdout(&predictions_csv(&decisions)),
+    match (&args.out, class_names(&model)) {
+        (Some(path), Some(classes)) => save_named_predictions(path, classes, &decisions),
+        (Some(path), None) => save_predictions(path, &decisions),
+        (None, Some(classes)) => write_stdout(&named_predictions_csv(classes, &decisions)),
+        (None, None) => write_stdout(&predictions_csv(&decisions)),
     }
 }
 
@@ -154,49 +185,61 @@ pub fn run_score(args: &ScoreArgs) -> Result<()> {
     if let Model::Multiclass(model) = &model {
         return score_classes(args, model);
     }
-    let data = load_binary(&args.model, &model, &args.data)?;
+    let data = load_binary(&args.model, &model, &args.data, true)?;
     let score = model.score(&data)?;
     let c = score.confusion;
     match args.format {
-        OutputFormat::Json => print_json(&json!({
-            "model": args.model.display().to_string(),
-            "data": args.data.data.display().to_string(),
-            "kind": model.kind(),
-            "n": score.n,
-            "d": data.n_features(),
-            "accuracy": score.accuracy,
-            "confusion": c,
-            "margin": score.margin,
-        })),
-        OutputFormat::Table => print_pairs(&[
-            ("model", args.model.display().to_string()),
-            ("data", args.data.data.display().to_string()),
-            ("n × d", format!("{} × {}", score.n, data.n_features())),
-            ("accuracy", score.accuracy.to_string()),
-            (
-                "confusion",
-                format!(
-                    "TP {}  FP {}  TN {}  FN {}",
-                    c.true_positive, c.false_positive, c.true_negative, c.false_negative
+        OutputFormat::Json => {
+            let mut report = json!({
+                "model": args.model.display().to_string(),
+                "data": args.data.data.display().to_string(),
+                "kind": model.kind(),
+                "n": score.n,
+                "d": data.n_features(),
+                "accuracy": score.accuracy,
+                "confusion": c,
+                "margin": score.margin,
+            });
+            if let Some(classes) = class_names(&model) {
+                report["classes"] = json!(classes);
+            }
+            print_json(&report)
+        }
+        OutputFormat::Table => {
+            let mut rows = vec![
+                ("model", args.model.display().to_string()),
+                ("data", args.data.data.display().to_string()),
+                ("n × d", format!("{} × {}", score.n, data.n_features())),
+                ("accuracy", score.accuracy.to_string()),
+                (
+                    "confusion",
+                    format!(
+                        "TP {}  FP {}  TN {}  FN {}",
+                        c.true_positive, c.false_positive, c.true_negative, c.false_negative
+                    ),
                 ),
-            ),
-            (
-                "margin",
-                score
-                    .margin
-                    .map(|m| {
-                        let side = if m > 0.0 {
-                            "separates"
-                        } else {
-                            "does not separate"
-                        };
-                        format!("{} ({side})", num(m))
-                    })
-                    .unwrap_or_else(|| match model {
-                        Model::Kernel(_) => "— (not computed for a kernel model)".into(),
-                        _ => "none (w = 0)".into(),
-                    }),
-            ),
-        ]),
+                (
+                    "margin",
+                    score
+                        .margin
+                        .map(|m| {
+                            let side = if m > 0.0 {
+                                "separates"
+                            } else {
+                                "does not separate"
+                            };
+                            format!("{} ({side})", num(m))
+                        })
+                        .unwrap_or_else(|| match model {
+                            Model::Kernel(_) => "— (not computed for a kernel model)".into(),
+                            _ => "none (w = 0)".into(),
+                        }),
+                ),
+            ];
+            if let Some([negative, positive]) = class_names(&model) {
+                rows.insert(3, ("classes", format!("−1 = {negative}, +1 = {positive}")));
+            }
+            print_pairs(&rows)
+        }
     }
 }

@@ -58,7 +58,8 @@ pub fn open_features(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Da
 }
 
 /// Read held-out data against the classes of the training data: a class the training data lack is an
-/// error at its first row in this file.
+/// error at its first row in this file. A label names a class when it is spelt the same, or when both
+/// are numbers of the same value (`1.0` is the class `1`).
 ///
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
@@ -79,8 +80,9 @@ pub fn open_multiclass_as(
 ) -> Result<MulticlassDataset> {
     let path = path.as_ref();
     let (features, labels) = read_classes(path, options)?;
+    let mut map = Vec::with_capacity(labels.names.len());
     for (name, (at, suffix)) in labels.names.iter().zip(&labels.first) {
-        if !classes.contains(name) {
+        let Some(class) = class_named(classes, name) else {
             return Err(Error::parse(
                 at.clone(),
                 format!(
@@ -88,23 +90,25 @@ pub fn open_multiclass_as(
                     classes.join(", ")
                 ),
             ));
-        }
+        };
+        map.push(class);
     }
-    let map: Vec<usize> = labels
-        .names
-        .iter()
-        .map(|name| {
-            classes
-                .iter()
-                .position(|c| c == name)
-                .expect("checked above")
-        })
-        .collect();
     MulticlassDataset::from_features(
         features,
         classes.to_vec(),
         labels.ids.iter().map(|&c| map[c]).collect(),
     )
+}
+
+/// The class of `classes` that a label names: the one spelt the same, else the one of the same
+/// number (a file may spell the class `1` as `1.0`, as reading compares numbers by value).
+fn class_named(classes: &[String], name: &str) -> Option<usize> {
+    classes.iter().position(|c| c == name).or_else(|| {
+        let value = labels::parse_number(name)?;
+        classes
+            .iter()
+            .position(|c| labels::parse_number(c) == Some(value))
+    })
 }
 
 fn read_classes(path: &Path, options: &ReadOptions) -> Result<(Dataset, labels::ClassLabels)> {

@@ -377,7 +377,7 @@ impl LabelMapper {
     }
 }
 
-fn parse_number(text: &str) -> Option<f64> {
+pub(crate) fn parse_number(text: &str) -> Option<f64> {
     text.trim().parse::<f64>().ok()
 }
 

@@ -17,6 +17,11 @@ use crate::simd::{self, Summation};
 /// Prediction reads `w`, `b` and the summation order; `c` and `v` are kept so that the run's augmented
 /// weights `(w, v)` are known exactly.
 ///
+/// A model may also name the classes its labels −1 and +1 stand for ([`LinearModel::with_classes`]):
+/// the Python package's `save_model` records them for an estimator trained on labels such as `0`/`1` or
+/// `"ham"`/`"spam"`, so that the model predicts in those labels when loaded again, and `novikoff
+/// predict` and `score` print and read them.
+///
 /// ```
 /// use ndarray::array;
 /// use novikoff::{model::LinearModel, perceptron::{BiasRule, PerceptronParams}, Dataset};
@@ -35,6 +40,7 @@ pub struct LinearModel {
     bias_constant: f64,
     bias_weight: f64,
     summation: Summation,
+    classes: Option<[String; 2]>,
 }
 
 /// The fields of a linear model as the file holds them. `n_features` is written for people and checked
@@ -48,6 +54,9 @@ struct LinearFields {
     bias_constant: f64,
     bias_weight: f64,
     summation: Summation,
+    /// The names of the classes −1 and +1, in that order; absent when the labels are the numbers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    classes: Option<[String; 2]>,
 }
 
 impl From<LinearModel> for LinearFields {
@@ -59,6 +68,7 @@ impl From<LinearModel> for LinearFields {
             bias_constant: m.bias_constant,
             bias_weight: m.bias_weight,
             summation: m.summation,
+            classes: m.classes,
         }
     }
 }
@@ -76,16 +86,18 @@ impl TryFrom<LinearFields> for LinearModel {
         }
         LinearModel::with_bias_weight(f.w, f.bias_constant, f.bias_weight, f.summation)
             .and_then(|m| {
-                if m.b.to_bits() == f.b.to_bits() {
-                    Ok(m)
-                } else {
-                    Err(Error::parameter(
+                if m.b.to_bits() != f.b.to_bits() {
+                    return Err(Error::parameter(
                         "b",
                         format!(
                             "b = {} is not bias_constant × bias_weight = {} × {} = {}",
                             f.b, f.bias_constant, f.bias_weight, m.b
                         ),
-                    ))
+                    ));
+                }
+                match f.classes {
+                    Some([negative, positive]) => m.with_classes(negative, positive),
+                    None => Ok(m),
                 }
             })
             .map_err(|e| e.to_string())
@@ -147,7 +159,43 @@ impl LinearModel {
             bias_constant,
             bias_weight,
             summation,
+            classes: None,
         })
+    }
+
+    /// The same model with the names of the classes its labels −1 and +1 stand for: it then predicts
+    /// `negative` where `w·x + b < 0` and `positive` elsewhere ([`named_predictions_csv`](super::named_predictions_csv)).
+    /// The names must differ and not be empty.
+    ///
+    /// ```
+    /// use novikoff::{model::LinearModel, simd::Summation};
+    /// let m = LinearModel::new(vec![1.0], 0.0, Summation::Fast)?.with_classes("ham", "spam")?;
+    /// assert_eq!(m.classes(), Some(&["ham".to_string(), "spam".to_string()]));
+    /// assert!(m.clone().with_classes("spam", "spam").is_err());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn with_classes(
+        self,
+        negative: impl Into<String>,
+        positive: impl Into<String>,
+    ) -> Result<Self> {
+        let classes = [negative.into(), positive.into()];
+        super::check_class_names(&classes)?;
+        Ok(LinearModel {
+            classes: Some(classes),
+            ..self
+        })
+    }
+
+    /// The names of the classes −1 and +1, when the model has them ([`LinearModel::with_classes`]).
+    ///
+    /// ```
+    /// use novikoff::{model::LinearModel, simd::Summation};
+    /// assert_eq!(LinearModel::new(vec![1.0], 0.0, Summation::Fast)?.classes(), None);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn classes(&self) -> Option<&[String; 2]> {
+        self.classes.as_ref()
     }
 
     /// The model of a finished run. Refused when the weights are not finite (a run stopped by

@@ -30,7 +30,12 @@
 //! }
 //! ```
 //!
-//! A multi-class model holds its classes' linear models side by side, each with the fields above:
+//! A linear model may name the classes its −1 and +1 stand for, `"classes": ["ham", "spam"]`
+//! ([`LinearModel::with_classes`]); `novikoff predict` then prints the names and `score` reads them. A
+//! model without the field reads as it always did.
+//!
+//! A multi-class model holds its classes' linear models side by side, each with the fields above
+//! (without `classes`, which the multi-class model names once):
 //!
 //! ```json
 //! "model": { "kind": "multiclass", "method": "kesler", "n_features": 2, "classes": ["a", "b", "c"],
@@ -252,11 +257,49 @@ impl Model {
 /// assert_eq!(novikoff::model::predictions_csv(&[0.5, -2.0, 0.0]), "prediction,decision\n1,0.5\n-1,-2\n1,0\n");
 /// ```
 pub fn predictions_csv(decisions: &[f64]) -> String {
+    labelled_predictions(decisions, ["-1", "1"])
+}
+
+/// [`predictions_csv`] of a model that names its classes ([`LinearModel::with_classes`]): each row's
+/// prediction is the name of the class −1 or +1, quoted as CSV quotes a name with a comma, a quote or a
+/// line break.
+///
+/// ```
+/// let classes = ["ham".to_string(), "spam".to_string()];
+/// let text = novikoff::model::named_predictions_csv(&classes, &[0.5, -2.0]);
+/// assert_eq!(text, "prediction,decision\nspam,0.5\nham,-2\n");
+/// ```
+pub fn named_predictions_csv(classes: &[String; 2], decisions: &[f64]) -> String {
+    labelled_predictions(
+        decisions,
+        [&csv_field(&classes[0]), &csv_field(&classes[1])],
+    )
+}
+
+/// Write [`named_predictions_csv`] to `path` atomically.
+///
+/// ```
+/// let path = std::env::temp_dir().join(format!("novikoff-doc-named-{}.csv", std::process::id()));
+/// novikoff::model::save_named_predictions(&path, &["0".into(), "1".into()], &[-1.5])?;
+/// assert_eq!(std::fs::read_to_string(&path).unwrap(), "prediction,decision\n0,-1.5\n");
+/// # std::fs::remove_file(&path).unwrap();
+/// # Ok::<(), novikoff::Error>(())
+/// ```
+pub fn save_named_predictions(
+    path: impl AsRef<std::path::Path>,
+    classes: &[String; 2],
+    decisions: &[f64],
+) -> Result<()> {
+    write_text(path.as_ref(), &named_predictions_csv(classes, decisions))
+}
+
+/// The binary predictions file with `labels[0]` for a negative decision and `labels[1]` elsewhere.
+fn labelled_predictions(decisions: &[f64], labels: [&str; 2]) -> String {
     use std::fmt::Write;
     let mut text = String::with_capacity(24 * decisions.len() + 20);
     text.push_str("prediction,decision\n");
     for &a in decisions {
-        let label = if a >= 0.0 { 1 } else { -1 };
+        let label = labels[usize::from(a >= 0.0)];
         writeln!(text, "{label},{a}").expect("writing to a String cannot fail");
     }
     text
@@ -327,6 +370,25 @@ pub fn save_class_predictions(
     scores: &Array2<f64>,
 ) -> Result<()> {
     write_text(path.as_ref(), &class_predictions_csv(classes, scores))
+}
+
+/// Class names as a model keeps them: none empty, none named twice.
+pub(crate) fn check_class_names(classes: &[String]) -> Result<()> {
+    if let Some(empty) = classes.iter().position(String::is_empty) {
+        return Err(Error::parameter(
+            "classes",
+            format!("class {empty} has an empty name"),
+        ));
+    }
+    for (r, class) in classes.iter().enumerate() {
+        if classes[..r].contains(class) {
+            return Err(Error::parameter(
+                "classes",
+                format!("the class `{class}` is named twice"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A CSV field: quoted, with its quotes doubled, when it holds a comma, a quote or a line break.

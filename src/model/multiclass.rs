@@ -106,7 +106,8 @@ impl MulticlassModel {
     ///
     /// # Errors
     /// [`Error::Parameter`] for fewer than two classes, a class named twice or an empty name, a
-    /// number of models that is not the number of classes, or models of different dimensions.
+    /// number of models that is not the number of classes, models of different dimensions, or a
+    /// class's model that names classes of its own ([`LinearModel::with_classes`]).
     pub fn new(method: Method, classes: Vec<String>, models: Vec<LinearModel>) -> Result<Self> {
         if classes.len() < 2 {
             return Err(Error::parameter(
@@ -117,19 +118,16 @@ impl MulticlassModel {
                 ),
             ));
         }
-        if let Some(empty) = classes.iter().position(String::is_empty) {
+        super::check_class_names(&classes)?;
+        if let Some(r) = models.iter().position(|m| m.classes().is_some()) {
             return Err(Error::parameter(
-                "classes",
-                format!("class {empty} has an empty name"),
+                "models",
+                format!(
+                    "the model of class `{}` names classes of its own: a class's model scores that \
+                     class, and the classes are named once, by the multi-class model",
+                    classes[r]
+                ),
             ));
-        }
-        for (r, class) in classes.iter().enumerate() {
-            if classes[..r].contains(class) {
-                return Err(Error::parameter(
-                    "classes",
-                    format!("the class `{class}` is named twice"),
-                ));
-            }
         }
         if models.len() != classes.len() {
             return Err(Error::parameter(
