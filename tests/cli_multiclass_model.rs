@@ -375,14 +375,13 @@ fn named_classes_predict_on_any_labels_and_bad_files_exit_2() {
 }
 
 #[test]
-fn a_voted_or_kernel_save_is_refused_before_any_work() {
+fn a_voted_save_is_refused_before_any_work() {
     let dir = tempfile::tempdir().unwrap();
     let train = generated(&dir, "train.csv", "5");
     let model = dir.path().join("model.json");
     for extra in [
         vec!["--multiclass", "ovr", "--variant", "voted"],
         vec!["--variant", "voted"],
-        vec!["--multiclass", "ovr", "--kernel", "rbf"],
     ] {
         let mut args = vec!["train", &train, "--save", model.to_str().unwrap()];
         args.extend(&extra);

@@ -76,6 +76,14 @@ def test_a_cli_kernel_model_is_refused_by_name(tmp_path, novikoff_bin):
     assert json.loads(model.read_text())["model"]["kind"] == "kernel"
     with pytest.raises(ValueError, match=r"kernel\.json: .*does not read `kernel` models"):
         novikoff.load_model(model)
+    classes = tmp_path / "classes.csv"
+    rows = path.read_text().splitlines()
+    classes.write_text("\n".join([rows[0]] + [row.rsplit(",", 1)[0] + f",c{i % 3}"
+                                               for i, row in enumerate(rows[1:])]) + "\n")
+    subprocess.run([novikoff_bin, "train", str(classes), "--multiclass", "ovr", "--kernel", "rbf",
+                    "--max-epochs", "2", "--save", str(model)], check=True, capture_output=True)
+    with pytest.raises(ValueError, match=r"does not read `multiclass_kernel` models"):
+        novikoff.load_model(model)
 
 
 def test_bad_model_files_are_refused_by_name(tmp_path):

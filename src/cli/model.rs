@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use novikoff::model::{
-    Model, ModelFile, MulticlassModel, class_predictions_csv, named_predictions_csv,
-    predictions_csv, save_class_predictions, save_named_predictions, save_predictions,
+    Model, ModelFile, class_predictions_csv, named_predictions_csv, predictions_csv,
+    save_class_predictions, save_named_predictions, save_predictions,
 };
 use novikoff::{Dataset, Error, Location, Result};
 use serde_json::json;
@@ -103,7 +103,7 @@ fn check_dimension(model_path: &Path, model_d: usize, data: &DataArgs, d: usize)
 /// model), into `--out` or onto stdout.
 pub fn run_predict(args: &PredictArgs) -> Result<()> {
     let model = ModelFile::load(&args.model)?.model;
-    if let Model::Multiclass(model) = &model {
+    if let Some(classes) = model.classes() {
         let options = read_options(&args.data, model.n_features())?;
         let data =
             novikoff::io::open_features(&args.data.data, &options).map_err(super::name_the_flag)?;
@@ -113,10 +113,10 @@ pub fn run_predict(args: &PredictArgs) -> Result<()> {
             &args.data,
             data.n_features(),
         )?;
-        let scores = model.decision_function_dataset(&data)?;
+        let scores = model.class_scores(&data)?;
         return match &args.out {
-            Some(path) => save_class_predictions(path, model.classes(), &scores),
-            None => write_stdout(&class_predictions_csv(model.classes(), &scores)),
+            Some(path) => save_class_predictions(path, classes, &scores),
+            None => write_stdout(&class_predictions_csv(classes, &scores)),
         };
     }
     let data = load_binary(&args.model, &model, &args.data, false)?;
@@ -138,38 +138,54 @@ fn write_stdout(text: &str) -> Result<()> {
 
 /// Accuracy, per-class recall and the confusion matrix of a multi-class model on data of its classes
 /// (a class the model does not know is refused at its first row).
-fn score_classes(args: &ScoreArgs, model: &MulticlassModel) -> Result<()> {
+fn score_classes(args: &ScoreArgs, model: &Model, classes: &[String]) -> Result<()> {
     let options = read_options(&args.data, model.n_features())?;
-    let data = novikoff::io::open_multiclass_as(&args.data.data, &options, model.classes())
+    let data = novikoff::io::open_multiclass_as(&args.data.data, &options, classes)
         .map_err(super::name_the_flag)?;
     let d = data.n_features();
     check_dimension(&args.model, model.n_features(), &args.data, d)?;
     let confusion = model.confusion(&data)?;
+    // A kernel's classes are learnt one-vs-rest: the multi-class perceptron has no kernel.
+    let method = model.multiclass().map_or("ovr", |m| m.method().name());
+    let kernel = match model {
+        Model::MulticlassKernel(m) => Some(m.models()[0].kernel().name()),
+        _ => None,
+    };
     match args.format {
-        OutputFormat::Json => print_json(&json!({
-            "model": args.model.display().to_string(),
-            "data": args.data.data.display().to_string(),
-            "kind": "multiclass",
-            "method": model.method().name(),
-            "n": confusion.total(),
-            "d": d,
-            "classes": model.classes(),
-            "accuracy": confusion.accuracy(),
-            "recall": confusion.recall(),
-            "confusion": confusion,
-        })),
+        OutputFormat::Json => {
+            let mut report = json!({
+                "model": args.model.display().to_string(),
+                "data": args.data.data.display().to_string(),
+                "kind": model.kind(),
+                "method": method,
+                "n": confusion.total(),
+                "d": d,
+                "classes": classes,
+                "accuracy": confusion.accuracy(),
+                "recall": confusion.recall(),
+                "confusion": confusion,
+            });
+            if let Some(kernel) = kernel {
+                report["kernel"] = json!(kernel);
+            }
+            print_json(&report)
+        }
         OutputFormat::Table => {
-            print_pairs(&[
+            let mut rows = vec![
                 ("model", args.model.display().to_string()),
                 ("data", args.data.data.display().to_string()),
                 ("n × d", format!("{} × {d}", confusion.total())),
                 (
                     "classes",
-                    format!("{} ({})", model.n_classes(), model.classes().join(", ")),
+                    format!("{} ({})", classes.len(), classes.join(", ")),
                 ),
-                ("method", model.method().name().to_string()),
+                ("method", method.to_string()),
                 ("accuracy", confusion.accuracy().to_string()),
-            ])?;
+            ];
+            if let Some(kernel) = kernel {
+                rows.insert(5, ("kernel", kernel.to_string()));
+            }
+            print_pairs(&rows)?;
             print!(
                 "\nconfusion matrix:\n{}",
                 super::multiclass::confusion_text(&confusion)
@@ -182,8 +198,8 @@ fn score_classes(args: &ScoreArgs, model: &MulticlassModel) -> Result<()> {
 /// Accuracy, the confusion counts and the model's signed margin on a labelled data file.
 pub fn run_score(args: &ScoreArgs) -> Result<()> {
     let model = ModelFile::load(&args.model)?.model;
-    if let Model::Multiclass(model) = &model {
-        return score_classes(args, model);
+    if let Some(classes) = model.classes() {
+        return score_classes(args, &model, classes);
     }
     let data = load_binary(&args.model, &model, &args.data, true)?;
     let score = model.score(&data)?;

@@ -148,8 +148,14 @@ pub fn train(
             )
         }
         Method::OneVsRest => {
-            let ovr = OneVsRest::fit(&data, &learner(base, kernel.as_ref(), kernel_args)?)?;
-            model = save.map(|_| ModelFile::from_one_vs_rest(&ovr, base, &data, Some(source)));
+            let learner = learner(base, kernel.as_ref(), kernel_args)?;
+            let ovr = OneVsRest::fit(&data, &learner)?;
+            model = save.map(|_| match &learner {
+                BinaryLearner::Kernel(params) => {
+                    ModelFile::from_kernel_one_vs_rest(&ovr, params, &data, Some(source))
+                }
+                _ => ModelFile::from_one_vs_rest(&ovr, base, &data, Some(source)),
+            });
             let tested = test.as_ref().map(|t| ovr.confusion(t)).transpose()?;
             (
                 json!({"mistakes": ovr.mistakes,

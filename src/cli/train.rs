@@ -171,21 +171,14 @@ pub fn run(args: &TrainArgs) -> Result<()> {
              cannot hold; save --variant averaged instead",
         ));
     }
-    if let (Some(_), Some(kernel)) = (&args.save, &args.kernel.kernel) {
-        if args.multiclass.multiclass.is_some() {
-            return Err(Error::parameter(
-                "--save",
-                "a multi-class model file holds linear models; the kernel perceptron's classes are \
-                 not offered (save a binary kernel model, or a linear multi-class one)",
-            ));
-        }
-        if KernelKind::parse(kernel).ok() == Some(KernelKind::Precomputed) {
-            return Err(Error::parameter(
-                "--save",
-                "a precomputed kernel predicts from the Gram matrix between new and training \
-                 examples, which a model file cannot hold",
-            ));
-        }
+    if let (Some(_), Some(kernel)) = (&args.save, &args.kernel.kernel)
+        && KernelKind::parse(kernel).ok() == Some(KernelKind::Precomputed)
+    {
+        return Err(Error::parameter(
+            "--save",
+            "a precomputed kernel predicts from the Gram matrix between new and training \
+             examples, which a model file cannot hold",
+        ));
     }
     if let Some(method) = args.multiclass.multiclass {
         return super::multiclass::train(

@@ -6,11 +6,11 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{KernelModel, LinearModel, Model, MulticlassModel, Provenance};
+use super::{KernelModel, LinearModel, Model, MulticlassKernelModel, MulticlassModel, Provenance};
 use crate::dataset::{Dataset, MulticlassDataset};
 use crate::error::{Error, Location, Result};
 use crate::kernel::{KernelFit, KernelPerceptronParams};
-use crate::multiclass::{MulticlassFit, MulticlassPerceptron, OneVsRest};
+use crate::multiclass::{Method, MulticlassFit, MulticlassPerceptron, OneVsRest};
 use crate::perceptron::{Fit, Perceptron, PerceptronParams};
 
 /// The `format` field of every model file.
@@ -21,7 +21,7 @@ pub const FORMAT: &str = "novikoff-model";
 pub const FORMAT_VERSION: u32 = 1;
 
 /// The model kinds this crate reads, as the `kind` field spells them.
-const KNOWN_KINDS: &[&str] = &["linear", "multiclass", "kernel"];
+const KNOWN_KINDS: &[&str] = &["linear", "multiclass", "kernel", "multiclass_kernel"];
 
 /// A saved model: the [`Model`], how it was made ([`Provenance`]), and the format and crate versions that
 /// wrote it. See the [module documentation](super) for the format.
@@ -158,6 +158,57 @@ impl ModelFile {
     ) -> Result<Self> {
         let model = Model::Multiclass(MulticlassModel::from_one_vs_rest(ovr)?);
         let provenance = Provenance::of_one_vs_rest(ovr, learner, data, source);
+        Ok(Self::new(model, provenance))
+    }
+
+    /// The model file of a one-vs-rest run ([`OneVsRest::fit`]) of the kernel perceptron `learner`
+    /// on `data`: [`MulticlassKernelModel::from_one_vs_rest`], or, for a linear kernel run on
+    /// explicit weights, the one-vs-rest [`MulticlassModel`] of those weights (the runs predict with
+    /// them), with [`Provenance::of_kernel_one_vs_rest`].
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{dataset::MulticlassDataset, model::ModelFile, multiclass::{BinaryLearner, OneVsRest}};
+    /// use novikoff::kernel::{Gamma, KernelParams, KernelPerceptronParams};
+    /// let data = MulticlassDataset::new(
+    ///     array![[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0]], vec!["a".into(), "b".into(), "c".into()], vec![0, 1, 2])?;
+    /// let learner = KernelPerceptronParams::new(KernelParams::rbf().gamma(Gamma::Value(0.5)).check()?);
+    /// let ovr = OneVsRest::fit(&data, &BinaryLearner::Kernel(learner.clone()))?;
+    /// let file = ModelFile::from_kernel_one_vs_rest(&ovr, &learner, &data, None)?;
+    /// let again = ModelFile::from_json(&file.to_json()?, "m.json")?;
+    /// assert_eq!(again.model.kind(), "multiclass_kernel");
+    /// assert_eq!(again.model.class_scores(data.features())?, ovr.decision_function(data.features())?);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`MulticlassKernelModel::from_one_vs_rest`] (a precomputed kernel is refused).
+    pub fn from_kernel_one_vs_rest(
+        ovr: &OneVsRest,
+        learner: &KernelPerceptronParams,
+        data: &MulticlassDataset,
+        source: Option<&str>,
+    ) -> Result<Self> {
+        let fits = ovr.kernel_fits()?;
+        let primal: Option<Vec<LinearModel>> = fits
+            .iter()
+            .map(|fit| {
+                fit.primal_weights()
+                    .map(|w| LinearModel::new(w.to_vec(), fit.b, fit.summation))
+            })
+            .collect::<Option<Result<Vec<_>>>>()
+            .transpose()?;
+        let model = match primal {
+            Some(models) => Model::Multiclass(MulticlassModel::new(
+                Method::OneVsRest,
+                ovr.classes.iter().map(|c| c.class.clone()).collect(),
+                models,
+            )?),
+            None => {
+                Model::MulticlassKernel(Box::new(MulticlassKernelModel::from_one_vs_rest(ovr)?))
+            }
+        };
+        let provenance = Provenance::of_kernel_one_vs_rest(ovr, learner, data, source);
         Ok(Self::new(model, provenance))
     }
 

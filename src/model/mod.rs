@@ -3,11 +3,13 @@
 //! A [`ModelFile`] is one JSON document with everything needed to predict and to know how the model was
 //! made:
 //!
-//! * the **model** itself, a [`Model`] of one of three kinds: [`Model::Linear`] (a [`LinearModel`]:
+//! * the **model** itself, a [`Model`] of one of four kinds: [`Model::Linear`] (a [`LinearModel`]:
 //!   `w`, `b`, the bias rule's constant `c` and weight `v` with `b = c·v`, and the summation order its
 //!   dot products use), [`Model::Multiclass`] (a [`MulticlassModel`]: the classes' names, one linear
-//!   model per class, and the method that learnt them, one-vs-rest or the multi-class perceptron), or
-//!   [`Model::Kernel`] (a [`KernelModel`]: the kernel, the support vectors and their coefficients);
+//!   model per class, and the method that learnt them, one-vs-rest or the multi-class perceptron),
+//!   [`Model::Kernel`] (a [`KernelModel`]: the kernel, the support vectors and their coefficients),
+//!   or [`Model::MulticlassKernel`] (a [`MulticlassKernelModel`]: one kernel model per class,
+//!   one-vs-rest);
 //! * its **provenance**, a [`Provenance`]: the training parameters, the data's `n`, `d`, `nnz` and radius
 //!   `R`, and the run's counts;
 //! * the **format** name, the **format version** and the **crate version** that wrote it.
@@ -50,8 +52,14 @@
 //!            "bias_constant": 0.0, "summation": "fast" }
 //! ```
 //!
-//! The model is tagged by its `kind`. Later learners (a voted list, multi-class kernel models) are new
-//! kinds beside these: a file of format version 1
+//! One-vs-rest of the kernel perceptron holds one kernel model per class, each with the fields above:
+//!
+//! ```json
+//! "model": { "kind": "multiclass_kernel", "method": "ovr", "n_features": 2, "classes": ["a", "b", "c"],
+//!            "models": [ { "kernel": { "name": "rbf", "gamma": 0.5 }, "n_features": 2, … }, … ] }
+//! ```
+//!
+//! The model is tagged by its `kind`. Later learners (a voted list) are new kinds beside these: a file of format version 1
 //! keeps its meaning, and a reader meets a kind it does not know with a clear error instead of a wrong
 //! prediction. The format version changes only if the meaning of an existing field changes; a reader
 //! refuses a version newer than [`FORMAT_VERSION`]. The fields of a model are checked strictly (an
@@ -77,6 +85,8 @@ mod file;
 mod kernel;
 mod linear;
 mod multiclass;
+mod multiclass_kernel;
+mod predictions;
 mod provenance;
 mod score;
 
@@ -87,13 +97,20 @@ pub use file::{FORMAT, FORMAT_VERSION, ModelFile};
 pub use kernel::KernelModel;
 pub use linear::LinearModel;
 pub use multiclass::MulticlassModel;
+pub use multiclass_kernel::MulticlassKernelModel;
+pub use predictions::{
+    class_predictions_csv, named_predictions_csv, predictions_csv, save_class_predictions,
+    save_named_predictions, save_predictions,
+};
 pub use provenance::{DataSummary, Provenance, RunSummary, TrainingParams};
 pub use score::{Confusion, Score};
 
-use crate::dataset::Dataset;
+use crate::dataset::{Dataset, MulticlassDataset};
 use crate::error::{Error, Result};
+use crate::multiclass::ConfusionMatrix;
 
-/// A saved model, tagged by its kind (`"kind": "linear"` or `"multiclass"` in the file).
+/// A saved model, tagged by its kind (`"kind": "linear"`, `"multiclass"`, `"kernel"` or
+/// `"multiclass_kernel"` in the file).
 ///
 /// The enum is `#[non_exhaustive]`: other learners are added as new kinds, so match with a wildcard arm.
 ///
@@ -115,6 +132,8 @@ pub enum Model {
     Multiclass(MulticlassModel),
     /// `sign(Σₖ coefₖ·K(sₖ, x) + b)`: the kernel perceptron's support vectors and coefficients.
     Kernel(Box<KernelModel>),
+    /// `argmax_r Σₖ coef_rk·K(s_rk, x) + b_r`: one-vs-rest of the kernel perceptron.
+    MulticlassKernel(Box<MulticlassKernelModel>),
 }
 
 impl Model {
@@ -130,6 +149,7 @@ impl Model {
             Model::Linear(_) => "linear",
             Model::Multiclass(_) => "multiclass",
             Model::Kernel(_) => "kernel",
+            Model::MulticlassKernel(_) => "multiclass_kernel",
         }
     }
 
@@ -145,6 +165,7 @@ impl Model {
             Model::Linear(m) => m.n_features(),
             Model::Multiclass(m) => m.n_features(),
             Model::Kernel(m) => m.n_features(),
+            Model::MulticlassKernel(m) => m.n_features(),
         }
     }
 
@@ -159,7 +180,7 @@ impl Model {
     pub fn linear(&self) -> Option<&LinearModel> {
         match self {
             Model::Linear(m) => Some(m),
-            Model::Multiclass(_) | Model::Kernel(_) => None,
+            _ => None,
         }
     }
 
@@ -176,18 +197,93 @@ impl Model {
     pub fn multiclass(&self) -> Option<&MulticlassModel> {
         match self {
             Model::Multiclass(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The classes of a multi-class model ([`Model::Multiclass`] or [`Model::MulticlassKernel`]), in
+    /// the order of [`Model::class_scores`]' columns; `None` for a binary model.
+    ///
+    /// ```
+    /// use novikoff::{model::{LinearModel, Model, MulticlassModel}, multiclass::Method, simd::Summation};
+    /// let one = LinearModel::new(vec![2.0], 1.0, Summation::Fast)?;
+    /// let model = Model::Multiclass(MulticlassModel::new(Method::Kesler, vec!["a".into(), "b".into()], vec![one.clone(); 2])?);
+    /// assert_eq!(model.classes(), Some(&["a".to_string(), "b".to_string()][..]));
+    /// assert_eq!(Model::Linear(one).classes(), None);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn classes(&self) -> Option<&[String]> {
+        match self {
+            Model::Multiclass(m) => Some(m.classes()),
+            Model::MulticlassKernel(m) => Some(m.classes()),
             Model::Linear(_) | Model::Kernel(_) => None,
         }
     }
 
+    /// Every row's score for every class of a multi-class model (`n × k`): its
+    /// [`MulticlassModel::decision_function_dataset`] or
+    /// [`MulticlassKernelModel::decision_function_dataset`]. A binary model is refused
+    /// ([`Error::Parameter`]): its [`Model::decision_function_dataset`] gives one value a row.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{model::{LinearModel, Model, MulticlassModel}, multiclass::Method, simd::Summation, Dataset};
+    /// let class = |w| LinearModel::new(vec![w], 0.0, Summation::Fast);
+    /// let model = Model::Multiclass(MulticlassModel::new(Method::OneVsRest, vec!["a".into(), "b".into()], vec![class(1.0)?, class(-1.0)?])?);
+    /// let data = Dataset::new(array![[2.0]], array![1.0])?;
+    /// assert_eq!(model.class_scores(&data)?, array![[2.0, -2.0]]);
+    /// assert!(Model::Linear(class(1.0)?).class_scores(&data).is_err());
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn class_scores(&self, data: &Dataset) -> Result<Array2<f64>> {
+        match self {
+            Model::Multiclass(m) => m.decision_function_dataset(data),
+            Model::MulticlassKernel(m) => m.decision_function_dataset(data),
+            Model::Linear(_) | Model::Kernel(_) => Err(self.refuse_binary()),
+        }
+    }
+
+    /// The confusion matrix of a multi-class model on data of its classes (as
+    /// [`crate::io::open_multiclass_as`] reads a file against [`Model::classes`]). A binary model is
+    /// refused ([`Error::Parameter`]): its [`Model::score`] counts its confusion.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{dataset::MulticlassDataset, model::{LinearModel, Model, MulticlassModel}, multiclass::Method, simd::Summation};
+    /// let class = |w| LinearModel::new(vec![w], 0.0, Summation::Fast);
+    /// let model = Model::Multiclass(MulticlassModel::new(Method::OneVsRest, vec!["a".into(), "b".into()], vec![class(1.0)?, class(-1.0)?])?);
+    /// let data = MulticlassDataset::new(array![[2.0], [-1.0]], vec!["a".into(), "b".into()], vec![0, 0])?;
+    /// assert_eq!(model.confusion(&data)?.accuracy(), 0.5);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn confusion(&self, data: &MulticlassDataset) -> Result<ConfusionMatrix> {
+        match self {
+            Model::Multiclass(m) => m.confusion(data),
+            Model::MulticlassKernel(m) => m.confusion(data),
+            Model::Linear(_) | Model::Kernel(_) => Err(self.refuse_binary()),
+        }
+    }
+
+    /// The refusal of a multi-class model's question put to a binary model.
+    fn refuse_binary(&self) -> Error {
+        Error::parameter(
+            "model",
+            format!(
+                "a {} model gives one decision value a row, not a score per class: use \
+                 Model::decision_function_dataset()",
+                self.kind()
+            ),
+        )
+    }
+
     /// The refusal of a binary model's question put to a multi-class model.
-    fn refuse_classes(m: &MulticlassModel) -> Error {
+    fn refuse_classes(&self) -> Error {
         Error::parameter(
             "model",
             format!(
                 "a multi-class model scores {} classes, not the sign of one decision value: use \
-                 Model::multiclass()",
-                m.n_classes()
+                 Model::class_scores()",
+                self.classes().map_or(0, <[String]>::len)
             ),
         )
     }
@@ -224,7 +320,7 @@ impl Model {
         match self {
             Model::Linear(m) => m.decision_function_dataset(data),
             Model::Kernel(m) => m.decision_function_dataset(data),
-            Model::Multiclass(m) => Err(Self::refuse_classes(m)),
+            Model::Multiclass(_) | Model::MulticlassKernel(_) => Err(self.refuse_classes()),
         }
     }
 
@@ -244,132 +340,34 @@ impl Model {
         match self {
             Model::Linear(m) => m.score(data),
             Model::Kernel(m) => m.score(data),
-            Model::Multiclass(m) => Err(Self::refuse_classes(m)),
+            Model::Multiclass(_) | Model::MulticlassKernel(_) => Err(self.refuse_classes()),
         }
     }
 }
 
-/// The predictions file of `novikoff predict`: a header `prediction,decision`, then one row per example
-/// with its label ±1 (sign(0) = +1) and its decision value `f(x)` (for a linear model `w·x + b`) in the
-/// shortest decimal that reads back to the same bits.
-///
-/// ```
-/// assert_eq!(novikoff::model::predictions_csv(&[0.5, -2.0, 0.0]), "prediction,decision\n1,0.5\n-1,-2\n1,0\n");
-/// ```
-pub fn predictions_csv(decisions: &[f64]) -> String {
-    labelled_predictions(decisions, ["-1", "1"])
-}
-
-/// [`predictions_csv`] of a model that names its classes ([`LinearModel::with_classes`]): each row's
-/// prediction is the name of the class −1 or +1, quoted as CSV quotes a name with a comma, a quote or a
-/// line break.
-///
-/// ```
-/// let classes = ["ham".to_string(), "spam".to_string()];
-/// let text = novikoff::model::named_predictions_csv(&classes, &[0.5, -2.0]);
-/// assert_eq!(text, "prediction,decision\nspam,0.5\nham,-2\n");
-/// ```
-pub fn named_predictions_csv(classes: &[String; 2], decisions: &[f64]) -> String {
-    labelled_predictions(
-        decisions,
-        [&csv_field(&classes[0]), &csv_field(&classes[1])],
-    )
-}
-
-/// Write [`named_predictions_csv`] to `path` atomically.
-///
-/// ```
-/// let path = std::env::temp_dir().join(format!("novikoff-doc-named-{}.csv", std::process::id()));
-/// novikoff::model::save_named_predictions(&path, &["0".into(), "1".into()], &[-1.5])?;
-/// assert_eq!(std::fs::read_to_string(&path).unwrap(), "prediction,decision\n0,-1.5\n");
-/// # std::fs::remove_file(&path).unwrap();
-/// # Ok::<(), novikoff::Error>(())
-/// ```
-pub fn save_named_predictions(
-    path: impl AsRef<std::path::Path>,
-    classes: &[String; 2],
-    decisions: &[f64],
-) -> Result<()> {
-    write_text(path.as_ref(), &named_predictions_csv(classes, decisions))
-}
-
-/// The binary predictions file with `labels[0]` for a negative decision and `labels[1]` elsewhere.
-fn labelled_predictions(decisions: &[f64], labels: [&str; 2]) -> String {
-    use std::fmt::Write;
-    let mut text = String::with_capacity(24 * decisions.len() + 20);
-    text.push_str("prediction,decision\n");
-    for &a in decisions {
-        let label = labels[usize::from(a >= 0.0)];
-        writeln!(text, "{label},{a}").expect("writing to a String cannot fail");
+/// The classes of a multi-class model of `n_models` class models: at least two, named as
+/// [`check_class_names`] requires, one model each.
+pub(crate) fn check_classes(classes: &[String], n_models: usize) -> Result<()> {
+    if classes.len() < 2 {
+        return Err(Error::parameter(
+            "classes",
+            format!(
+                "a multi-class model has at least two classes, not {}",
+                classes.len()
+            ),
+        ));
     }
-    text
-}
-
-/// Write [`predictions_csv`] to `path` atomically.
-///
-/// ```
-/// let path = std::env::temp_dir().join(format!("novikoff-doc-predictions-{}.csv", std::process::id()));
-/// novikoff::model::save_predictions(&path, &[1.5])?;
-/// assert_eq!(std::fs::read_to_string(&path).unwrap(), "prediction,decision\n1,1.5\n");
-/// # std::fs::remove_file(&path).unwrap();
-/// # Ok::<(), novikoff::Error>(())
-/// ```
-pub fn save_predictions(path: impl AsRef<std::path::Path>, decisions: &[f64]) -> Result<()> {
-    write_text(path.as_ref(), &predictions_csv(decisions))
-}
-
-/// The predictions file of `novikoff predict` with a multi-class model: a header `prediction` and one
-/// column `decision:CLASS` per class, then one row per example with its predicted class (the first
-/// highest score) and every class's score in the shortest decimal that reads back to the same bits.
-/// A name with a comma, a quote or a line break is quoted as CSV quotes it.
-///
-/// ```
-/// use ndarray::array;
-/// let classes = ["cat".to_string(), "dog, big".to_string()];
-/// let text = novikoff::model::class_predictions_csv(&classes, &array![[0.5, -2.0], [1.0, 1.0], [0.0, 0.25]]);
-/// assert_eq!(text, "prediction,decision:cat,\"decision:dog, big\"\ncat,0.5,-2\ncat,1,1\n\"dog, big\",0,0.25\n");
-/// ```
-///
-/// # Panics
-/// When `scores` has not one column per class (a caller's bug: the scores come from the model).
-pub fn class_predictions_csv(classes: &[String], scores: &Array2<f64>) -> String {
-    use std::fmt::Write;
-    assert_eq!(scores.ncols(), classes.len(), "one score column per class");
-    let names: Vec<String> = classes.iter().map(|c| csv_field(c)).collect();
-    let mut text = String::with_capacity((24 * classes.len() + 16) * (scores.nrows() + 1));
-    text.push_str("prediction");
-    for class in classes {
-        text.push(',');
-        text.push_str(&csv_field(&format!("decision:{class}")));
+    check_class_names(classes)?;
+    if n_models != classes.len() {
+        return Err(Error::parameter(
+            "models",
+            format!(
+                "{n_models} models for {} classes: one model per class",
+                classes.len()
+            ),
+        ));
     }
-    text.push('\n');
-    for row in scores.rows() {
-        let row = row.as_slice().expect("standard layout");
-        text.push_str(&names[crate::multiclass::argmax(row)]);
-        for score in row {
-            write!(text, ",{score}").expect("writing to a String cannot fail");
-        }
-        text.push('\n');
-    }
-    text
-}
-
-/// Write [`class_predictions_csv`] to `path` atomically.
-///
-/// ```
-/// use ndarray::array;
-/// let path = std::env::temp_dir().join(format!("novikoff-doc-class-predictions-{}.csv", std::process::id()));
-/// novikoff::model::save_class_predictions(&path, &["a".into(), "b".into()], &array![[1.0, 2.0]])?;
-/// assert_eq!(std::fs::read_to_string(&path).unwrap(), "prediction,decision:a,decision:b\nb,1,2\n");
-/// # std::fs::remove_file(&path).unwrap();
-/// # Ok::<(), novikoff::Error>(())
-/// ```
-pub fn save_class_predictions(
-    path: impl AsRef<std::path::Path>,
-    classes: &[String],
-    scores: &Array2<f64>,
-) -> Result<()> {
-    write_text(path.as_ref(), &class_predictions_csv(classes, scores))
+    Ok(())
 }
 
 /// Class names as a model keeps them: none empty, none named twice.
@@ -389,23 +387,6 @@ pub(crate) fn check_class_names(classes: &[String]) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// A CSV field: quoted, with its quotes doubled, when it holds a comma, a quote or a line break.
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
-}
-
-fn write_text(path: &std::path::Path, text: &str) -> Result<()> {
-    crate::io::write_atomically(path, |out| {
-        use std::io::Write;
-        out.write_all(text.as_bytes())
-            .map_err(|e| Error::io(path, e))
-    })
 }
 
 /// sign(a) with sign(0) = +1 (CS 536, eq. 2), the crate's prediction rule.

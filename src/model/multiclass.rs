@@ -109,16 +109,7 @@ impl MulticlassModel {
     /// number of models that is not the number of classes, models of different dimensions, or a
     /// class's model that names classes of its own ([`LinearModel::with_classes`]).
     pub fn new(method: Method, classes: Vec<String>, models: Vec<LinearModel>) -> Result<Self> {
-        if classes.len() < 2 {
-            return Err(Error::parameter(
-                "classes",
-                format!(
-                    "a multi-class model has at least two classes, not {}",
-                    classes.len()
-                ),
-            ));
-        }
-        super::check_class_names(&classes)?;
+        super::check_classes(&classes, models.len())?;
         if let Some(r) = models.iter().position(|m| m.classes().is_some()) {
             return Err(Error::parameter(
                 "models",
@@ -126,16 +117,6 @@ impl MulticlassModel {
                     "the model of class `{}` names classes of its own: a class's model scores that \
                      class, and the classes are named once, by the multi-class model",
                     classes[r]
-                ),
-            ));
-        }
-        if models.len() != classes.len() {
-            return Err(Error::parameter(
-                "models",
-                format!(
-                    "{} models for {} classes: one model per class",
-                    models.len(),
-                    classes.len()
                 ),
             ));
         }

@@ -229,20 +229,47 @@ impl Provenance {
         source: Option<&str>,
     ) -> Option<Self> {
         let fits = ovr.linear_fits().ok()?;
-        let stop_reason = fits
-            .iter()
-            .map(|fit| fit.stop_reason)
-            .find(|&reason| reason != StopReason::Converged)
-            .unwrap_or(StopReason::Converged);
         Some(Provenance {
             learner: learner.variant.name(),
             params: TrainingParams::of_perceptron(learner),
             data: DataSummary::of_classes(data, source),
-            run: RunSummary::of_counts(
-                fits.iter().map(|fit| fit.mistakes).sum(),
-                fits.iter().map(|fit| fit.epochs).max().unwrap_or(0),
-                stop_reason,
-                fits.iter().map(|fit| fit.train_seconds).sum(),
+            run: RunSummary::of_classes(
+                fits.iter()
+                    .map(|f| (f.mistakes, f.epochs, f.stop_reason, f.train_seconds)),
+            ),
+        })
+    }
+
+    /// The provenance of a one-vs-rest run ([`OneVsRest::fit`]) of the kernel perceptron `learner`
+    /// on `data`: the classes' runs together, as [`RunSummary`] says, the learner named
+    /// `kernel:NAME`. `None` when a class's run is not a kernel perceptron's fit.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{dataset::MulticlassDataset, model::Provenance, multiclass::{BinaryLearner, OneVsRest}};
+    /// use novikoff::kernel::{Gamma, KernelParams, KernelPerceptronParams};
+    /// let data = MulticlassDataset::new(
+    ///     array![[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0]], vec!["a".into(), "b".into(), "c".into()], vec![0, 1, 2])?;
+    /// let learner = KernelPerceptronParams::new(KernelParams::rbf().gamma(Gamma::Value(0.5)).check()?);
+    /// let ovr = OneVsRest::fit(&data, &BinaryLearner::Kernel(learner.clone()))?;
+    /// let provenance = Provenance::of_kernel_one_vs_rest(&ovr, &learner, &data, None).unwrap();
+    /// assert_eq!((provenance.learner.as_str(), provenance.run.mistakes), ("kernel:rbf", ovr.mistakes));
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    pub fn of_kernel_one_vs_rest(
+        ovr: &OneVsRest,
+        learner: &KernelPerceptronParams,
+        data: &MulticlassDataset,
+        source: Option<&str>,
+    ) -> Option<Self> {
+        let fits = ovr.kernel_fits().ok()?;
+        Some(Provenance {
+            learner: format!("kernel:{}", fits.first()?.kernel.name()),
+            params: TrainingParams::of_kernel(learner),
+            data: DataSummary::of_classes(data, source),
+            run: RunSummary::of_classes(
+                fits.iter()
+                    .map(|f| (f.mistakes, f.epochs, f.stop_reason, f.train_seconds)),
             ),
         })
     }
@@ -271,14 +298,7 @@ impl Provenance {
     ) -> Self {
         Provenance {
             learner: format!("kernel:{}", fit.kernel.name()),
-            params: TrainingParams::of(
-                learner.bias,
-                learner.eta,
-                &learner.order,
-                learner.max_epochs,
-                learner.max_updates,
-                false,
-            ),
+            params: TrainingParams::of_kernel(learner),
             data: DataSummary::of_labels(data, source),
             run: RunSummary::of_counts(
                 fit.mistakes,
@@ -300,6 +320,18 @@ impl TrainingParams {
             params.max_epochs,
             params.max_updates,
             params.initial_w.is_some() || params.initial_b != 0.0,
+        )
+    }
+
+    /// The parameters of a kernel perceptron's run (which starts from zero).
+    fn of_kernel(params: &KernelPerceptronParams) -> Self {
+        Self::of(
+            params.bias,
+            params.eta,
+            &params.order,
+            params.max_epochs,
+            params.max_updates,
+            false,
         )
     }
 
@@ -328,6 +360,23 @@ impl TrainingParams {
 
 impl RunSummary {
     /// A run's counts; it converged exactly when it stopped for that reason.
+    /// The classes' runs of one-vs-rest as one run: their mistakes and seconds summed, the most
+    /// epochs, and the first stop reason other than convergence (converged when every class's run
+    /// did).
+    fn of_classes(runs: impl Iterator<Item = (u64, usize, StopReason, f64)>) -> Self {
+        let mut total = Self::of_counts(0, 0, StopReason::Converged, 0.0);
+        for (mistakes, epochs, stop_reason, seconds) in runs {
+            total.mistakes += mistakes;
+            total.epochs = total.epochs.max(epochs);
+            total.train_seconds += seconds;
+            if total.converged && stop_reason != StopReason::Converged {
+                total.converged = false;
+                total.stop_reason = stop_reason;
+            }
+        }
+        total
+    }
+
     fn of_counts(
         mistakes: u64,
         epochs: usize,

@@ -338,6 +338,47 @@ impl OneVsRest {
             .collect()
     }
 
+    /// Every class's kernel perceptron run, in class order: what a saved kernel model and its
+    /// provenance are made of.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{dataset::MulticlassDataset, multiclass::{BinaryLearner, OneVsRest}};
+    /// use novikoff::kernel::{Gamma, KernelParams, KernelPerceptronParams};
+    /// let data = MulticlassDataset::new(
+    ///     array![[2.0, 0.0], [0.0, 2.0], [-2.0, -2.0]], vec!["a".into(), "b".into(), "c".into()], vec![0, 1, 2])?;
+    /// let learner = BinaryLearner::Kernel(KernelPerceptronParams::new(KernelParams::rbf().gamma(Gamma::Value(0.5)).check()?));
+    /// assert_eq!(OneVsRest::fit(&data, &learner)?.kernel_fits()?.len(), 3);
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Parameter`] for a class learnt by the perceptron (see [`OneVsRest::linear_fits`]) or
+    /// checked by [`OneVsRest::verify`].
+    pub fn kernel_fits(&self) -> Result<Vec<&KernelFit>> {
+        self.classes
+            .iter()
+            .map(|class| match &class.verdict {
+                ClassVerdict::KernelFit(fit) => Ok(fit.as_ref()),
+                ClassVerdict::Linear(_) | ClassVerdict::LinearFit(_) => Err(Error::parameter(
+                    "learner",
+                    format!(
+                        "class `{}` was learnt by the perceptron, whose model is linear",
+                        class.class
+                    ),
+                )),
+                ClassVerdict::Kernel(_) => Err(Error::parameter(
+                    "learner",
+                    format!(
+                        "class `{}` was checked by OneVsRest::verify, which keeps its verdict, not \
+                         its weights: train it with OneVsRest::fit",
+                        class.class
+                    ),
+                )),
+            })
+            .collect()
+    }
+
     /// Every failed check of every class's run.
     pub fn failures(&self) -> Vec<crate::bounds::Failure> {
         self.classes
