@@ -318,3 +318,26 @@ fn a_model_that_names_its_classes_predicts_and_scores_in_their_names() {
         "names its classes (`yes, sir` is +1, `0` is −1)",
     );
 }
+
+/// `predict` reads the labels and drops them, for a model of any kind: new data may carry any
+/// label, and `--positive`, which would be ignored, is refused.
+#[test]
+fn predict_drops_the_labels_and_refuses_positive() {
+    let dir = tempfile::tempdir().unwrap();
+    let (model, _) = train_and_save(&dir, &data("seed004.csv"), &["--bias", "classic"]);
+    let text = std::fs::read_to_string(data("seed004.csv")).unwrap();
+    let unknown = write(
+        &dir,
+        "unknown.csv",
+        text.replace(",1\n", ",?\n").replace(",-1\n", ",?\n"),
+    );
+    assert_eq!(
+        stdout(&novikoff(&["predict", &model, unknown.to_str().unwrap()])),
+        stdout(&novikoff(&["predict", &model, &data("seed004.csv")]))
+    );
+    refused(
+        &["predict", &model, &data("seed004.csv"), "--positive", "1"],
+        "--positive",
+        "predict reads no labels",
+    );
+}

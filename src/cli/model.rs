@@ -1,6 +1,6 @@
 //! `novikoff predict` and `novikoff score`: a model saved by `train --save`, applied to a data file.
-//! A multi-class model reads the file's labels as classes (`predict` drops them, `score` reads them
-//! against the model's classes).
+//! `predict` reads the file's labels and drops them; `score` reads them as ±1, or against the model's
+//! classes when it names them.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -38,10 +38,10 @@ pub struct ScoreArgs {
     pub format: OutputFormat,
 }
 
-/// The data of a binary model. A model that names its classes reads the labels as those names (a
-/// label of neither class is refused at its first row), or drops them when `labels` is false (what
-/// `predict` needs), and `--positive` is refused: the model says which class is +1.
-fn load_binary(model_path: &Path, model: &Model, data: &DataArgs, labels: bool) -> Result<Dataset> {
+/// The labelled data `score` reads for a binary model. A model that names its classes reads the
+/// labels as those names (a label of neither class is refused at its first row), and `--positive` is
+/// refused: the model says which class is +1.
+fn load_binary(model_path: &Path, model: &Model, data: &DataArgs) -> Result<Dataset> {
     let options = read_options(data, model.n_features())?;
     let dataset = match class_names(model) {
         Some(classes) => {
@@ -56,18 +56,30 @@ fn load_binary(model_path: &Path, model: &Model, data: &DataArgs, labels: bool) 
                     ),
                 ));
             }
-            if labels {
-                novikoff::io::open_multiclass_as(&data.data, &options, classes)
-                    .and_then(|named| named.one_vs_rest(1))
-            } else {
-                novikoff::io::open_features(&data.data, &options)
-            }
+            novikoff::io::open_multiclass_as(&data.data, &options, classes)
+                .and_then(|named| named.one_vs_rest(1))
         }
         None => novikoff::io::open(&data.data, &options),
     }
     .map_err(super::name_the_flag)?;
     check_dimension(model_path, model.n_features(), data, dataset.n_features())?;
     Ok(dataset)
+}
+
+/// The features `predict` reads for a model of any kind: the labels are read and dropped, so new
+/// data may carry any (`?` included), and `--positive`, which would map them, is refused.
+fn load_features(model_path: &Path, model: &Model, data: &DataArgs) -> Result<Dataset> {
+    let options = read_options(data, model.n_features())?;
+    if options.positive.is_some() {
+        return Err(Error::parameter(
+            "positive",
+            "predict reads no labels (it drops them), so --positive would be ignored: drop it",
+        ));
+    }
+    let features =
+        novikoff::io::open_features(&data.data, &options).map_err(super::name_the_flag)?;
+    check_dimension(model_path, model.n_features(), data, features.n_features())?;
+    Ok(features)
 }
 
 /// The binary model's names of its classes −1 and +1, when it has them.
@@ -103,23 +115,14 @@ fn check_dimension(model_path: &Path, model_d: usize, data: &DataArgs, d: usize)
 /// model), into `--out` or onto stdout.
 pub fn run_predict(args: &PredictArgs) -> Result<()> {
     let model = ModelFile::load(&args.model)?.model;
+    let data = load_features(&args.model, &model, &args.data)?;
     if let Some(classes) = model.classes() {
-        let options = read_options(&args.data, model.n_features())?;
-        let data =
-            novikoff::io::open_features(&args.data.data, &options).map_err(super::name_the_flag)?;
-        check_dimension(
-            &args.model,
-            model.n_features(),
-            &args.data,
-            data.n_features(),
-        )?;
         let scores = model.class_scores(&data)?;
         return match &args.out {
             Some(path) => save_class_predictions(path, classes, &scores),
             None => write_stdout(&class_predictions_csv(classes, &scores)),
         };
     }
-    let data = load_binary(&args.model, &model, &args.data, false)?;
     let decisions = model.decision_function_dataset(&data)?.to_vec();
     match (&args.out, class_names(&model)) {
         (Some(path), Some(classes)) => save_named_predictions(path, classes, &decisions),
@@ -201,7 +204,7 @@ pub fn run_score(args: &ScoreArgs) -> Result<()> {
     if let Some(classes) = model.classes() {
         return score_classes(args, &model, classes);
     }
-    let data = load_binary(&args.model, &model, &args.data, true)?;
+    let data = load_binary(&args.model, &model, &args.data)?;
     let score = model.score(&data)?;
     let c = score.confusion;
     match args.format {
