@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{edited_models_are_refused, json, novikoff, stdout};
+use common::{edited_models_are_refused, four_classes, json, novikoff, stdout};
 use novikoff::dataset::MulticlassDataset;
 use novikoff::io::{ReadOptions, Storage};
 use novikoff::kernel::{Gamma, KernelParams, KernelPerceptronParams};
@@ -14,25 +14,7 @@ use novikoff::perceptron::BiasRule;
 
 /// Four classes in five dimensions, margin small enough that some classes stop at the cap.
 fn generated(dir: &tempfile::TempDir, name: &str, seed: &str) -> String {
-    let file = dir.path().join(name).display().to_string();
-    let output = novikoff(&[
-        "generate",
-        "multiclass",
-        "--n",
-        "240",
-        "--d",
-        "5",
-        "--classes",
-        "4",
-        "--margin",
-        "0.01",
-        "--seed",
-        seed,
-        "--out",
-        &file,
-    ]);
-    assert!(output.status.success(), "{output:?}");
-    file
+    four_classes(dir, name, 240, 5, seed)
 }
 
 fn read(file: &str, storage: Storage, classes: Option<&[String]>) -> MulticlassDataset {

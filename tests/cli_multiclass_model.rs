@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{edited_models_are_refused, json, novikoff, stdout, write};
+use common::{edited_models_are_refused, four_classes, json, novikoff, stdout, write};
 use novikoff::dataset::MulticlassDataset;
 use novikoff::io::{ReadOptions, Storage};
 use novikoff::model::ModelFile;
@@ -14,25 +14,7 @@ use novikoff::perceptron::{BiasRule, Order, PerceptronParams, Variant};
 /// Four classes in 6 dimensions, not separated in a few epochs, so that the runs stop at their cap
 /// with weights that differ between the variants.
 fn generated(dir: &tempfile::TempDir, name: &str, seed: &str) -> String {
-    let file = dir.path().join(name).display().to_string();
-    let output = novikoff(&[
-        "generate",
-        "multiclass",
-        "--n",
-        "400",
-        "--d",
-        "6",
-        "--classes",
-        "4",
-        "--margin",
-        "0.01",
-        "--seed",
-        seed,
-        "--out",
-        &file,
-    ]);
-    assert!(output.status.success(), "{output:?}");
-    file
+    four_classes(dir, name, 400, 6, seed)
 }
 
 /// The scores `novikoff predict` printed: the predicted class of each row and its `k` scores.

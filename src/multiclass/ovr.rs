@@ -326,14 +326,7 @@ impl OneVsRest {
                         class.class
                     ),
                 )),
-                ClassVerdict::Linear(_) => Err(Error::parameter(
-                    "learner",
-                    format!(
-                        "class `{}` was checked by OneVsRest::verify, which keeps its verdict, not \
-                         its weights: train it with OneVsRest::fit",
-                        class.class
-                    ),
-                )),
+                ClassVerdict::Linear(_) => Err(checked_not_fitted(class)),
             })
             .collect()
     }
@@ -367,14 +360,7 @@ impl OneVsRest {
                         class.class
                     ),
                 )),
-                ClassVerdict::Kernel(_) => Err(Error::parameter(
-                    "learner",
-                    format!(
-                        "class `{}` was checked by OneVsRest::verify, which keeps its verdict, not \
-                         its weights: train it with OneVsRest::fit",
-                        class.class
-                    ),
-                )),
+                ClassVerdict::Kernel(_) => Err(checked_not_fitted(class)),
             })
             .collect()
     }
@@ -386,4 +372,17 @@ impl OneVsRest {
             .flat_map(|c| c.verdict.failures())
             .collect()
     }
+}
+
+/// The refusal of a saved model of a class that [`OneVsRest::verify`] checked: it keeps the verdict,
+/// not the weights.
+fn checked_not_fitted(class: &OvrClass) -> Error {
+    Error::parameter(
+        "learner",
+        format!(
+            "class `{}` was checked by OneVsRest::verify, which keeps its verdict, not its weights: \
+             train it with OneVsRest::fit",
+            class.class
+        ),
+    )
 }

@@ -106,3 +106,28 @@ pub fn edited_models_are_refused(
         }
     }
 }
+
+/// `novikoff generate multiclass`: `n` rows in `d` dimensions of four classes at a multi-class margin
+/// of 0.01, which the runs of a few epochs do not separate, written to `name` in `dir`.
+pub fn four_classes(dir: &tempfile::TempDir, name: &str, n: usize, d: usize, seed: &str) -> String {
+    let file = dir.path().join(name).display().to_string();
+    let (n, d) = (n.to_string(), d.to_string());
+    let output = novikoff(&[
+        "generate",
+        "multiclass",
+        "--n",
+        &n,
+        "--d",
+        &d,
+        "--classes",
+        "4",
+        "--margin",
+        "0.01",
+        "--seed",
+        seed,
+        "--out",
+        &file,
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    file
+}
