@@ -6,10 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use novikoff::model::{
-    Model, ModelFile, class_predictions_csv, named_predictions_csv, predictions_csv,
-    save_class_predictions, save_named_predictions, save_predictions,
-};
+use novikoff::model::{Model, ModelFile};
 use novikoff::{Dataset, Error, Location, Result};
 use serde_json::json;
 
@@ -111,24 +108,13 @@ fn check_dimension(model_path: &Path, model_d: usize, data: &DataArgs, d: usize)
     ))
 }
 
-/// The predictions as CSV ([`predictions_csv`], or [`class_predictions_csv`] for a multi-class
-/// model), into `--out` or onto stdout.
+/// The predictions as CSV ([`Model::predictions_csv`]), into `--out` or onto stdout.
 pub fn run_predict(args: &PredictArgs) -> Result<()> {
     let model = ModelFile::load(&args.model)?.model;
     let data = load_features(&args.model, &model, &args.data)?;
-    if let Some(classes) = model.classes() {
-        let scores = model.class_scores(&data)?;
-        return match &args.out {
-            Some(path) => save_class_predictions(path, classes, &scores),
-            None => write_stdout(&class_predictions_csv(classes, &scores)),
-        };
-    }
-    let decisions = model.decision_function_dataset(&data)?.to_vec();
-    match (&args.out, class_names(&model)) {
-        (Some(path), Some(classes)) => save_named_predictions(path, classes, &decisions),
-        (Some(path), None) => save_predictions(path, &decisions),
-        (None, Some(classes)) => write_stdout(&named_predictions_csv(classes, &decisions)),
-        (None, None) => write_stdout(&predictions_csv(&decisions)),
+    match &args.out {
+        Some(path) => model.save_predictions(&data, path),
+        None => write_stdout(&model.predictions_csv(&data)?),
     }
 }
 

@@ -192,10 +192,7 @@ impl ModelFile {
         let fits = ovr.kernel_fits()?;
         let primal: Option<Vec<LinearModel>> = fits
             .iter()
-            .map(|fit| {
-                fit.primal_weights()
-                    .map(|w| LinearModel::new(w.to_vec(), fit.b, fit.summation))
-            })
+            .map(|fit| primal_model(fit))
             .collect::<Option<Result<Vec<_>>>>()
             .transpose()?;
         let model = match primal {
@@ -238,8 +235,8 @@ impl ModelFile {
         data: &Dataset,
         source: Option<&str>,
     ) -> Result<Self> {
-        let model = match fit.primal_weights() {
-            Some(w) => Model::Linear(LinearModel::new(w.to_vec(), fit.b, fit.summation)?),
+        let model = match primal_model(fit).transpose()? {
+            Some(linear) => Model::Linear(linear),
             None => Model::Kernel(Box::new(KernelModel::from_fit(fit)?)),
         };
         let provenance = Provenance::of_kernel_run(fit, learner, data, source);
@@ -424,4 +421,11 @@ fn check_header(value: &Value, path: &Path) -> Result<()> {
         )),
         None => refuse("the model has no field \"kind\"".into()),
     }
+}
+
+/// The linear model of a kernel run on explicit weights (a linear kernel's), which the run predicts
+/// with; `None` for a run that keeps only its dual coefficients.
+fn primal_model(fit: &KernelFit) -> Option<Result<LinearModel>> {
+    fit.primal_weights()
+        .map(|w| LinearModel::new(w.to_vec(), fit.b, fit.summation))
 }

@@ -100,7 +100,7 @@ pub use multiclass::MulticlassModel;
 pub use multiclass_kernel::MulticlassKernelModel;
 pub use predictions::{
     class_predictions_csv, named_predictions_csv, predictions_csv, save_class_predictions,
-    save_named_predictions, save_predictions,
+    save_predictions,
 };
 pub use provenance::{DataSummary, Provenance, RunSummary, TrainingParams};
 pub use score::{Confusion, Score};

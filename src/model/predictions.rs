@@ -1,9 +1,61 @@
 //! The predictions files of `novikoff predict`: one row per example, its predicted label or class and
 //! its decision values in the shortest decimal that reads back to the same bits.
 
+use std::path::Path;
+
 use ndarray::Array2;
 
+use super::Model;
+use crate::dataset::Dataset;
 use crate::error::{Error, Result};
+
+impl Model {
+    /// The predictions file of `novikoff predict` for this model on `data`: a multi-class model's
+    /// [`class_predictions_csv`], a binary model's [`named_predictions_csv`] when it names its
+    /// classes, else [`predictions_csv`].
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{model::{LinearModel, Model}, simd::Summation, Dataset};
+    /// let model = Model::Linear(LinearModel::new(vec![1.0], 0.0, Summation::Fast)?.with_classes("no", "yes")?);
+    /// let data = Dataset::new(array![[2.0], [-1.0]], array![1.0, -1.0])?;
+    /// assert_eq!(model.predictions_csv(&data)?, "prediction,decision\nyes,2\nno,-1\n");
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Shape`] for data of another dimension.
+    pub fn predictions_csv(&self, data: &Dataset) -> Result<String> {
+        if let Some(classes) = self.classes() {
+            return Ok(class_predictions_csv(classes, &self.class_scores(data)?));
+        }
+        let decisions = self.decision_function_dataset(data)?.to_vec();
+        Ok(match self.linear().and_then(|m| m.classes()) {
+            Some(classes) => named_predictions_csv(classes, &decisions),
+            None => predictions_csv(&decisions),
+        })
+    }
+
+    /// Write [`Model::predictions_csv`] to `path` atomically.
+    ///
+    /// ```
+    /// use ndarray::array;
+    /// use novikoff::{model::{LinearModel, Model}, simd::Summation, Dataset};
+    /// let model = Model::Linear(LinearModel::new(vec![1.0], 0.0, Summation::Fast)?);
+    /// let data = Dataset::new(array![[-1.5]], array![-1.0])?;
+    /// let path = std::env::temp_dir().join(format!("novikoff-doc-model-predictions-{}.csv", std::process::id()));
+    /// model.save_predictions(&data, &path)?;
+    /// assert_eq!(std::fs::read_to_string(&path).unwrap(), "prediction,decision\n-1,-1.5\n");
+    /// # std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), novikoff::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Model::predictions_csv`], and an I/O error naming `path`.
+    pub fn save_predictions(&self, data: &Dataset, path: impl AsRef<Path>) -> Result<()> {
+        write_text(path.as_ref(), &self.predictions_csv(data)?)
+    }
+}
 
 /// The predictions file of `novikoff predict`: a header `prediction,decision`, then one row per example
 /// with its label ±1 (sign(0) = +1) and its decision value `f(x)` (for a linear model `w·x + b`) in the
@@ -32,23 +84,6 @@ pub fn named_predictions_csv(classes: &[String; 2], decisions: &[f64]) -> String
     )
 }
 
-/// Write [`named_predictions_csv`] to `path` atomically.
-///
-/// ```
-/// let path = std::env::temp_dir().join(format!("novikoff-doc-named-{}.csv", std::process::id()));
-/// novikoff::model::save_named_predictions(&path, &["0".into(), "1".into()], &[-1.5])?;
-/// assert_eq!(std::fs::read_to_string(&path).unwrap(), "prediction,decision\n0,-1.5\n");
-/// # std::fs::remove_file(&path).unwrap();
-/// # Ok::<(), novikoff::Error>(())
-/// ```
-pub fn save_named_predictions(
-    path: impl AsRef<std::path::Path>,
-    classes: &[String; 2],
-    decisions: &[f64],
-) -> Result<()> {
-    write_text(path.as_ref(), &named_predictions_csv(classes, decisions))
-}
-
 /// The binary predictions file with `labels[0]` for a negative decision and `labels[1]` elsewhere.
 fn labelled_predictions(decisions: &[f64], labels: [&str; 2]) -> String {
     use std::fmt::Write;
@@ -70,7 +105,7 @@ fn labelled_predictions(decisions: &[f64], labels: [&str; 2]) -> String {
 /// # std::fs::remove_file(&path).unwrap();
 /// # Ok::<(), novikoff::Error>(())
 /// ```
-pub fn save_predictions(path: impl AsRef<std::path::Path>, decisions: &[f64]) -> Result<()> {
+pub fn save_predictions(path: impl AsRef<Path>, decisions: &[f64]) -> Result<()> {
     write_text(path.as_ref(), &predictions_csv(decisions))
 }
 
@@ -121,7 +156,7 @@ pub fn class_predictions_csv(classes: &[String], scores: &Array2<f64>) -> String
 /// # Ok::<(), novikoff::Error>(())
 /// ```
 pub fn save_class_predictions(
-    path: impl AsRef<std::path::Path>,
+    path: impl AsRef<Path>,
     classes: &[String],
     scores: &Array2<f64>,
 ) -> Result<()> {
@@ -137,7 +172,7 @@ fn csv_field(text: &str) -> String {
     }
 }
 
-fn write_text(path: &std::path::Path, text: &str) -> Result<()> {
+fn write_text(path: &Path, text: &str) -> Result<()> {
     crate::io::write_atomically(path, |out| {
         use std::io::Write;
         out.write_all(text.as_bytes())
