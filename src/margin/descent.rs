@@ -470,20 +470,14 @@ mod tests {
     }
 
     #[test]
-    fn a_free_bias_on_sparse_data_keeps_the_classes_weights_equal_and_finds_the_support() {
+    fn a_free_bias_on_sparse_data_keeps_the_classes_weights_equal_and_finds_the_support()
+    -> crate::Result<()> {
         // The optimum's weights satisfy `Σαᵢyᵢ = 0`. The bias that balanced the classes' lowest scores
         // after each sweep (dense data's rule) left the classes' weights about 2:1 here, and a third
         // of the support unweighted (session 51).
         use crate::generate::Family;
-        let data = crate::generate::SparseParams::new(3000, 20_000)
-            .nnz(10)
-            .margin(0.01)
-            .seed(2)
-            .check()
-            .unwrap()
-            .generate()
-            .unwrap()
-            .data;
+        let params = crate::generate::SparseParams::new(3000, 20_000).nnz(10);
+        let data = params.margin(0.01).seed(2).check()?.generate()?.data;
         let n = data.n_samples();
         let found = descend(Points::from(&data), Bias::Free, (0..n).collect());
         let labels = data.labels();
@@ -492,7 +486,7 @@ mod tests {
         assert!(total > 0.0);
         assert!(signed.abs() <= 1e-3 * total, "{signed} of {total}");
         let crate::margin::MarginResult::Separable { support, .. } =
-            crate::margin::max_margin(&data, Bias::Free).unwrap()
+            crate::margin::max_margin(&data, Bias::Free)?
         else {
             panic!("separable by construction");
         };
@@ -502,6 +496,7 @@ mod tests {
             "{weighted} of {} support rows weighted",
             support.len()
         );
+        Ok(())
     }
 
     #[test]
