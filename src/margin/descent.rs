@@ -50,11 +50,11 @@
 //! the multiplier moved every 60 sweeps, the gap was still 4.6 % after 1800.
 //!
 //! On the generated sparse files of `docs/max-margin-history.md` (session 51) the solves took from
-//! 1.06 × to 29 × less time, and their working sets shrank. On dense data it changed nothing measurable
-//! (`benches/compare_builds.py`: geometric means 0.97 over the `wide` and `narrow` sets and 1.02 over
-//! the `high` set, within the noise); there the descent is cut short and only chooses rows, so dense data keep the balancing
-//! rule and their bits. Nothing here needs to be exact: the answer only chooses rows and starts the
-//! exact solve.
+//! 1.06 × to 29 × less time, and their working sets shrank. On dense data it changed nothing
+//! measurable (`benches/compare_builds.py`: geometric means 0.97 over the `wide` and `narrow` sets and
+//! 1.02 over the `high` set, within the noise); there the descent is cut short and only chooses rows,
+//! so dense data keep the balancing rule and their bits. Nothing here needs to be exact: the answer
+//! only chooses rows and starts the exact solve.
 
 use super::Bias;
 use super::points::Points;
