@@ -7,7 +7,9 @@
 //! set grows to several times the support before it holds it. Dual coordinate descent as in LIBLINEAR
 //! (Hsieh et al., ICML 2008) on the hard-margin dual, `max Σαᵢ − ½‖Σαᵢyᵢxᵢ‖²` over `α ≥ 0`, costs one
 //! read of each row per pass and identifies the support within a few tens of passes, long before it
-//! converges (it converges linearly, too slowly to certify a margin: that stays the exact solve's job).
+//! converges (it converges linearly: the exact solve certifies to 10⁻¹¹ in a few pivots what it would
+//! take thousands of sweeps to, and it runs on to the tolerance only where the exact solve would hold
+//! more than the data, [`super::lean`]).
 //! The rows it leaves with a positive weight are the first working set, and their weights the exact
 //! solve's start. Most rows score far above the margin after a few sweeps and never move again: they are
 //! shrunk, as LIBLINEAR does ([`descend`]), so that later sweeps read the few thousand rows near the
@@ -74,7 +76,7 @@ const SETTLED: f64 = 0.01;
 /// a share of `R²` (see the module docs): it adds to every row's curvature and couples every pair of
 /// weights, so it is kept small, and the multiplier's update `ρ·s` still moves the bias at the scale of
 /// the weights' sums.
-const BIAS_PENALTY: f64 = 1e-3;
+pub(super) const BIAS_PENALTY: f64 = 1e-3;
 
 /// What the descent leaves: each row's weight and its last score `yᵢ(w·xᵢ + b)` (seen during the last
 /// sweep that visited it, so slightly stale).

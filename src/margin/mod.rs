@@ -54,6 +54,7 @@ mod corral;
 mod definite;
 mod descent;
 mod first_set;
+mod lean;
 mod lowest;
 mod lp;
 mod max_margin;

@@ -25,7 +25,7 @@ const MIN_WORKING_SET_MEMORY: usize = 1 << 10;
 /// | `max_rounds` | `100` | rounds (an exact solve on the working set, then one pass over the data) |
 /// | `max_polish_iterations` | `10 000` | active-set iterations of each exact solve on the working set |
 /// | `time_limit` | none | seconds after which no new round starts |
-/// | `working_set_memory` | 128 MiB | bytes the exact solve's factorisation (and a sparse working set's points) may take |
+/// | `working_set_memory` | 128 MiB | bytes the exact solve's factorisation (and a sparse working set's points) may take; a sparse working set solved by the first-order method (where its exact solve would outweigh the data, see the module docs of `margin`) takes none of it |
 ///
 /// Reaching a limit returns [`MarginResult::Inaccurate`](super::MarginResult::Inaccurate) with the last
 /// round's rigorous bracket and the reason.

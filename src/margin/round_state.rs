@@ -8,7 +8,8 @@ use super::accurate::{TINY, dot2, gamma};
 use super::certificate::HullPoint;
 use super::descent::{PASS_BUDGET, descend, descend_within};
 use super::first_set::{NEWTON_NEAR_MARGIN, fit_to_the_descent, heaviest, join_near};
-use super::lowest::{Lowest, lowest, lowest_of};
+use super::lean::{Lean, outweighs_the_data};
+use super::lowest::{lowest, lowest_per_group};
 use super::newton::{
     NEWTON_FIRST_SET, NEWTON_PASS_BUDGET, RESTART_SHARE, Separator, squared_hinge,
 };
@@ -71,6 +72,9 @@ pub(super) struct Rounds<'a> {
     pub(super) bias: Bias,
     /// The working set and its points.
     pub(super) store: Store<'a>,
+    /// Sparse data whose exact solve would outweigh the data ([`outweighs_the_data`]): the first-order
+    /// solve that stands in for it ([`Lean`]), until it gives up.
+    pub(super) lean: Option<Lean>,
     /// The fast `w·xᵢ` of the last pass, and the round that made it.
     scores: Vec<f64>,
     scored_round: usize,
@@ -149,6 +153,7 @@ impl<'a> Rounds<'a> {
             Bias::ThroughOrigin => &[0.0],
         };
         let mut start_weights = Vec::new();
+        let mut descent_bias = 0.0;
         let mut passes = 2;
         let first = if representation == Representation::Span && !hint.is_empty() {
             // A related problem's support: most of this one's, found already.
@@ -168,6 +173,7 @@ impl<'a> Rounds<'a> {
             // coordinate descent find most of them (see `descent`), and their weights start the solve.
             let found = descend(data, bias, (0..n).collect());
             passes += found.passes;
+            descent_bias = found.b;
             let supported = (0..n)
                 .filter(|&i| found.alpha[i] > 0.0)
                 .map(|i| (found.margins[i], i));
@@ -261,11 +267,15 @@ impl<'a> Rounds<'a> {
             representation,
         );
         store.extend(&first);
+        let lean = (representation == Representation::Span
+            && outweighs_the_data(data, first.len()))
+        .then(|| Lean::new(data, bias, &first, &start_weights, descent_bias));
         store.start_from(start_weights);
         Rounds {
             data,
             bias,
             store,
+            lean,
             scores,
             scored_round: 0,
             stats: SolveStats {
@@ -278,25 +288,45 @@ impl<'a> Rounds<'a> {
 
     /// The working set's optimum as a candidate, with one pass to score every row under it.
     /// `w` is the solve's direction in the data's coordinates.
-    pub(super) fn candidate(&mut self, mut w: Array1<f64>, polished: &Polished) -> Candidate {
+    pub(super) fn candidate(&mut self, w: Array1<f64>, polished: &Polished) -> Candidate {
+        let rows = self.store.rows();
+        let duals = polished
+            .rows
+            .iter()
+            .zip(&polished.weights)
+            .map(|(&k, &c)| (rows[k], c))
+            .collect();
+        self.candidate_of(w, duals, polished.status, polished.iterations)
+    }
+
+    /// The answer of [`Lean`] on the working set as a candidate, with one pass to score every row.
+    pub(super) fn lean_candidate(&mut self) -> Option<Candidate> {
+        let lean = self.lean.as_mut()?;
+        let w = Array1::from(lean.take_direction());
+        let duals = lean.duals(self.store.rows());
+        let sweeps = lean.sweeps;
+        Some(self.candidate_of(w, duals, PolishStatus::Optimal, sweeps))
+    }
+
+    fn candidate_of(
+        &mut self,
+        mut w: Array1<f64>,
+        duals: Vec<(usize, f64)>,
+        status: PolishStatus,
+        iterations: usize,
+    ) -> Candidate {
         let slice = w.as_slice().unwrap_or(&[]);
         let (norm2, _) = dot2(slice, slice);
         if norm2 > 0.0 && norm2.is_finite() {
             let norm = norm2.sqrt();
             w.mapv_inplace(|v| v / norm);
         }
-        let rows = self.store.rows();
         let candidate = Candidate {
             round: self.stats.rounds,
             w,
-            duals: polished
-                .rows
-                .iter()
-                .zip(&polished.weights)
-                .map(|(&k, &c)| (rows[k], c))
-                .collect(),
-            status: polished.status,
-            iterations: polished.iterations,
+            duals,
+            status,
+            iterations,
         };
         self.score(&candidate);
         candidate
@@ -397,8 +427,19 @@ impl<'a> Rounds<'a> {
     /// The candidate's bias and its rigorous bracket on the whole data: the lower end from a pass (the
     /// last one, when it scored this candidate), the upper end from its dual weights.
     pub(super) fn bracket(&mut self, candidate: Candidate) -> Bracketed {
+        let (b, lower, upper) = self.bracket_of(&candidate);
+        Bracketed {
+            w: candidate.w,
+            b,
+            lower,
+            upper,
+        }
+    }
+
+    /// [`Rounds::bracket`] without the direction: `(b, lower, upper)`.
+    pub(super) fn bracket_of(&mut self, candidate: &Candidate) -> (f64, f64, f64) {
         if self.scored_round != candidate.round {
-            self.score(&candidate);
+            self.score(candidate);
         }
         let data = self.data;
         let w = candidate
@@ -412,12 +453,7 @@ impl<'a> Rounds<'a> {
         let (lower, _) = certified_lower(data, w, b, &self.scores);
         let upper =
             HullPoint::margin_upper_of(data, self.bias, &candidate.duals).unwrap_or(f64::INFINITY);
-        Bracketed {
-            w: candidate.w,
-            b,
-            lower,
-            upper,
-        }
+        (b, lower, upper)
     }
 
     /// The rows whose margin under the final `(w, b)` lies within the tolerance of the optimum, by the
@@ -455,45 +491,4 @@ impl<'a> Rounds<'a> {
             },
         }
     }
-}
-
-/// [`lowest_per_group`] keeps a group's lowest rows by selecting among all its scores, not by a heap,
-/// when it keeps at least one row in this many: rows at random enter a heap of `k` of `n` about
-/// `k·ln(n/k)` times, and on the 10⁴ × 100 set of `benches/margin_passes` (808 of 10⁴ rows) the heap
-/// took 0.23 of the solve's 6.3 ms (session 41, AMD Zen 4). The scores held cost `16n` bytes a group,
-/// at most `32·16 = 512` bytes a kept row.
-const SELECT_BELOW: usize = 32;
-
-/// In each group (`0.0` stands for all rows, `±1.0` for a class), the `count` rows of smallest score,
-/// among the rows `score` gives one.
-fn lowest_per_group(
-    labels: &[f64],
-    groups: &[f64],
-    count: usize,
-    score: impl Fn(usize) -> Option<f64>,
-) -> Vec<usize> {
-    let group_of = |y: f64| groups.iter().position(|&class| class == 0.0 || y == class);
-    if count.saturating_mul(SELECT_BELOW) >= labels.len() {
-        let mut scored: Vec<Vec<(f64, usize)>> = groups.iter().map(|_| Vec::new()).collect();
-        for (i, &y) in labels.iter().enumerate() {
-            if let (Some(g), Some(s)) = (group_of(y), score(i)) {
-                scored[g].push((s, i));
-            }
-        }
-        return scored
-            .into_iter()
-            .flat_map(|scored| lowest_of(scored, count))
-            .collect();
-    }
-    // One pass for every group: each group's rows reach its own heap in the order they would alone.
-    let mut kept: Vec<Lowest> = groups.iter().map(|_| Lowest::new(count)).collect();
-    for (i, &y) in labels.iter().enumerate() {
-        let Some(g) = group_of(y) else {
-            continue;
-        };
-        if let Some(s) = score(i) {
-            kept[g].offer(s, i);
-        }
-    }
-    kept.into_iter().flat_map(Lowest::rows).collect()
 }

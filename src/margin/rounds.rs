@@ -35,6 +35,13 @@
 //!    dependent rows can start it on an active set too ill-conditioned to move); should it stall from
 //!    a cold start, clarabel's interior point (when the set is low-dimensional) gives it a start, which
 //!    is what an interior point does best.
+//!
+//!    A sparse working set whose exact solve would hold more than a quarter of the data's bytes and
+//!    more than 8 MiB (its coordinates in their span and its factorisation are about `|W|²` values;
+//!    text-like data have supports of thousands of rows) is solved instead by the descent's sweeps run on to the
+//!    tolerance over its rows ([`super::lean`]), in `O(|W| + d)` memory, and certified below exactly as
+//!    the exact solve's answer is. Where those sweeps give up (a set they cannot separate, or one
+//!    whose bounds stay apart), the exact solve takes the set over from their weights.
 //! 3. **One pass.** `w·xᵢ` for every row with the SIMD kernel, in parallel over blocks of rows
 //!    ([`super::scan`]). Rows whose margin falls below the working set's are added, worst first.
 //! 4. **Certify** from the same pass: the lower end is the separator's margin on every stored row with a
@@ -55,7 +62,8 @@
 //! `O(n + d)` for the scores and the separator, and the exact solve's factorisation, which shares one
 //! budget with the working set's points where they are copies (sparse data: its rows' coordinates in
 //! their span, [`super::span`]; dense rows are read in place, and copied only while they are at most
-//! an eighth of the data, [`super::store`]); past it, or past the round and time limits of
+//! an eighth of the data, [`super::store`]; a sparse set that would outweigh the data takes none of it,
+//! [`super::lean`]); past it, or past the round and time limits of
 //! [`MaxMarginParams`](super::MaxMarginParams), the answer is an honest `Inaccurate` with the last
 //! round's rigorous bracket.
 
@@ -66,6 +74,7 @@ use super::acceptance::{certificate_point, certificate_threshold};
 use super::certificate::Certificate;
 use super::certify::INTERIOR_POINT_MAX_DIM;
 use super::clarabel_socp::socp_dual;
+use super::lean::LeanStatus;
 use super::params::MaxMargin;
 use super::points::Points;
 use super::polish::{PolishSettings, PolishStatus, Polished, Start, polish};
@@ -126,6 +135,11 @@ impl MaxMargin {
             }
             rounds.stats.rounds += 1;
             rounds.stats.working_set = rounds.store.rows().len();
+            match self.lean_round(&mut rounds, deadline, &mut last) {
+                LeanRound::Done(result) => return *result,
+                LeanRound::Grew => continue,
+                LeanRound::Exact => {}
+            }
             let budget = rounds.store.budget_values();
             let Some((problem, start)) = rounds.store.prepare() else {
                 let reason = format!(
@@ -184,23 +198,99 @@ impl MaxMargin {
         }
     }
 
+    /// A round solved by [`Lean`](super::lean::Lean), where the rounds use it: its answer, the working set grown by the
+    /// rows that violate its optimum, or the exact solve from its weights when it gave up or its
+    /// certified bracket is wider than the tolerance.
+    fn lean_round(
+        &self,
+        rounds: &mut Rounds<'_>,
+        deadline: Option<Instant>,
+        last: &mut Option<Candidate>,
+    ) -> LeanRound {
+        let (data, bias) = (rounds.data, self.params.bias);
+        let Some(lean) = rounds.lean.as_mut() else {
+            return LeanRound::Exact;
+        };
+        let reads = lean.reads;
+        let status = lean.solve(
+            data,
+            bias,
+            rounds.store.rows(),
+            self.params.tolerance,
+            deadline,
+        );
+        rounds.stats.passes += (lean.reads - reads).div_ceil(data.n_samples().max(1));
+        match status {
+            LeanStatus::Solved => {}
+            LeanStatus::GaveUp => {
+                rounds.store.start_from(lean.weights());
+                rounds.lean = None;
+                return LeanRound::Exact;
+            }
+            LeanStatus::TimeLimit => {
+                let reason = format!(
+                    "the time limit of {} s was reached during a first-order solve on {} rows",
+                    self.params.time_limit.unwrap_or(0.0),
+                    rounds.store.rows().len()
+                );
+                return LeanRound::Done(Box::new(rounds.inaccurate(last.take(), reason)));
+            }
+        }
+        drop(last.take());
+        let Some(candidate) = rounds.lean_candidate() else {
+            return LeanRound::Exact;
+        };
+        let batch = rounds.store.rows().len().max(64);
+        let violators = rounds.violators(&candidate, batch);
+        if violators.is_empty() {
+            // The descent's separator and direction (`2d` values) go before the certificate's sums
+            // are formed: on text-like data they are most of what the solve holds beyond the data.
+            let weights = rounds.lean.take().map(|lean| lean.weights());
+            let (b, lower, upper) = rounds.bracket_of(&candidate);
+            if self.certifies(lower, upper) {
+                let w = candidate.w;
+                let bracketed = Bracketed { w, b, lower, upper };
+                return LeanRound::Done(Box::new(self.separable(rounds, bracketed)));
+            }
+            // Wider than the tolerance only by rounding that the working set's bounds did not see:
+            // the exact solve, from these weights, settles it.
+            rounds.store.start_from(weights.unwrap_or_default());
+            *last = Some(candidate);
+            return LeanRound::Exact;
+        }
+        rounds.grow(&candidate, &violators);
+        *last = Some(candidate);
+        LeanRound::Grew
+    }
+
+    /// Whether a bracket certifies the maximum margin to the tolerance.
+    fn certifies(&self, lower: f64, upper: f64) -> bool {
+        lower > 0.0 && upper - lower <= self.params.tolerance * upper
+    }
+
+    /// The certified answer of a bracket that certifies the maximum margin.
+    fn separable(&self, rounds: &Rounds<'_>, bracketed: Bracketed) -> MarginResult {
+        let Bracketed { w, b, lower, upper } = bracketed;
+        MarginResult::Separable {
+            gamma: 0.5 * (lower.max(0.0) + upper),
+            bracket: (lower, upper),
+            w,
+            b,
+            support: rounds.support(b, upper, self.params.tolerance),
+            stats: rounds.stats,
+        }
+    }
+
     /// The answer when no row violates the working set's optimum.
     fn finish(&self, rounds: &mut Rounds<'_>, found: Candidate) -> MarginResult {
         let (status, iterations) = (found.status, found.iterations);
         let duals = found.duals.clone();
-        let Bracketed { w, b, lower, upper } = rounds.bracket(found);
-        let gamma = 0.5 * (lower.max(0.0) + upper);
-        if lower > 0.0 && upper - lower <= self.params.tolerance * upper {
-            let support = rounds.support(b, upper, self.params.tolerance);
-            return MarginResult::Separable {
-                gamma,
-                bracket: (lower, upper),
-                w,
-                b,
-                support,
-                stats: rounds.stats,
-            };
+        let bracketed = rounds.bracket(found);
+        if self.certifies(bracketed.lower, bracketed.upper) {
+            return self.separable(rounds, bracketed);
         }
+        let Bracketed { w, b, lower, upper } = bracketed;
+        let gamma = 0.5 * (lower.max(0.0) + upper);
         let reason = if lower > 0.0 {
             format!(
                 "relative bracket width {:.3e} exceeds the tolerance {:.1e} (polish: {status:?} after \
@@ -303,6 +393,16 @@ impl MaxMargin {
             }
         }
     }
+}
+
+/// What a round of [`Lean`](super::lean::Lean) leaves the rounds to do.
+enum LeanRound {
+    /// Return this answer.
+    Done(Box<MarginResult>),
+    /// Solve the grown working set in the next round.
+    Grew,
+    /// Solve this round's working set exactly.
+    Exact,
 }
 
 /// A hull point refused as a certificate, with what it was measured against (in the working data's
