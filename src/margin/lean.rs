@@ -70,10 +70,10 @@ const LEAN_FLOOR: f64 = 8.0 * 1024.0 * 1024.0;
 /// Whether a sparse working set of `rows` rows goes to [`Lean`]: its exact solve would hold more than
 /// [`LEAN_SHARE`] of the data's stored bytes (a value and a 4-byte column index each) and more than
 /// [`LEAN_FLOOR`], and the two vectors of `d` values that the rounds hold with it (its separator, and
-/// the last round's direction while the next round runs) would hold less. In millions of columns they do not (the
-/// 150 000 × 2·10⁶ set of the README, 37 MB stored: 16 MB each), and the sweeps' reads of a separator
-/// far larger than the cache made the solve 2.5 × slower (3.3 → 8.1 s) for a peak of 85 MB instead of
-/// 127, still 2.3 × the data (session 52).
+/// the last round's direction while the next round runs) would hold less. In millions of columns
+/// they do not (the 150 000 × 2·10⁶ set of the README, 37 MB stored: 16 MB each), and the sweeps'
+/// reads of a separator far larger than the cache made the solve 2.5 × slower (3.3 → 8.1 s) for a
+/// peak of 85 MB instead of 127, still 2.3 × the data (session 52).
 pub(super) fn outweighs_the_data(data: Points<'_>, rows: usize) -> bool {
     let exact = (rows as f64).powi(2) * 8.0;
     let stored = data.data().nnz() as f64 * 12.0;

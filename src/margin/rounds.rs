@@ -38,10 +38,11 @@
 //!
 //!    A sparse working set whose exact solve would hold more than a quarter of the data's bytes and
 //!    more than 8 MiB (its coordinates in their span and its factorisation are about `|W|²` values;
-//!    text-like data have supports of thousands of rows) is solved instead by the descent's sweeps run on to the
-//!    tolerance over its rows ([`super::lean`]), in `O(|W| + d)` memory, and certified below exactly as
-//!    the exact solve's answer is. Where those sweeps give up (a set they cannot separate, or one
-//!    whose bounds stay apart), the exact solve takes the set over from their weights.
+//!    text-like data have supports of thousands of rows) is solved instead by the descent's sweeps,
+//!    run on to the tolerance over its rows ([`super::lean`]) in `O(|W| + d)` memory, and certified
+//!    below exactly as the exact solve's answer is. Where those sweeps give up (a set they cannot
+//!    separate, or one whose bounds stay apart), the exact solve takes the set over from their
+//!    weights.
 //! 3. **One pass.** `w·xᵢ` for every row with the SIMD kernel, in parallel over blocks of rows
 //!    ([`super::scan`]). Rows whose margin falls below the working set's are added, worst first.
 //! 4. **Certify** from the same pass: the lower end is the separator's margin on every stored row with a
@@ -198,9 +199,9 @@ impl MaxMargin {
         }
     }
 
-    /// A round solved by [`Lean`](super::lean::Lean), where the rounds use it: its answer, the working set grown by the
-    /// rows that violate its optimum, or the exact solve from its weights when it gave up or its
-    /// certified bracket is wider than the tolerance.
+    /// A round solved by [`Lean`](super::lean::Lean), where the rounds use it: its answer, the working
+    /// set grown by the rows that violate its optimum, or the exact solve from its weights when it gave
+    /// up or its certified bracket is wider than the tolerance.
     fn lean_round(
         &self,
         rounds: &mut Rounds<'_>,
@@ -243,8 +244,8 @@ impl MaxMargin {
         let batch = rounds.store.rows().len().max(64);
         let violators = rounds.violators(&candidate, batch);
         if violators.is_empty() {
-            // The descent's separator and direction (`2d` values) go before the certificate's sums
-            // are formed: on text-like data they are most of what the solve holds beyond the data.
+            // The first-order solve's state goes before the certificate's sums are formed; its
+            // weights stay, should the exact solve take over.
             let weights = rounds.lean.take().map(|lean| lean.weights());
             let (b, lower, upper) = rounds.bracket_of(&candidate);
             if self.certifies(lower, upper) {
