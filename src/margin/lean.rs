@@ -228,7 +228,10 @@ impl Lean {
                 if lower > 0.0 && upper - lower <= target * upper {
                     return LeanStatus::Solved;
                 }
+                // Weights that overflowed (every step is finite, their sums need not be); before the
+                // first sweep a start without weights has no hull point yet.
                 if sweeps >= MAX_SWEEPS
+                    || (sweeps > 0 && !upper.is_finite())
                     || (sweeps >= HOPELESS_SWEEPS
                         && lower.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater))
                 {
@@ -299,9 +302,6 @@ impl Lean {
                 } else {
                     self.lambda += self.rho * self.s;
                 }
-            }
-            if !self.w.iter().all(|v| v.is_finite()) {
-                return LeanStatus::GaveUp;
             }
         }
     }
