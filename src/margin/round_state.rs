@@ -308,6 +308,10 @@ impl<'a> Rounds<'a> {
         Some(self.candidate_of(w, duals, PolishStatus::Optimal, sweeps))
     }
 
+    /// A candidate of the direction `w` (normalised here) and the dual weights `duals` on rows of the
+    /// data, with one pass to score every row. A first-order answer carries the status `Optimal` (the
+    /// working set's optimum to the tolerance) and its sweeps as iterations: the status only words the
+    /// reasons of answers that fall short, and those come from exact solves.
     fn candidate_of(
         &mut self,
         mut w: Array1<f64>,
