@@ -7,9 +7,9 @@
 //! set grows to several times the support before it holds it. Dual coordinate descent as in LIBLINEAR
 //! (Hsieh et al., ICML 2008) on the hard-margin dual, `max Σαᵢ − ½‖Σαᵢyᵢxᵢ‖²` over `α ≥ 0`, costs one
 //! read of each row per pass and identifies the support within a few tens of passes, long before it
-//! converges (it converges linearly: the exact solve certifies to 10⁻¹¹ in a few pivots what it would
-//! take thousands of sweeps to, and it runs on to the tolerance only where the exact solve would hold
-//! more than the data, [`super::lean`]).
+//! converges (it converges linearly: the exact solve brackets the optimum to about 10⁻¹¹, where the
+//! descent would need thousands of sweeps, so it runs on to the tolerance only where the exact solve
+//! would hold more than the data, [`super::lean`]).
 //! The rows it leaves with a positive weight are the first working set, and their weights the exact
 //! solve's start. Most rows score far above the margin after a few sweeps and never move again: they are
 //! shrunk, as LIBLINEAR does ([`descend`]), so that later sweeps read the few thousand rows near the
