@@ -76,7 +76,18 @@ const SETTLED: f64 = 0.01;
 /// a share of `R²` (see the module docs): it adds to every row's curvature and couples every pair of
 /// weights, so it is kept small, and the multiplier's update `ρ·s` still moves the bias at the scale of
 /// the weights' sums.
-pub(super) const BIAS_PENALTY: f64 = 1e-3;
+const BIAS_PENALTY: f64 = 1e-3;
+
+/// `ρ` of the augmented Lagrangian for `bias` on `data`: [`BIAS_PENALTY`] of `R²` for a free bias on
+/// sparse data, otherwise 0 (no multiplier: dense data keep the balancing rule, and through the origin
+/// there is no constraint). The first-order solve of [`super::lean`] takes the same.
+pub(super) fn bias_penalty(data: Points<'_>, bias: Bias) -> f64 {
+    let rho = match bias {
+        Bias::Free if data.is_sparse() => BIAS_PENALTY * data.radius().powi(2),
+        _ => 0.0,
+    };
+    if rho.is_finite() { rho } else { 0.0 }
+}
 
 /// What the descent leaves: each row's weight and its last score `yᵢ(w·xᵢ + b)` (seen during the last
 /// sweep that visited it, so slightly stale).
@@ -159,11 +170,7 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
     let mut margins = vec![0.0; n];
     // The free bias as the multiplier of `Σαᵢyᵢ = 0` (see the module docs): `b = λ + ρ·s` in every
     // step, `s = Σαᵢyᵢ` kept as the weights move, and `λ ← λ + ρ·s` after each sweep.
-    let rho = match bias {
-        Bias::Free if data.is_sparse() => BIAS_PENALTY * data.radius().powi(2),
-        _ => 0.0,
-    };
-    let rho = if rho.is_finite() { rho } else { 0.0 };
+    let rho = bias_penalty(data, bias);
     let (mut lambda, mut s) = (0.0, 0.0);
     let mut b = 0.0;
     // A fixed seed: the solve is a function of the data.

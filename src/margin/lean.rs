@@ -30,7 +30,7 @@
 use std::time::Instant;
 
 use super::Bias;
-use super::descent::BIAS_PENALTY;
+use super::descent::bias_penalty;
 use super::points::Points;
 use super::scan::best_bias_of_scores;
 use crate::rng;
@@ -127,11 +127,7 @@ impl Lean {
         start: &[(usize, f64)],
         b: f64,
     ) -> Lean {
-        let rho = match bias {
-            Bias::Free => BIAS_PENALTY * data.radius().powi(2),
-            Bias::ThroughOrigin => 0.0,
-        };
-        let rho = if rho.is_finite() { rho } else { 0.0 };
+        let rho = bias_penalty(data, bias);
         let mut lean = Lean {
             alpha: Vec::new(),
             squared: Vec::new(),
@@ -215,8 +211,8 @@ impl Lean {
         tolerance: f64,
         deadline: Option<Instant>,
     ) -> LeanStatus {
+        // The first measurement reads only the weights, and the separator is summed after it.
         self.extend(data, rows);
-        self.resync(data, rows);
         let labels = data.labels();
         let target = TARGET_SHARE * tolerance;
         let mut active: Vec<usize> = (0..rows.len()).collect();
@@ -248,8 +244,8 @@ impl Lean {
             self.sweeps += 1;
             rng::shuffle(&mut self.stream, &mut active);
             self.reads += active.len();
-            let b = self.lambda + self.rho * self.s;
-            let mut b = if bias == Bias::Free { b } else { 0.0 };
+            // Through the origin `ρ` and `λ` stay 0.
+            let mut b = self.lambda + self.rho * self.s;
             let mut largest = f64::NEG_INFINITY;
             let mut kept = 0;
             for j in 0..active.len() {
@@ -290,11 +286,7 @@ impl Lean {
             if bias == Bias::Free && self.rho > 0.0 {
                 if self.balance_first {
                     self.balance_first = false;
-                    let scores: Vec<f64> = rows
-                        .iter()
-                        .map(|&i| data.row(i).dot(&self.w, Summation::Fast))
-                        .collect();
-                    let row_labels: Vec<f64> = rows.iter().map(|&i| labels[i]).collect();
+                    let (row_labels, scores) = scored(data, rows, &self.w);
                     let balanced = best_bias_of_scores(&row_labels, &scores);
                     if balanced.is_finite() {
                         self.lambda = balanced - self.rho * self.s;
@@ -345,11 +337,7 @@ impl Lean {
         if !(length > 0.0 && length.is_finite()) {
             return (f64::NEG_INFINITY, upper);
         }
-        let scores: Vec<f64> = rows
-            .iter()
-            .map(|&i| data.row(i).dot(direction, Summation::Fast))
-            .collect();
-        let row_labels: Vec<f64> = rows.iter().map(|&i| labels[i]).collect();
+        let (row_labels, scores) = scored(data, rows, direction);
         let b = match bias {
             Bias::Free => best_bias_of_scores(&row_labels, &scores),
             Bias::ThroughOrigin => 0.0,
@@ -361,6 +349,16 @@ impl Lean {
             .fold(f64::INFINITY, f64::min);
         (lowest / length, upper)
     }
+}
+
+/// The labels of the working rows `rows` and their scores `v·xᵢ`.
+fn scored(data: Points<'_>, rows: &[usize], v: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let labels = data.labels();
+    let scores = rows
+        .iter()
+        .map(|&i| data.row(i).dot(v, Summation::Fast))
+        .collect();
+    (rows.iter().map(|&i| labels[i]).collect(), scores)
 }
 
 #[cfg(test)]
