@@ -5,6 +5,7 @@ use ndarray::Array1;
 
 use super::Bias;
 use super::accurate::{Accumulator, TINY, UNIT_ROUNDOFF, gamma, norm_bounds_of};
+use super::column_set::ColumnSet;
 use super::points::Points;
 use super::scale::Scaled;
 use crate::dataset::Dataset;
@@ -214,26 +215,6 @@ impl Certificate {
 /// a column).
 const HULL_BLOCK: usize = 4096;
 
-/// The columns that the rows `weighted` store, in increasing order (one bit a column while they are
-/// gathered).
-fn used_columns(data: Points<'_>, weighted: impl Iterator<Item = usize>) -> Vec<usize> {
-    let mut used = vec![0u64; data.n_features().div_ceil(64)];
-    for i in weighted {
-        for (j, _) in data.row(i).entries() {
-            used[j / 64] |= 1 << (j % 64);
-        }
-    }
-    let mut columns = Vec::new();
-    for (word, &bits) in used.iter().enumerate() {
-        let mut bits = bits;
-        while bits != 0 {
-            columns.push(word * 64 + bits.trailing_zeros() as usize);
-            bits &= bits - 1;
-        }
-    }
-    columns
-}
-
 pub(crate) fn group(bias: Bias, label: f64) -> usize {
     match bias {
         Bias::ThroughOrigin => 0,
@@ -347,9 +328,9 @@ impl HullPoint {
         // (text, hashed features) the point lives in those, and a column no weighted row stores is
         // exactly zero and adds nothing to the length (nor to its bound).
         let columns = if data.is_sparse() {
-            used_columns(data, weighted.iter().map(|&(i, _)| i))
+            ColumnSet::used(data, weighted.iter().map(|&(i, _)| i))
         } else {
-            (0..data.n_features()).collect()
+            ColumnSet::all(data.n_features())
         };
         // The point's entries with their error bounds, a block of columns at a time, so that the
         // accumulators never take more than a block's worth of memory (a point of millions of columns
@@ -413,18 +394,18 @@ impl HullPoint {
         let block = if data.is_sparse() {
             HULL_BLOCK
         } else {
-            columns.len().max(1)
+            columns.len.max(1)
         };
-        let single = (columns.len() <= block && !columns.is_empty()).then(|| {
-            let mut entries = Vec::with_capacity(columns.len());
-            block_entries(&columns, &mut |v, e| entries.push((v, e)));
+        let single = (columns.len <= block && columns.len > 0).then(|| {
+            let mut entries = Vec::with_capacity(columns.len);
+            columns.for_each_block(block, |block| {
+                block_entries(block, &mut |v, e| entries.push((v, e)));
+            });
             entries
         });
-        let (_, gap_upper) = norm_bounds_of(columns.len(), |sink| match &single {
+        let (_, gap_upper) = norm_bounds_of(columns.len, |sink| match &single {
             Some(entries) => entries.iter().for_each(|&(v, e)| sink(v, e)),
-            None => columns
-                .chunks(block)
-                .for_each(|block| block_entries(block, sink)),
+            None => columns.for_each_block(block, |block| block_entries(block, sink)),
         });
         Some((gap_upper, totals))
     }

@@ -108,6 +108,42 @@ pub(super) struct Descent {
     sweeps: usize,
 }
 
+/// The rows a descent visits.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Visit {
+    /// Every row, in order: the list is made once, as the first sweep's, not kept beside it (on a
+    /// sparse solve, whose peak is the descent, that would be a value a row).
+    Every,
+    /// These rows, in this order (a dense solve's first working set).
+    Rows(Vec<usize>),
+}
+
+impl From<Vec<usize>> for Visit {
+    fn from(rows: Vec<usize>) -> Visit {
+        Visit::Rows(rows)
+    }
+}
+
+impl Visit {
+    fn len(&self, n: usize) -> usize {
+        match self {
+            Visit::Every => n,
+            Visit::Rows(rows) => rows.len(),
+        }
+    }
+
+    /// Make `active` the rows visited, in their order.
+    fn fill(&self, n: usize, active: &mut Vec<usize>) {
+        match self {
+            Visit::Every => {
+                active.clear();
+                active.extend(0..n);
+            }
+            Visit::Rows(rows) => active.clone_from(rows),
+        }
+    }
+}
+
 /// Run the descent on the rows `visit` of `data` (every row, or a dense solve's first working set); the
 /// other rows keep weight and score zero.
 ///
@@ -117,7 +153,7 @@ pub(super) struct Descent {
 /// [`PASS_BUDGET`] passes' worth of reads or [`MAX_SWEEPS`] would allow no more than one more sweep,
 /// one more sweep visits every row, and the descent ends. On the rcv1-shaped file of the README about
 /// 1700 of its 20 242 rows remain after a dozen sweeps.
-pub(super) fn descend(data: Points<'_>, bias: Bias, visit: Vec<usize>) -> Descent {
+pub(super) fn descend(data: Points<'_>, bias: Bias, visit: impl Into<Visit>) -> Descent {
     descend_within(data, bias, visit, PASS_BUDGET)
 }
 
@@ -125,10 +161,10 @@ pub(super) fn descend(data: Points<'_>, bias: Bias, visit: Vec<usize>) -> Descen
 pub(super) fn descend_within(
     data: Points<'_>,
     bias: Bias,
-    visit: Vec<usize>,
+    visit: impl Into<Visit>,
     passes: usize,
 ) -> Descent {
-    run(data, bias, visit, Sweeps { passes, ..SWEEPS })
+    run(data, bias, visit.into(), Sweeps { passes, ..SWEEPS })
 }
 
 /// How the sweeps run: [`descend`]'s way, or with one of its economies turned off (the tests').
@@ -153,7 +189,7 @@ const SWEEPS: Sweeps = Sweeps {
 };
 
 /// [`descend`], its sweeps run as `how` says.
-fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent {
+fn run(data: Points<'_>, bias: Bias, visit: Visit, how: Sweeps) -> Descent {
     let Sweeps {
         shrink,
         fuse,
@@ -175,7 +211,9 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
     let mut b = 0.0;
     // A fixed seed: the solve is a function of the data.
     let mut stream = rng::from_seed(0x6d61_7267_696e);
-    let mut active = visit.clone();
+    let visited = visit.len(n);
+    let mut active = Vec::new();
+    visit.fill(n, &mut active);
     // The largest projected gradient of the last sweep (LIBLINEAR's `PGmax_old`).
     let mut bound = f64::INFINITY;
     let mut reads = 0usize;
@@ -184,7 +222,7 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
     // Whether the last sweep that decided found the support settled, rather than the budget or the
     // cap ending the sweeps.
     let mut settled = false;
-    let budget = passes.saturating_mul(visit.len());
+    let budget = passes.saturating_mul(visited);
     let sparse = data.sparse_ahead();
     let gathers_miss = data.gathers_miss_cache();
     while sweeps < MAX_SWEEPS {
@@ -270,7 +308,7 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
             }
             support += usize::from(alpha[i] > 0.0);
         }
-        let shrunk = kept < visit.len();
+        let shrunk = kept < visited;
         active.truncate(kept);
         if bias == Bias::Free {
             let (mut lowest_positive, mut highest_negative) = (f64::INFINITY, f64::NEG_INFINITY);
@@ -313,12 +351,10 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
         settled = sweeps >= 3 && (changed as f64) <= SETTLED * support.max(1) as f64;
         if !shrunk {
             // This sweep read every row, so it can be the last.
-            if settled || reads.saturating_add(visit.len()) > budget {
+            if settled || reads.saturating_add(visited) > budget {
                 break;
             }
-        } else if settled
-            || sweeps + 1 == MAX_SWEEPS
-            || reads.saturating_add(2 * visit.len()) > budget
+        } else if settled || sweeps + 1 == MAX_SWEEPS || reads.saturating_add(2 * visited) > budget
         {
             // With rows shrunk, one more sweep, over every row, ends the descent when the rows left
             // have settled or when the cap or the budget would allow no other before it: the rows
@@ -326,7 +362,7 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
             // Unshrinking whenever the rows left settle (as LIBLINEAR does when they converge)
             // alternated full sweeps with short ones where the descent converges slowly, and read more
             // rows than no shrinking at all.
-            active.clone_from(&visit);
+            visit.fill(n, &mut active);
             bound = f64::INFINITY;
             last_sweep = true;
         }
@@ -334,9 +370,9 @@ fn run(data: Points<'_>, bias: Bias, visit: Vec<usize>, how: Sweeps) -> Descent 
     Descent {
         alpha,
         margins,
-        w: w.to_vec(),
+        w: w.into_vec(),
         b,
-        passes: reads.div_ceil(visit.len().max(1)),
+        passes: reads.div_ceil(visited.max(1)),
         settled,
         #[cfg(test)]
         sweeps,
@@ -387,8 +423,8 @@ mod tests {
             |found: &Descent| -> Vec<usize> { (0..n).filter(|&i| found.alpha[i] > 0.0).collect() };
         for storage in [data.clone(), data.to_sparse()] {
             let points = Points::from(&storage);
-            let shrunk = run(points, Bias::Free, (0..n).collect(), SWEEPS);
-            let plain = run(points, Bias::Free, (0..n).collect(), NO_SHRINKING);
+            let shrunk = run(points, Bias::Free, Visit::Every, SWEEPS);
+            let plain = run(points, Bias::Free, Visit::Every, NO_SHRINKING);
             if !storage.is_sparse() {
                 // The balancing bias's fixed point, reached either way. On sparse data the multiplier
                 // still moves when the support settles, and the two paths stop a sweep apart.
@@ -399,6 +435,15 @@ mod tests {
                 assert!(weighted(found).iter().all(|&i| i < 60), "only near rows");
             }
             assert!(shrunk.passes < plain.passes);
+            // Every row, listed once by the descent, is every row listed by the caller.
+            let listed = run(
+                points,
+                Bias::Free,
+                (0..n).collect::<Vec<_>>().into(),
+                SWEEPS,
+            );
+            assert_eq!(listed.alpha, shrunk.alpha);
+            assert_eq!(listed.w, shrunk.w);
         }
     }
 
@@ -409,9 +454,8 @@ mod tests {
             .unwrap()
             .data;
         let points = Points::from(&slow);
-        let n = slow.n_samples();
-        let shrunk = run(points, Bias::Free, (0..n).collect(), SWEEPS);
-        let plain = run(points, Bias::Free, (0..n).collect(), NO_SHRINKING);
+        let shrunk = run(points, Bias::Free, Visit::Every, SWEEPS);
+        let plain = run(points, Bias::Free, Visit::Every, NO_SHRINKING);
         // Without shrinking every sweep is a pass, and the budget stops it where 40 sweeps did.
         assert_eq!((plain.sweeps, plain.passes), (PASS_BUDGET, PASS_BUDGET));
         // With it, the same reads allow more sweeps, which end when the support settles.
@@ -421,12 +465,11 @@ mod tests {
         let slower = crate::generate::separable(3000, 100, 0.0001, 1.0, 4)
             .unwrap()
             .data;
-        let n = slower.n_samples();
-        let found = run(Points::from(&slower), Bias::Free, (0..n).collect(), SWEEPS);
+        let found = run(Points::from(&slower), Bias::Free, Visit::Every, SWEEPS);
         assert!(found.sweeps > PASS_BUDGET, "{} sweeps", found.sweeps);
         assert!(found.passes <= PASS_BUDGET, "{} passes", found.passes);
         // A smaller budget ends it sooner, within its own reads.
-        let cut = descend_within(Points::from(&slower), Bias::Free, (0..n).collect(), 10);
+        let cut = descend_within(Points::from(&slower), Bias::Free, Visit::Every, 10);
         assert!(
             cut.passes <= 10 && cut.sweeps < found.sweeps,
             "{} passes",
@@ -436,8 +479,7 @@ mod tests {
         let noisy = crate::generate::noisy(3000, 20, 0.05, 1.0, 0.1, 5)
             .unwrap()
             .data;
-        let n = noisy.n_samples();
-        let found = run(Points::from(&noisy), Bias::Free, (0..n).collect(), SWEEPS);
+        let found = run(Points::from(&noisy), Bias::Free, Visit::Every, SWEEPS);
         assert!(found.passes <= PASS_BUDGET, "{} passes", found.passes);
     }
 
@@ -448,14 +490,13 @@ mod tests {
             let data = crate::generate::separable(800, d, margin, 1.0, 7)
                 .unwrap()
                 .data;
-            let n = data.n_samples();
             for points in [Points::from(&data), Points::augmented(&data, 1.0)] {
                 for (bias, shrink) in [(Bias::Free, true), (Bias::ThroughOrigin, false)] {
-                    let fused = run(points, bias, (0..n).collect(), Sweeps { shrink, ..SWEEPS });
+                    let fused = run(points, bias, Visit::Every, Sweeps { shrink, ..SWEEPS });
                     let apart = run(
                         points,
                         bias,
-                        (0..n).collect(),
+                        Visit::Every,
                         Sweeps {
                             shrink,
                             fuse: false,
@@ -487,8 +528,7 @@ mod tests {
         use crate::generate::Family;
         let params = crate::generate::SparseParams::new(3000, 20_000).nnz(10);
         let data = params.margin(0.01).seed(2).check()?.generate()?.data;
-        let n = data.n_samples();
-        let found = descend(Points::from(&data), Bias::Free, (0..n).collect());
+        let found = descend(Points::from(&data), Bias::Free, Visit::Every);
         let labels = data.labels();
         let total: f64 = found.alpha.iter().sum();
         let signed: f64 = found.alpha.iter().zip(labels).map(|(a, y)| a * y).sum();
@@ -513,10 +553,9 @@ mod tests {
         // Rows spread over 2¹⁸ columns and more (their weights asked for ahead too) descend as the same
         // rows on 64 columns, shrinking and all.
         let (narrow, wide) = crate::margin::points::narrow_and_wide(3000);
-        let n = narrow.n_samples();
         for bias in [Bias::Free, Bias::ThroughOrigin] {
-            let on_narrow = descend(Points::from(&narrow), bias, (0..n).collect());
-            let on_wide = descend(Points::from(&wide), bias, (0..n).collect());
+            let on_narrow = descend(Points::from(&narrow), bias, Visit::Every);
+            let on_wide = descend(Points::from(&wide), bias, Visit::Every);
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&on_narrow.alpha), bits(&on_wide.alpha));
             assert_eq!(bits(&on_narrow.margins), bits(&on_wide.margins));

@@ -50,6 +50,7 @@ mod accurate;
 mod certificate;
 mod certify;
 mod clarabel_socp;
+mod column_set;
 mod corral;
 mod definite;
 mod descent;

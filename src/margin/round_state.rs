@@ -6,7 +6,7 @@ use ndarray::Array1;
 use super::Bias;
 use super::accurate::{TINY, dot2, gamma};
 use super::certificate::HullPoint;
-use super::descent::{PASS_BUDGET, descend, descend_within};
+use super::descent::{PASS_BUDGET, Visit, descend, descend_within};
 use super::first_set::{NEWTON_NEAR_MARGIN, fit_to_the_descent, heaviest, join_near};
 use super::lean::{Lean, outweighs_the_data};
 use super::lowest::{lowest, lowest_per_group};
@@ -138,15 +138,17 @@ impl<'a> Rounds<'a> {
             *negative = (sum_positive + sum_negative) / n as f64;
         }
         let centre_length = crate::dataset::norm(centre.iter().copied());
-        // A working set in its span is not centred (`span`); a shadowed binding would live to the end.
-        let centre = if representation == Representation::Span {
-            drop(centre);
-            Vec::new()
-        } else {
-            centre
-        };
+        // A working set in its span is not centred (`span`): its centre goes now, not at the end.
+        if representation == Representation::Span {
+            centre = Vec::new();
+        }
+        let from_the_hint = representation == Representation::Span && !hint.is_empty();
+        // The sparse descent scores the rows itself; the means' scores would live through its peak.
+        let descends = !from_the_hint && data.is_sparse();
         let mut scores = Vec::new();
-        scores_into(data, &direction, &mut scores);
+        if !descends {
+            scores_into(data, &direction, &mut scores);
+        }
         drop(direction);
         let groups: &[f64] = match bias {
             Bias::Free => &[1.0, -1.0],
@@ -154,8 +156,8 @@ impl<'a> Rounds<'a> {
         };
         let mut start_weights = Vec::new();
         let mut descent_bias = 0.0;
-        let mut passes = 2;
-        let first = if representation == Representation::Span && !hint.is_empty() {
+        let mut passes = if descends { 1 } else { 2 }; // The class sums', and the scores'.
+        let first = if from_the_hint {
             // A related problem's support: most of this one's, found already.
             let mut first: Vec<usize> = hint.iter().copied().filter(|&i| i < n).collect();
             first.sort_unstable();
@@ -168,10 +170,10 @@ impl<'a> Rounds<'a> {
                 (!chosen[i]).then(|| labels[i] * scores[i])
             }));
             first
-        } else if data.is_sparse() {
+        } else if descends {
             // Sparse data in many dimensions can have thousands of support rows: a few passes of dual
             // coordinate descent find most of them (see `descent`), and their weights start the solve.
-            let found = descend(data, bias, (0..n).collect());
+            let found = descend(data, bias, Visit::Every);
             passes += found.passes;
             descent_bias = found.b;
             let supported = (0..n)
