@@ -485,6 +485,24 @@ mod tests {
                 (achieved - lower).abs() <= 1e-12 * upper,
                 "{achieved} {lower}"
             );
+            // Stopped by the clock in its first round, it still brackets the optimum, from its weights.
+            let limited = crate::margin::MaxMarginParams::new(bias)
+                .time_limit(1e-9)
+                .check()?
+                .solve(&data)?;
+            let MarginResult::Inaccurate {
+                bracket: (low, high),
+                reason,
+                ..
+            } = &limited
+            else {
+                panic!("stopped by the clock: {limited:?}");
+            };
+            assert!(reason.contains("first-order solve"), "{reason}");
+            assert!(
+                low.is_finite() && high.is_finite() && *low <= upper && lower <= *high,
+                "{bias:?}: [{low}, {high}] against [{lower}, {upper}]"
+            );
             // Asked for more, it gives more.
             let tight = crate::margin::MaxMarginParams::new(bias)
                 .tolerance(1e-9)

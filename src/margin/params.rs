@@ -120,8 +120,11 @@ impl MaxMarginParams {
         self
     }
 
-    /// Seconds after which no new round starts, finite and positive. A round under way finishes, so a
-    /// solve may overrun the limit by one round.
+    /// Seconds after which the solve stops, finite and positive: no new round starts, and the solve of
+    /// a round's working set stops at its next look at the clock. The answer is then `Inaccurate`,
+    /// bracketed by the last round's answer; stopped in the first round, by the first-order solve's
+    /// weights where that solve runs (sparse working sets that would outweigh the data), and by
+    /// `(−∞, ∞)` otherwise.
     ///
     /// ```
     /// use novikoff::margin::{Bias, MaxMarginParams};

@@ -234,7 +234,10 @@ impl MaxMargin {
                     self.params.time_limit.unwrap_or(0.0),
                     rounds.store.rows().len()
                 );
-                return LeanRound::Done(Box::new(rounds.inaccurate(last.take(), reason)));
+                // In the first round there is no last answer, but the sweeps' weights bracket the
+                // optimum as well as any: a pass over the data rather than no bracket at all.
+                let candidate = last.take().or_else(|| rounds.lean_candidate());
+                return LeanRound::Done(Box::new(rounds.inaccurate(candidate, reason)));
             }
         }
         drop(last.take());
