@@ -109,7 +109,7 @@ pub(super) struct Descent {
 }
 
 /// The rows a descent visits.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub(super) enum Visit {
     /// Every row, in order: the list is made once, as the first sweep's, not kept beside it (on a
     /// sparse solve, whose peak is the descent, that would be a value a row).

@@ -12,9 +12,10 @@
 //!    difference of the class means (one pass for the means, one for the scores). Sparse data in many
 //!    dimensions can have thousands of support rows, which rounds that grow the set from a guess find
 //!    slowly; there a few passes of dual coordinate descent choose the first set and its weights
-//!    ([`super::descent`]), and the means' pass gives only the centre's length (for the radius). Dense data in 48 dimensions or more keep the first set and take the
-//!    descent's weights on it as the exact solve's start, since a support of about `d` rows costs
-//!    Wolfe's method about as many pivots; one more pass fits the set to the descent's separator
+//!    ([`super::descent`]), and the means' pass gives only the centre's length (for the radius).
+//!    Dense data in 48 dimensions or more keep the first set and take the descent's weights on it as
+//!    the exact solve's start, since a support of about `d` rows costs Wolfe's method about as many
+//!    pivots; one more pass fits the set to the descent's separator
 //!    (rows outside it near its margin join, which the rounds would otherwise find an exact solve
 //!    at a time; rows it leaves unweighted far above the margin leave). Below 256 dimensions, where
 //!    the descent (given a smaller budget there) ran out of it on a first set of `4(d + 1)` rows or
