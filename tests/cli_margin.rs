@@ -250,3 +250,50 @@ fn rows_at_the_origin_are_proved_not_separable() {
         "{table}"
     );
 }
+
+/// The main thread is the global pool's first worker (`main.rs`): with one thread the pool is the main
+/// thread alone, and every parallel step of a solve, sparse (the descent) or dense, must still run on
+/// it, never waiting on a worker that does not exist. The answers agree with the pool of two.
+#[test]
+fn a_pool_of_one_thread_is_the_main_thread_and_still_solves() {
+    let dir = tempfile::tempdir().unwrap();
+    let sparse = common::sparse_beyond_one_mebibyte(&dir);
+    for path in [sparse, data("seed004.csv")] {
+        let brackets: Vec<(f64, f64)> = ["1", "2"]
+            .iter()
+            .map(|threads| {
+                // To a file, not a pipe: a pipe nobody reads until the end would fill with the
+                // separator's 20 000 values and stop the writer.
+                let answer = dir.path().join(format!("answer-{threads}.json"));
+                let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_novikoff"))
+                    .args(["margin", path.as_str(), "--format", "json"])
+                    .env("RAYON_NUM_THREADS", threads)
+                    .stdout(std::fs::File::create(&answer).unwrap())
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+                    .unwrap();
+                let started = std::time::Instant::now();
+                while child.try_wait().unwrap().is_none() {
+                    if started.elapsed().as_secs() > 120 {
+                        child.kill().unwrap();
+                        panic!("{path} on {threads} thread(s) did not finish in 120 s");
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                assert!(
+                    child.wait().unwrap().success(),
+                    "{path} on {threads} thread(s)"
+                );
+                let value: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(&answer).unwrap()).unwrap();
+                assert_eq!(value["status"], "separable", "{path}: {value}");
+                (number(&value["gamma_lower"]), number(&value["gamma_upper"]))
+            })
+            .collect();
+        let ((low_one, high_one), (low_two, high_two)) = (brackets[0], brackets[1]);
+        assert!(
+            low_one <= high_two && low_two <= high_one,
+            "{path}: {brackets:?}"
+        );
+    }
+}
