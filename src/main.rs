@@ -34,8 +34,8 @@ fn restore_default_sigpipe() {
 /// read them, reusing the reader's freed buffers. On the README's rcv1-shaped file the peak fell
 /// 0.4–0.5 MB (session 53, `docs/max-margin-history.md`), and the solve's time did not change.
 fn join_the_pool() {
-    // It fails only where a pool exists already, and nothing builds one before `main` starts; the
-    // default pool then serves, as it did before.
+    // It fails where a pool exists already (nothing builds one before this) or its threads cannot
+    // start; rayon's default pool then serves, as it did before.
     let _ = rayon::ThreadPoolBuilder::new()
         .use_current_thread()
         .build_global();
