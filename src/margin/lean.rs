@@ -30,9 +30,10 @@
 use std::time::Instant;
 
 use super::Bias;
+use super::certificate::group;
 use super::descent::bias_penalty;
 use super::points::Points;
-use super::scan::best_bias_of_scores;
+use super::scan::{best_bias_of_scores, level_of_scores};
 use crate::rng;
 use crate::simd::Summation;
 
@@ -307,10 +308,9 @@ impl Lean {
             Bias::Free => 2,
             Bias::ThroughOrigin => 1,
         };
-        let group = |y: f64| usize::from(groups == 2 && y < 0.0);
         let mut totals = [0.0; 2];
         for (k, &i) in rows.iter().enumerate() {
-            totals[group(labels[i])] += self.alpha[k];
+            totals[group(bias, labels[i])] += self.alpha[k];
         }
         if totals[..groups]
             .iter()
@@ -325,7 +325,7 @@ impl Lean {
             if self.alpha[k] > 0.0 {
                 let y = labels[i];
                 data.row(i)
-                    .add_to(y * self.alpha[k] / totals[group(y)], direction);
+                    .add_to(y * self.alpha[k] / totals[group(bias, y)], direction);
             }
         }
         let direction = &self.w;
@@ -338,15 +338,7 @@ impl Lean {
             return (f64::NEG_INFINITY, upper);
         }
         let (row_labels, scores) = scored(data, rows, direction);
-        let b = match bias {
-            Bias::Free => best_bias_of_scores(&row_labels, &scores),
-            Bias::ThroughOrigin => 0.0,
-        };
-        let lowest = row_labels
-            .iter()
-            .zip(&scores)
-            .map(|(y, s)| y * (s + b))
-            .fold(f64::INFINITY, f64::min);
+        let (_, lowest) = level_of_scores(bias, &row_labels, &scores);
         (lowest / length, upper)
     }
 }

@@ -16,7 +16,7 @@ use super::newton::{
 use super::points::Points;
 use super::polish::{PolishStatus, Polished};
 use super::result::{MarginResult, SolveStats};
-use super::scan::{best_bias_of_scores, certified_lower, scores_into};
+use super::scan::{best_bias_of_scores, certified_lower, level_of_scores, scores_into};
 use super::store::{Representation, Store};
 
 /// The most rows of a sparse solve's first working set (chosen by [`descend`]).
@@ -380,21 +380,10 @@ impl<'a> Rounds<'a> {
     /// same fast values.
     fn working_level(&self) -> (f64, f64) {
         let labels = self.data.labels();
-        let scores = &self.scores;
         let working = self.store.rows();
-        let b_working = match self.bias {
-            Bias::Free => {
-                let inside_labels: Vec<f64> = working.iter().map(|&i| labels[i]).collect();
-                let inside_scores: Vec<f64> = working.iter().map(|&i| scores[i]).collect();
-                best_bias_of_scores(&inside_labels, &inside_scores)
-            }
-            Bias::ThroughOrigin => 0.0,
-        };
-        let level = working
-            .iter()
-            .map(|&i| labels[i] * (scores[i] + b_working))
-            .fold(f64::INFINITY, f64::min);
-        (b_working, level)
+        let inside_labels: Vec<f64> = working.iter().map(|&i| labels[i]).collect();
+        let inside_scores: Vec<f64> = working.iter().map(|&i| self.scores[i]).collect();
+        level_of_scores(self.bias, &inside_labels, &inside_scores)
     }
 
     /// Add `violators` to the working set, and start the next exact solve afresh from Newton's method

@@ -12,6 +12,7 @@
 
 use rayon::prelude::*;
 
+use super::Bias;
 use super::accurate::{TINY, UNIT_ROUNDOFF, dot2, gamma, norm_bounds, point_dot2_plus, round_down};
 use super::points::Points;
 use super::problem::Problem;
@@ -312,6 +313,21 @@ fn certified_lower_skipping(
         lower = lower.min(round_down(to_margin(round_down(y * s - err), true)));
     }
     (lower, refined)
+}
+
+/// The bias of `bias` that maximises the lowest margin of rows with these `labels` and fast `scores`
+/// ([`best_bias_of_scores`], 0 through the origin), and that lowest margin `min yᵢ(sᵢ + b)`.
+pub(super) fn level_of_scores(bias: Bias, labels: &[f64], scores: &[f64]) -> (f64, f64) {
+    let b = match bias {
+        Bias::Free => best_bias_of_scores(labels, scores),
+        Bias::ThroughOrigin => 0.0,
+    };
+    let level = labels
+        .iter()
+        .zip(scores)
+        .map(|(y, s)| y * (s + b))
+        .fold(f64::INFINITY, f64::min);
+    (b, level)
 }
 
 /// The bias that maximises the margin of the direction whose fast `scores` are given: halfway between
